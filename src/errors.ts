@@ -1,0 +1,134 @@
+/**
+ * One catalog of stable error codes. Outcome codes appear on `ToolCallOutcome.code` (outcomes are
+ * values, never thrown); fault codes appear on thrown `SeamError`s (misuse and infrastructure faults).
+ */
+export const ErrorCode = {
+  // ── Outcome codes (ToolCallOutcome.code) ────────────────────────────────────────────────
+  /** The tool is not in the turn's capability snapshot (hidden tools are unknown too). */
+  UNKNOWN_TOOL: 'UNKNOWN_TOOL',
+  /** The turn's generation (or the provider behind a captured capability) has been retired. */
+  GENERATION_RETIRED: 'GENERATION_RETIRED',
+  /** The arguments are not valid JSON or do not match the tool's input schema. */
+  INVALID_ARGS: 'INVALID_ARGS',
+  /** A policy denied the call; `policy` says which (permission, hook, approval, guard). */
+  DENIED: 'DENIED',
+  /** Approval was required but no answer could be had (no port, unattended, port failed). */
+  APPROVAL_UNAVAILABLE: 'APPROVAL_UNAVAILABLE',
+  /** Approval was required and the port did not answer within `approvalTimeoutMs`. */
+  APPROVAL_TIMEOUT: 'APPROVAL_TIMEOUT',
+  /** The tool body, a wrapper or the provider threw or reported a failure. */
+  TOOL_ERROR: 'TOOL_ERROR',
+  /** The tool's value is not lossless JSON or does not match its output schema. */
+  INVALID_OUTPUT: 'INVALID_OUTPUT',
+  /** The body did not settle within `timeoutMs` + `graceMs`. */
+  TOOL_TIMEOUT: 'TOOL_TIMEOUT',
+  /** A post-execute hook blocked the result. */
+  POST_BLOCKED: 'POST_BLOCKED',
+  /** The call was cancelled after its body started. */
+  ABORTED: 'ABORTED',
+  /** The call was cancelled before its body started; no policy or body ran after the abort. */
+  ABORTED_BEFORE_DISPATCH: 'ABORTED_BEFORE_DISPATCH',
+  /** The journal could not record the call; the body never ran. */
+  JOURNAL_UNAVAILABLE: 'JOURNAL_UNAVAILABLE',
+  /** The process stopped before the call settled; written by crash repair. */
+  OUTCOME_UNKNOWN: 'OUTCOME_UNKNOWN',
+
+  // ── Fault codes (thrown SeamError) ──────────────────────────────────────────────────────
+  /** The root (or another closable object) has been closed; no further calls are accepted. */
+  CLOSED: 'CLOSED',
+  /** A plugin definition or a plugin folder is malformed. */
+  INVALID_PLUGIN: 'INVALID_PLUGIN',
+  /** A tool definition is malformed (bad name, missing execute, bad schema). */
+  INVALID_TOOL: 'INVALID_TOOL',
+  /** A skill definition or skill file is malformed. */
+  INVALID_SKILL: 'INVALID_SKILL',
+  /** A provider id is already registered in that scope. */
+  DUPLICATE_PROVIDER: 'DUPLICATE_PROVIDER',
+  /** Two visible tools or skills share a name in one projection. */
+  DUPLICATE_CAPABILITY: 'DUPLICATE_CAPABILITY',
+  /** A resource token is provided twice in one plugin tree. */
+  DUPLICATE_RESOURCE: 'DUPLICATE_RESOURCE',
+  /** A resource token was used but nothing provides it. */
+  MISSING_RESOURCE: 'MISSING_RESOURCE',
+  /** A turn envelope is malformed. */
+  INVALID_TURN: 'INVALID_TURN',
+  /** A tool call given to the runtime is malformed (a caller programming error). */
+  INVALID_CALL: 'INVALID_CALL',
+  /** A plugin's setup threw while building a generation. */
+  SETUP_FAILED: 'SETUP_FAILED',
+  /** A tool or skill file could not be loaded (syntax error, bad export). */
+  LOAD_FAILED: 'LOAD_FAILED',
+  /** A candidate generation failed and was rolled back. */
+  RELOAD_FAILED: 'RELOAD_FAILED',
+  /** One or more disposers failed; the error names each label. */
+  DISPOSE_FAILED: 'DISPOSE_FAILED',
+  /** A deprecated entry point was called; it fails closed and never reaches a provider. */
+  DEPRECATED_API: 'DEPRECATED_API',
+  /** A journal file or schema is corrupt or belongs to something else. */
+  JOURNAL_CORRUPT: 'JOURNAL_CORRUPT',
+  /** A journal event with the same (turn, call, kind) already exists. */
+  JOURNAL_DUPLICATE: 'JOURNAL_DUPLICATE',
+  /** A remote provider (an MCP server) could not be reached or answered with a protocol fault. */
+  PROVIDER_UNAVAILABLE: 'PROVIDER_UNAVAILABLE',
+  /** A path resolved outside the allowed roots. */
+  PATH_ESCAPE: 'PATH_ESCAPE',
+} as const
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode]
+
+/** Codes that may appear on a `ToolCallOutcome`. */
+export type OutcomeCode = Extract<
+  ErrorCode,
+  | 'UNKNOWN_TOOL'
+  | 'GENERATION_RETIRED'
+  | 'INVALID_ARGS'
+  | 'DENIED'
+  | 'APPROVAL_UNAVAILABLE'
+  | 'APPROVAL_TIMEOUT'
+  | 'TOOL_ERROR'
+  | 'INVALID_OUTPUT'
+  | 'TOOL_TIMEOUT'
+  | 'POST_BLOCKED'
+  | 'ABORTED'
+  | 'ABORTED_BEFORE_DISPATCH'
+  | 'JOURNAL_UNAVAILABLE'
+  | 'OUTCOME_UNKNOWN'
+>
+
+export interface SeamErrorOptions {
+  cause?: unknown
+  /** Extra structured detail (file, line, ids); never secrets. */
+  details?: Record<string, unknown>
+  /** A one-line suggestion shown by the CLI under the message. */
+  hint?: string
+}
+
+/** The one error type seam-runtime throws. `code` is stable; `message` is for people. */
+export class SeamError extends Error {
+  override readonly name = 'SeamError'
+  readonly code: ErrorCode
+  readonly details: Record<string, unknown> | undefined
+  readonly hint: string | undefined
+
+  constructor(code: ErrorCode, message: string, options: SeamErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.code = code
+    this.details = options.details
+    this.hint = options.hint
+  }
+
+  static is(error: unknown, code?: ErrorCode): error is SeamError {
+    return error instanceof SeamError && (code === undefined || error.code === code)
+  }
+}
+
+/** The message of any thrown value, for diagnostics. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message
+  if (typeof error === 'string') return error
+  try {
+    return JSON.stringify(error) ?? String(error)
+  } catch {
+    return String(error)
+  }
+}

@@ -1,0 +1,133 @@
+import type { z } from 'zod'
+import { SeamError } from '../errors.js'
+import type { ContentBlock } from '../runtime/journal/types.js'
+import type { Token } from '../runtime/resources.js'
+import type { TurnEnvelope } from '../runtime/turn-ingress.js'
+import type { ApprovalMode, JsonSchema, OriginScope } from '../seams/types.js'
+
+/** A zod object schema, or a JSON Schema object for the tool's arguments. */
+export type InputSchema = z.ZodType<Record<string, unknown>> | JsonSchema
+/** A zod schema, or a JSON Schema, for the tool's value. */
+export type OutputSchema = z.ZodType | JsonSchema
+
+export type InferInput<S> = S extends z.ZodType ? z.output<S> : Record<string, unknown>
+export type InferOutput<S> = S extends z.ZodType ? z.output<S> : unknown
+
+/** A context message a tool defers until its batch has committed every result. */
+export interface DeferredContext {
+  readonly id: string
+  readonly role: 'user' | 'system'
+  readonly content: string
+}
+
+export interface ToolLogger {
+  debug(message: string, fields?: Record<string, unknown>): void
+  info(message: string, fields?: Record<string, unknown>): void
+  warn(message: string, fields?: Record<string, unknown>): void
+}
+
+/** What a tool body receives besides its arguments. */
+export interface ToolContext {
+  /** Aborted on cancellation or timeout: forward it to owned work. */
+  readonly signal: AbortSignal
+  readonly callId: string
+  readonly turn: TurnEnvelope
+  readonly generation: number
+  readonly owner: string
+  /** The owner's resource in the call's generation; throws `MISSING_RESOURCE` when absent. */
+  use<T>(token: Token<T>): T
+  /** Delivers a message to the model after the whole batch has committed. */
+  deferContext(message: string | { id?: string; role?: 'user' | 'system'; content: string }): void
+  readonly log: ToolLogger
+}
+
+export interface ToolSpec<I extends InputSchema = InputSchema, O = unknown> {
+  description: string
+  input: I
+  output?: OutputSchema
+  /** Model-facing text or content blocks for a completed value (default: JSON text). */
+  render?: (args: InferInput<I>, value: O) => string | ContentBlock[]
+  /** Default `'on-risk'`. */
+  approval?: ApprovalMode
+  /** A reason string when this call is risky; `undefined` when it is not. */
+  risk?: (args: InferInput<I>) => string | undefined
+  permissions?: string[]
+  platforms?: string[]
+  scopes?: OriginScope[]
+  hidden?: boolean
+  timeoutMs?: number
+  /** Parallel only when this returns exactly `true`. */
+  isConcurrencySafe?: (args: InferInput<I>) => boolean
+  /** Synchronous, total, content-only: runs exactly once for every outcome. */
+  finalizeContent?: (content: ContentBlock[], outcome: FinalizeInfo) => ContentBlock[]
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean }
+  execute(args: InferInput<I>, ctx: ToolContext): O | Promise<O>
+}
+
+export interface FinalizeInfo {
+  readonly callId: string
+  readonly name: string
+  readonly status: 'completed' | 'denied' | 'failed' | 'cancelled'
+  readonly code?: string
+}
+
+/** Recognised structurally across module instances (a CommonJS tool bundle may hold its own copy). */
+export const TOOL_BRAND = 'seam-runtime/tool@1'
+
+export interface ToolDefinition<I extends InputSchema = InputSchema, O = unknown> extends Readonly<ToolSpec<I, O>> {
+  readonly $seam: typeof TOOL_BRAND
+}
+
+/** Declares a tool; `input` drives the inferred type of `execute`'s arguments. */
+export function defineTool<I extends InputSchema, O>(spec: ToolSpec<I, O>): ToolDefinition<I, O> {
+  if (spec === null || typeof spec !== 'object') {
+    throw new SeamError('INVALID_TOOL', 'defineTool expects an object')
+  }
+  if (typeof spec.description !== 'string' || spec.description.trim() === '') {
+    throw new SeamError('INVALID_TOOL', 'defineTool: `description` must be a non-empty string')
+  }
+  if (typeof spec.execute !== 'function') {
+    throw new SeamError('INVALID_TOOL', 'defineTool: `execute` must be a function')
+  }
+  if (spec.input === null || typeof spec.input !== 'object') {
+    throw new SeamError('INVALID_TOOL', 'defineTool: `input` must be a zod object or a JSON Schema object')
+  }
+  if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
+    throw new SeamError('INVALID_TOOL', 'defineTool: `timeoutMs` must be a positive number')
+  }
+  return Object.freeze({ ...spec, $seam: TOOL_BRAND })
+}
+
+export function isToolDefinition(value: unknown): value is ToolDefinition {
+  const v = value as Partial<ToolDefinition> | null
+  return typeof v === 'object' && v !== null && v.$seam === TOOL_BRAND && typeof v.execute === 'function'
+}
+
+export interface SkillSpec {
+  description: string
+  instructions: string
+  /** Tools the skill uses (names as the model sees them). */
+  tools?: string[]
+  /** Always included in the prompt's skill section. */
+  always?: boolean
+}
+
+export interface SkillDefinition extends Readonly<SkillSpec> {
+  readonly $seam: 'seam-runtime/skill@1'
+}
+
+export function defineSkill(spec: SkillSpec): SkillDefinition {
+  if (typeof spec?.description !== 'string' || spec.description.trim() === '') {
+    throw new SeamError('INVALID_SKILL', 'defineSkill: `description` must be a non-empty string')
+  }
+  if (typeof spec.instructions !== 'string') {
+    throw new SeamError('INVALID_SKILL', 'defineSkill: `instructions` must be a string')
+  }
+  return Object.freeze({ ...spec, tools: spec.tools ? Object.freeze([...spec.tools]) as string[] : undefined, $seam: 'seam-runtime/skill@1' })
+}
+
+/** A zod schema, recognised by shape (never `instanceof`). */
+export function isZodSchema(value: unknown): value is z.ZodType {
+  const v = value as { _zod?: unknown; safeParse?: unknown } | null
+  return typeof v === 'object' && v !== null && typeof v._zod === 'object' && typeof v.safeParse === 'function'
+}

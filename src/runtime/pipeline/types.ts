@@ -1,0 +1,75 @@
+import type { DeferredContext } from '../../features/define-tool.js'
+import type { ContentBlock, DenialPolicy, OutcomeStatus } from '../journal/types.js'
+import type { OutcomeCode } from '../../errors.js'
+import type { TurnEnvelope } from '../turn-ingress.js'
+
+/** One model tool call, as the model produced it. */
+export interface ToolCall {
+  readonly callId: string
+  readonly name: string
+  /** Raw JSON text (empty → `{}`), or an already-parsed object. */
+  readonly arguments: string | Readonly<Record<string, unknown>>
+}
+
+/** The frozen view of a call that hooks, guards and wrappers receive. */
+export interface ToolExecution {
+  readonly callId: string
+  readonly name: string
+  readonly arguments: Readonly<Record<string, unknown>>
+  /** Opaque, unique per execution; correlates audit records. */
+  readonly token: symbol
+  readonly turn: TurnEnvelope
+  readonly generation: number
+  readonly signal: AbortSignal
+}
+
+export type PreDecision = { kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; reason?: string }
+
+export type PostDecision =
+  | { kind: 'accept'; content?: ContentBlock[]; value?: unknown; contexts?: DeferredContextInput[] }
+  | { kind: 'block'; feedback: string; contexts?: DeferredContextInput[] }
+
+export type DeferredContextInput = string | { id?: string; role?: 'user' | 'system'; content: string }
+
+/** What dispatch produced, before post-execute and normalization. */
+export type DispatchResult = { ok: true; value: unknown } | { ok: false; error: string; details?: Record<string, unknown> }
+
+export type PreExecuteHook = (exec: ToolExecution, next: () => Promise<PreDecision>) => PreDecision | Promise<PreDecision>
+/** A wrapper may call `next` with a replacement dispatch signal; nothing else can change. */
+export type ExecuteWrapper = (
+  exec: ToolExecution,
+  next: (signal?: AbortSignal) => Promise<DispatchResult>,
+) => DispatchResult | Promise<DispatchResult>
+export type PostExecuteHook = (
+  exec: ToolExecution,
+  result: DispatchResult,
+  next: () => Promise<PostDecision>,
+) => PostDecision | Promise<PostDecision>
+export type ResultObserver = (exec: ToolExecution, outcome: ToolCallOutcome) => void
+/** A monotonic owner rule: a reason string denies, `undefined` abstains. */
+export type Guard = (exec: ToolExecution) => string | undefined | Promise<string | undefined>
+
+export interface PipelineHooks {
+  readonly preExecute: readonly PreExecuteHook[]
+  readonly execute: readonly ExecuteWrapper[]
+  readonly postExecute: readonly PostExecuteHook[]
+  readonly result: readonly ResultObserver[]
+  readonly guards: readonly Guard[]
+}
+
+/** The one authoritative result of one call. Frozen. */
+export interface ToolCallOutcome {
+  readonly callId: string
+  readonly name: string
+  readonly generation: number
+  readonly status: OutcomeStatus
+  readonly code?: OutcomeCode
+  readonly policy?: DenialPolicy
+  readonly reason?: string
+  readonly value?: unknown
+  readonly content: readonly ContentBlock[]
+  readonly contexts?: readonly DeferredContext[]
+  /** Structured failure detail (field paths, the tool file and line of a throw). */
+  readonly details?: Readonly<Record<string, unknown>>
+  readonly durationMs: number
+}

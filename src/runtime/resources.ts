@@ -1,0 +1,64 @@
+import { SeamError } from '../errors.js'
+
+/** A typed resource key. Identity is the object; `id` is for messages only. */
+export interface Token<T> {
+  readonly id: string
+  /** Phantom field carrying `T`; never set. */
+  readonly __type?: T
+}
+
+export function createToken<T>(id: string): Token<T> {
+  if (typeof id !== 'string' || id.trim() === '') throw new TypeError('createToken: id must be a non-empty string')
+  return Object.freeze({ id })
+}
+
+/** A plugin's resources: what it provides, and what it can see from its ancestors. */
+export interface Resources {
+  /** Provides `value` under `token` in this plugin scope; `dispose` runs when the scope is disposed. */
+  provide<T>(token: Token<T>, value: T, dispose?: () => unknown): void
+  /** The nearest provided value (own scope first, then ancestors), or `undefined`. */
+  get<T>(token: Token<T>): T | undefined
+}
+
+/** The resource table of one plugin scope. */
+export class ResourceTable implements Resources {
+  readonly #values = new Map<Token<unknown>, unknown>()
+  readonly #parent: ResourceTable | undefined
+  readonly #owner: string
+  readonly #onDispose: (dispose: () => unknown, label: string) => void
+
+  constructor(owner: string, parent: ResourceTable | undefined, onDispose: (dispose: () => unknown, label: string) => void) {
+    this.#owner = owner
+    this.#parent = parent
+    this.#onDispose = onDispose
+  }
+
+  provide<T>(token: Token<T>, value: T, dispose?: () => unknown): void {
+    if (this.#values.has(token)) {
+      throw new SeamError('DUPLICATE_RESOURCE', `resource "${token.id}" is already provided by plugin "${this.#owner}"`)
+    }
+    this.#values.set(token, value)
+    this.#onDispose(() => {
+      this.#values.delete(token)
+      return dispose?.()
+    }, `resource ${token.id}`)
+  }
+
+  get<T>(token: Token<T>): T | undefined {
+    if (this.#values.has(token)) return this.#values.get(token) as T
+    return this.#parent?.get(token)
+  }
+
+  use<T>(token: Token<T>): T {
+    const value = this.get(token)
+    if (value === undefined) {
+      throw new SeamError('MISSING_RESOURCE', `no plugin provides resource "${token.id}" to "${this.#owner}"`)
+    }
+    return value
+  }
+
+  /** Tokens provided in this very scope (not ancestors). */
+  has(token: Token<unknown>): boolean {
+    return this.#values.has(token)
+  }
+}

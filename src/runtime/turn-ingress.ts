@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto'
+import { SeamError } from '../errors.js'
+import type { OriginScope, Principal, QuestionPort } from '../seams/types.js'
+import type { ApprovalPort } from './approval-types.js'
+import type { JournalStore } from './journal/types.js'
+
+/** Where a turn comes from; `platform` and `scope` drive tool visibility. */
+export interface TurnOrigin {
+  readonly kind: string
+  readonly platform?: string
+  readonly scope?: OriginScope
+}
+
+/** Per-turn policy overrides (milliseconds). */
+export interface TurnPolicy {
+  readonly timeoutMs?: number
+  readonly graceMs?: number
+  readonly approvalTimeoutMs?: number
+  readonly maxParallel?: number
+}
+
+export interface TurnPorts {
+  readonly approval?: ApprovalPort
+  readonly question?: QuestionPort
+}
+
+/** The frozen identity of one turn, handed to every stage, hook and tool. */
+export interface TurnEnvelope {
+  readonly turnId: string
+  readonly session: string
+  readonly principal: Principal
+  readonly origin?: TurnOrigin
+  readonly owner: string
+  readonly unattended: boolean
+  readonly policy: TurnPolicy
+  readonly signal: AbortSignal
+  readonly ports: TurnPorts
+  readonly journal: JournalStore
+}
+
+export interface TurnIngressInput {
+  turnId?: string
+  session: string
+  principal: { subjectId: string; roles?: readonly string[] }
+  origin?: TurnOrigin
+  owner?: string
+  unattended?: boolean
+  policy?: TurnPolicy
+  signal: AbortSignal
+  ports?: TurnPorts
+  journal: JournalStore
+}
+
+const SCOPES: readonly OriginScope[] = ['private', 'group', 'channel']
+
+function blank(value: unknown): boolean {
+  return typeof value !== 'string' || value.trim() === ''
+}
+
+function invalid(message: string): never {
+  throw new SeamError('INVALID_TURN', `invalid turn: ${message}`)
+}
+
+/** Validates and freezes a turn envelope; every violation is a `SeamError` `INVALID_TURN`. */
+export function createTurnIngress(input: TurnIngressInput): TurnEnvelope {
+  if (input === null || typeof input !== 'object') invalid('expected an object')
+  const turnId = input.turnId ?? randomUUID()
+  if (blank(turnId)) invalid('`turnId` must be a non-blank string')
+  if (blank(input.session)) invalid('`session` must be a non-blank string')
+  if (input.principal === null || typeof input.principal !== 'object' || blank(input.principal.subjectId)) {
+    invalid('`principal.subjectId` must be a non-blank string')
+  }
+  const roles = input.principal.roles ?? []
+  if (!Array.isArray(roles) || roles.some((r) => blank(r))) invalid('`principal.roles` must be non-blank strings')
+  if (!(input.signal instanceof AbortSignal)) invalid('`signal` must be an AbortSignal')
+  const journal = input.journal
+  if (journal === null || typeof journal !== 'object' || typeof journal.append !== 'function') {
+    invalid('`journal` must be a JournalStore')
+  }
+  const owner = input.owner ?? 'root'
+  if (blank(owner)) invalid('`owner` must be a non-blank string')
+  const origin = input.origin
+  if (origin !== undefined) {
+    if (origin === null || typeof origin !== 'object' || blank(origin.kind)) invalid('`origin.kind` must be a non-blank string')
+    if (origin.platform !== undefined && blank(origin.platform)) invalid('`origin.platform` must be a non-blank string')
+    if (origin.scope !== undefined && !SCOPES.includes(origin.scope)) {
+      invalid(`\`origin.scope\` must be one of ${SCOPES.join(', ')}`)
+    }
+  }
+  const unattended = input.unattended ?? false
+  if (typeof unattended !== 'boolean') invalid('`unattended` must be a boolean')
+  const ports = input.ports ?? {}
+  if (unattended && (ports.approval !== undefined || ports.question !== undefined)) {
+    invalid('an unattended turn cannot expose interactive ports (approval, question)')
+  }
+  if (ports.approval !== undefined && typeof ports.approval?.request !== 'function') {
+    invalid('`ports.approval` must have a request() method')
+  }
+  if (ports.question !== undefined && typeof ports.question?.ask !== 'function') {
+    invalid('`ports.question` must have an ask() method')
+  }
+  const policy = input.policy ?? {}
+  for (const [key, value] of Object.entries(policy)) {
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
+      invalid(`\`policy.${key}\` must be a positive number`)
+    }
+  }
+  return Object.freeze({
+    turnId,
+    session: input.session,
+    principal: Object.freeze({ subjectId: input.principal.subjectId, roles: Object.freeze([...roles]) }),
+    origin: origin === undefined ? undefined : Object.freeze({ ...origin }),
+    owner,
+    unattended,
+    policy: Object.freeze({ ...policy }),
+    signal: input.signal,
+    ports: Object.freeze({ ...ports }),
+    journal,
+  })
+}

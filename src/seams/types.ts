@@ -1,0 +1,84 @@
+/**
+ * The Root Capability Seam contracts (seeds/004). A `ToolService` supplies schemas and the final
+ * provider call; a `SkillService` is a declarative catalog. Policy metadata on `ToolSchema` is copied
+ * into the canonical tool capability by `CapabilityIngress`.
+ */
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+
+/** A JSON Schema object (draft-07 or 2020-12). Treated as untrusted input. */
+export type JsonSchema = { [key: string]: unknown }
+
+export type ApprovalMode = 'never' | 'on-risk' | 'once' | 'always'
+export type OriginScope = 'private' | 'group' | 'channel'
+
+export interface ToolSchema {
+  type: 'function'
+  function: { name: string; description: string; parameters: JsonSchema }
+  /** Omitted → `'on-risk'`. */
+  approval?: ApprovalMode
+  permissions?: string[]
+  platforms?: string[]
+  scopes?: OriginScope[]
+  hidden?: boolean
+  /** Omitted → `'seam:<providerId>'`. */
+  source?: string
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean }
+  concurrencySafe?: boolean
+}
+
+export type ToolExecutionResult =
+  | { success: true; output: unknown; metadata?: Json }
+  | { success: false; error: string; metadata?: Json }
+
+/** A readable principal: who the turn acts for. */
+export interface Principal {
+  readonly subjectId: string
+  readonly roles: readonly string[]
+}
+
+/** What a provider learns about the call it executes. */
+export interface ToolInvocationContext {
+  readonly callId: string
+  readonly turnId: string
+  readonly session: string
+  readonly principal: Principal
+  readonly generation: number
+  readonly owner: string
+  /** Aborted when the call is cancelled or times out; a provider must observe it. */
+  readonly signal: AbortSignal
+  /** The turn's question port, when it has one (interactive turns only). */
+  readonly question?: QuestionPort
+}
+
+/** Asks the person behind a turn a free-form question. */
+export interface QuestionPort {
+  ask(request: { requestId: string; question: string; choices?: string[]; signal: AbortSignal }): Promise<string>
+}
+
+export interface ToolService {
+  readonly id: string
+  readonly description: string
+  schema(scope: string): ToolSchema[] | Promise<ToolSchema[]>
+  execute(scope: string, toolName: string, input: unknown, context?: ToolInvocationContext): Promise<ToolExecutionResult>
+  isAvailable?(scope: string, toolName: string): boolean
+}
+
+export interface SkillService {
+  readonly id: string
+  readonly description: string
+  catalog(scope: string): Promise<{ name: string; description: string }[]>
+  describe(scope: string, skillId: string): Promise<string>
+}
+
+/**
+ * Implemented by providers whose tool list changes at run time (an MCP server's `list_changed`).
+ * The root subscribes while the provider is registered in the active generation and reloads.
+ */
+export interface ChangeNotifyingService {
+  onDidChange(listener: () => void): () => void
+}
+
+export function isChangeNotifying(value: unknown): value is ChangeNotifyingService {
+  return typeof (value as Partial<ChangeNotifyingService> | null)?.onDidChange === 'function'
+}
