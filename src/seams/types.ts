@@ -4,6 +4,8 @@
  * into the canonical tool capability by `CapabilityIngress`.
  */
 
+import type { TurnEnvelope } from '../runtime/turn-ingress.js'
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
 /** A JSON Schema object (draft-07 or 2020-12). Treated as untrusted input. */
@@ -49,6 +51,8 @@ export interface ToolInvocationContext {
   readonly signal: AbortSignal
   /** The turn's question port, when it has one (interactive turns only). */
   readonly question?: QuestionPort
+  /** The frozen turn envelope (always set by TurnToolRuntime). */
+  readonly turn?: TurnEnvelope
 }
 
 /** Asks the person behind a turn a free-form question. */

@@ -1,0 +1,255 @@
+import { SeamError, messageOf } from '../errors.js'
+import type { Diagnostic } from '../features/diagnostic.js'
+import { toJsonSchema, toolFingerprint } from '../features/schema.js'
+import type { ApprovalMode, JsonSchema, OriginScope, ToolSchema, ToolService } from '../seams/types.js'
+import type { PermissionHost } from './approval-types.js'
+import type { Generation, ToolSlot } from './generation.js'
+import type { TurnEnvelope } from './turn-ingress.js'
+
+/** A projected tool: the canonical policy metadata of a Feature or Seam tool. Frozen. */
+export interface ToolCapability {
+  readonly name: string
+  readonly description: string
+  readonly parameters: JsonSchema
+  /** `tools/x.ts`, `addTool`, `seam:<providerId>` or the provider's own `source`. */
+  readonly source: string
+  readonly owner: string
+  readonly kind: 'feature' | 'seam'
+  readonly approval: ApprovalMode
+  readonly permissions: readonly string[]
+  readonly platforms: readonly string[]
+  readonly scopes: readonly OriginScope[]
+  readonly annotations?: Readonly<{ readOnlyHint?: boolean; destructiveHint?: boolean }>
+  /** Seam tools only: the provider's static concurrency declaration. */
+  readonly concurrencySafe?: boolean
+  readonly timeoutMs?: number
+  /** Name, description and input schema: session grants are dropped when it changes. */
+  readonly fingerprint: string
+}
+
+export interface SkillCapability {
+  readonly name: string
+  readonly description: string
+  readonly instructions: string
+  readonly source: string
+  readonly owner: string
+  readonly tools: readonly string[]
+  readonly always: boolean
+}
+
+/** Everything one owner's turn can see in one generation. Frozen. */
+export interface AgentCapabilities {
+  readonly generation: number
+  readonly owner: string
+  readonly tools: readonly ToolCapability[]
+  readonly skills: readonly SkillCapability[]
+}
+
+/** How a capability executes; kept off the public object so it cannot be swapped. */
+export type ToolBinding =
+  | { readonly kind: 'feature'; readonly generation: Generation; readonly slot: ToolSlot }
+  | { readonly kind: 'seam'; readonly generation: Generation; readonly service: ToolService; readonly scope: string }
+
+interface Projection {
+  readonly tools: readonly ToolCapability[]
+  readonly skills: readonly SkillCapability[]
+  readonly base: AgentCapabilities
+}
+
+const bindings = new WeakMap<ToolCapability, ToolBinding>()
+
+export function bindingOf(capability: ToolCapability): ToolBinding | undefined {
+  return bindings.get(capability)
+}
+
+/**
+ * Projects Feature and Seam capabilities into one frozen snapshot per (generation, owner), then
+ * filters it per turn. Provider `schema()`/`catalog()`/`describe()` run once per generation and
+ * owner; a provider that throws contributes nothing and leaves a diagnostic on the generation.
+ */
+export class CapabilityIngress {
+  readonly #permissions: PermissionHost | undefined
+
+  constructor(options: { permissions?: PermissionHost } = {}) {
+    this.#permissions = options.permissions
+  }
+
+  async read(generation: Generation, owner = 'root', turn?: TurnEnvelope): Promise<AgentCapabilities> {
+    const projection = await this.project(generation, owner)
+    const checks = await Promise.all(projection.tools.map((tool) => this.isVisible(tool, turn)))
+    if (checks.every(Boolean)) return projection.base
+    return Object.freeze({
+      generation: generation.number,
+      owner,
+      tools: Object.freeze(projection.tools.filter((_, i) => checks[i])),
+      skills: projection.skills,
+    })
+  }
+
+  /** The owner's unfiltered projection; rejects with `DUPLICATE_CAPABILITY` on a name clash. */
+  project(generation: Generation, owner = 'root'): Promise<Projection> {
+    let projection = generation.projections.get(owner) as Promise<Projection> | undefined
+    if (!projection) {
+      projection = projectOwner(generation, owner)
+      generation.projections.set(owner, projection)
+    }
+    return projection
+  }
+
+  /** Platforms, scopes and permissions; without a turn, restricted tools are not visible. */
+  async isVisible(tool: ToolCapability, turn: TurnEnvelope | undefined): Promise<boolean> {
+    if (tool.platforms.length > 0 && !tool.platforms.includes(turn?.origin?.platform ?? '')) return false
+    if (tool.scopes.length > 0 && !tool.scopes.includes(turn?.origin?.scope as OriginScope)) return false
+    if (tool.permissions.length === 0) return true
+    if (!turn || !this.#permissions) return false
+    try {
+      for (const permission of tool.permissions) {
+        if ((await this.#permissions.check(permission, turn.principal)) !== true) return false
+      }
+      return true
+    } catch {
+      return false
+    }
+  }
+}
+
+function ownsFor(slotOwner: string, owner: string): boolean {
+  return slotOwner === owner || owner.startsWith(`${slotOwner}/`) || slotOwner.startsWith(`${owner}/`)
+}
+
+async function projectOwner(generation: Generation, owner: string): Promise<Projection> {
+  const tools: ToolCapability[] = []
+  const skills: SkillCapability[] = []
+  const toolSources = new Map<string, string>()
+  const skillSources = new Map<string, string>()
+  const claim = (sources: Map<string, string>, kind: string, name: string, source: string) => {
+    const earlier = sources.get(name)
+    if (earlier !== undefined) {
+      throw new SeamError(
+        'DUPLICATE_CAPABILITY',
+        `duplicate ${kind} name "${name}": provided by ${earlier} and by ${source}`,
+        { details: { name, sources: [earlier, source] }, hint: 'rename one of them or hide it' },
+      )
+    }
+    sources.set(name, source)
+  }
+  const diagnose = (d: Diagnostic) => generation.diagnostics.push(d)
+
+  for (const slot of generation.tools) {
+    if (!ownsFor(slot.owner, owner) || slot.definition.hidden) continue
+    const def = slot.definition
+    const parameters = toJsonSchema(def.input)
+    claim(toolSources, 'tool', slot.name, slot.source)
+    tools.push(
+      bind({ kind: 'feature', generation, slot }, {
+        name: slot.name,
+        description: def.description,
+        parameters,
+        source: slot.source,
+        owner: slot.owner,
+        kind: 'feature',
+        approval: def.approval ?? 'on-risk',
+        permissions: Object.freeze([...(def.permissions ?? [])]),
+        platforms: Object.freeze([...(def.platforms ?? [])]),
+        scopes: Object.freeze([...(def.scopes ?? [])]),
+        annotations: def.annotations ? Object.freeze({ ...def.annotations }) : undefined,
+        timeoutMs: def.timeoutMs,
+        fingerprint: toolFingerprint(slot.name, def.description, parameters),
+      }),
+    )
+  }
+
+  for (const service of generation.seam?.tools.getFor(owner) ?? []) {
+    let schemas: ToolSchema[]
+    try {
+      schemas = await service.schema(owner)
+      if (!Array.isArray(schemas)) throw new Error('schema() did not return an array')
+    } catch (error) {
+      diagnose({ code: 'PROVIDER_UNAVAILABLE', source: `seam:${service.id}`, message: `tool service "${service.id}" contributed no tools: ${messageOf(error)}` })
+      continue
+    }
+    for (const schema of schemas) {
+      const capability = seamTool(schema, service, owner, diagnose)
+      if (!capability) continue
+      claim(toolSources, 'tool', capability.name, capability.source)
+      tools.push(bind({ kind: 'seam', generation, service, scope: owner }, capability))
+    }
+  }
+
+  for (const slot of generation.skills) {
+    if (!ownsFor(slot.owner, owner)) continue
+    claim(skillSources, 'skill', slot.name, slot.source)
+    const d = slot.definition
+    skills.push(Object.freeze({ name: slot.name, description: d.description, instructions: d.instructions, source: slot.source, owner: slot.owner, tools: Object.freeze([...(d.tools ?? [])]), always: d.always ?? false }))
+  }
+
+  for (const service of generation.seam?.skills.getFor(owner) ?? []) {
+    try {
+      const catalog = await service.catalog(owner)
+      const entries = await Promise.all(
+        catalog
+          .filter((e) => typeof e?.name === 'string' && e.name.trim() !== '')
+          .map(async (e) => ({ name: e.name.trim(), description: String(e.description ?? ''), instructions: String(await service.describe(owner, e.name)) })),
+      )
+      for (const e of entries) {
+        const source = `seam:${service.id}`
+        claim(skillSources, 'skill', e.name, source)
+        skills.push(Object.freeze({ ...e, source, owner, tools: Object.freeze([]), always: false }))
+      }
+    } catch (error) {
+      if (SeamError.is(error, 'DUPLICATE_CAPABILITY')) throw error
+      diagnose({ code: 'PROVIDER_UNAVAILABLE', source: `seam:${service.id}`, message: `skill service "${service.id}" contributed no skills: ${messageOf(error)}` })
+    }
+  }
+
+  const frozenTools = Object.freeze(tools)
+  const frozenSkills = Object.freeze(skills)
+  return {
+    tools: frozenTools,
+    skills: frozenSkills,
+    base: Object.freeze({ generation: generation.number, owner, tools: frozenTools, skills: frozenSkills }),
+  }
+}
+
+function bind(binding: ToolBinding, capability: ToolCapability): ToolCapability {
+  const frozen = Object.freeze(capability)
+  bindings.set(frozen, binding)
+  return frozen
+}
+
+function seamTool(schema: ToolSchema, service: ToolService, owner: string, diagnose: (d: Diagnostic) => void): ToolCapability | undefined {
+  const fn = schema?.function
+  const name = typeof fn?.name === 'string' ? fn.name.trim() : ''
+  if (name === '' || schema.hidden === true) return undefined
+  if (service.isAvailable && !safeAvailable(service, owner, name)) return undefined
+  const parameters = fn.parameters !== null && typeof fn.parameters === 'object' ? fn.parameters : undefined
+  if (!parameters) {
+    diagnose({ code: 'INVALID_TOOL', source: `seam:${service.id}`, message: `tool "${name}" from "${service.id}" has no parameters object; skipped` })
+    return undefined
+  }
+  const description = typeof fn.description === 'string' ? fn.description : ''
+  const strings = (v: unknown) => Object.freeze(Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [])
+  return {
+    name,
+    description,
+    parameters,
+    source: typeof schema.source === 'string' && schema.source.trim() !== '' ? schema.source : `seam:${service.id}`,
+    owner,
+    kind: 'seam',
+    approval: schema.approval ?? 'on-risk',
+    permissions: strings(schema.permissions),
+    platforms: strings(schema.platforms),
+    scopes: strings(schema.scopes) as readonly OriginScope[],
+    annotations: schema.annotations ? Object.freeze({ ...schema.annotations }) : undefined,
+    concurrencySafe: schema.concurrencySafe === true,
+    fingerprint: toolFingerprint(name, description, parameters),
+  }
+}
+
+function safeAvailable(service: ToolService, owner: string, name: string): boolean {
+  try {
+    return service.isAvailable?.(owner, name) !== false
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,160 @@
+import path from 'node:path'
+import { SeamError, messageOf } from '../errors.js'
+import type { SkillSpec, ToolDefinition, ToolLogger } from '../features/define-tool.js'
+import { defineSkill, isToolDefinition } from '../features/define-tool.js'
+import type { Logger } from './logger.js'
+import type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './plugin-types.js'
+import { assertPluginName } from './plugin.js'
+import type { ExecuteWrapper, Guard, PostExecuteHook, PreExecuteHook, ResultObserver } from './pipeline/types.js'
+import { ResourceTable } from './resources.js'
+import { DisposableScope } from './scope.js'
+
+const TOOL_NAME = /^[a-z0-9][a-z0-9_-]*$/
+
+/** Hook lists of one plugin, in registration order. */
+export interface HookLists {
+  readonly preExecute: PreExecuteHook[]
+  readonly execute: ExecuteWrapper[]
+  readonly postExecute: PostExecuteHook[]
+  readonly result: ResultObserver[]
+  readonly guards: Guard[]
+}
+
+/**
+ * One mounted plugin: its scope, resources, programmatic features and hooks. Generations that
+ * share an unchanged plugin tree retain it; the scope is disposed when the last one releases it.
+ */
+export class PluginInstance {
+  readonly name: string
+  readonly owner: string
+  readonly dir: string | undefined
+  readonly definition: PluginDefinition
+  readonly parent: PluginInstance | undefined
+  readonly scope = new DisposableScope()
+  readonly resources: ResourceTable
+  readonly children: PluginInstance[] = []
+  readonly tools = new Map<string, ToolDefinition>()
+  readonly skills = new Map<string, SkillSpec>()
+  readonly hooks: HookLists = { preExecute: [], execute: [], postExecute: [], result: [], guards: [] }
+  #refs = 0
+
+  private constructor(definition: PluginDefinition, parent: PluginInstance | undefined, baseDir: string | undefined) {
+    this.definition = definition
+    this.name = definition.name
+    this.parent = parent
+    this.owner = parent ? `${parent.owner}/${definition.name}` : 'root'
+    const dir = definition.dir ?? (parent ? undefined : baseDir)
+    this.dir = dir === undefined ? undefined : path.resolve(parent?.dir ?? baseDir ?? process.cwd(), dir)
+    this.resources = new ResourceTable(this.owner, parent?.resources, (d, label) => this.scope.add(d, label))
+  }
+
+  /**
+   * Mounts `definition` and its children, running each setup. On failure everything this call
+   * created is disposed and a `SETUP_FAILED` error names the plugin.
+   */
+  static async mount(
+    definition: PluginDefinition,
+    options: { parent?: PluginInstance; generation: number; baseDir?: string; logger: Logger },
+  ): Promise<PluginInstance> {
+    assertPluginName(definition.name)
+    const instance = new PluginInstance(definition, options.parent, options.baseDir)
+    try {
+      for (const child of definition.plugins ?? []) await instance.#mountChild(child, options)
+      const ctx = instance.#context(options)
+      const returned = await definition.setup?.(ctx)
+      if (typeof returned === 'function') instance.scope.add(returned, `${instance.owner} setup`)
+    } catch (error) {
+      await instance.scope.dispose().catch(() => {})
+      if (SeamError.is(error, 'SETUP_FAILED')) throw error
+      throw new SeamError('SETUP_FAILED', `plugin "${instance.owner}" failed to set up: ${messageOf(error)}`, {
+        cause: error,
+        details: { owner: instance.owner },
+      })
+    }
+    return instance
+  }
+
+  /** The name a model sees for a local tool or skill name: `<child>__<name>` below the root. */
+  qualify(local: string): string {
+    const parts = this.owner.split('/').slice(1)
+    return [...parts, local].join('__')
+  }
+
+  /** This plugin and its descendants, parents first. */
+  *walk(): Generator<PluginInstance> {
+    yield this
+    for (const child of this.children) yield* child.walk()
+  }
+
+  retain(): void {
+    this.#refs++
+  }
+
+  /** Drops one reference; disposes the scope (children first) at zero. */
+  async release(): Promise<void> {
+    if (--this.#refs > 0) return
+    await this.scope.dispose()
+  }
+
+  async #mountChild(child: PluginDefinition, options: { generation: number; baseDir?: string; logger: Logger }): Promise<void> {
+    if (this.children.some((c) => c.name === child?.name)) {
+      throw new SeamError('INVALID_PLUGIN', `plugin "${this.owner}" mounts two children named "${child.name}"`)
+    }
+    const instance = await PluginInstance.mount(child, { ...options, parent: this })
+    this.children.push(instance)
+    this.scope.add(() => instance.scope.dispose(), `plugin ${instance.owner}`)
+  }
+
+  #context(options: { generation: number; baseDir?: string; logger: Logger }): PluginContext {
+    const log: ToolLogger = options.logger.child(this.owner)
+    const register = <T>(list: T[], item: T, label: string): Disposer => {
+      if (typeof item !== 'function') throw new SeamError('INVALID_PLUGIN', `${this.owner}: ${label} must be a function`)
+      list.push(item)
+      return this.scope.add(() => {
+        const index = list.indexOf(item)
+        if (index >= 0) list.splice(index, 1)
+      }, label)
+    }
+    return Object.freeze({
+      name: this.name,
+      owner: this.owner,
+      generation: options.generation,
+      dir: this.dir,
+      resources: this.resources,
+      log,
+      use: (token) => this.resources.use(token),
+      addTool: (name, tool) => this.#addTool(name, tool),
+      addSkill: (name, skill) => this.#addSkill(name, skill),
+      plugin: (child) => this.#mountChild(child, options),
+      effect: (dispose, label) => this.scope.add(dispose, label),
+      hooks: Object.freeze<PluginHooks>({
+        preExecute: (hook) => register(this.hooks.preExecute, hook, 'pre-execute hook'),
+        execute: (wrapper) => register(this.hooks.execute, wrapper, 'execute wrapper'),
+        postExecute: (hook) => register(this.hooks.postExecute, hook, 'post-execute hook'),
+        result: (observer) => register(this.hooks.result, observer, 'result observer'),
+      }),
+      guards: Object.freeze({ add: (guard: Guard) => register(this.hooks.guards, guard, 'guard') }),
+    } satisfies PluginContext)
+  }
+
+  #addTool(name: string, tool: ToolDefinition): Disposer {
+    if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+      throw new SeamError('INVALID_TOOL', `${this.owner}: tool name ${JSON.stringify(name)} must match [a-z0-9][a-z0-9_-]*`)
+    }
+    if (!isToolDefinition(tool)) {
+      throw new SeamError('INVALID_TOOL', `${this.owner}: addTool("${name}") expects defineTool({...})`)
+    }
+    if (this.tools.has(name)) throw new SeamError('DUPLICATE_CAPABILITY', `${this.owner}: tool "${name}" is added twice`)
+    this.tools.set(name, tool)
+    return this.scope.add(() => this.tools.delete(name), `tool ${name}`)
+  }
+
+  #addSkill(name: string, skill: SkillSpec): Disposer {
+    if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+      throw new SeamError('INVALID_SKILL', `${this.owner}: skill name ${JSON.stringify(name)} must match [a-z0-9][a-z0-9_-]*`)
+    }
+    if (this.skills.has(name)) throw new SeamError('DUPLICATE_CAPABILITY', `${this.owner}: skill "${name}" is added twice`)
+    this.skills.set(name, defineSkill(skill))
+    return this.scope.add(() => this.skills.delete(name), `skill ${name}`)
+  }
+}

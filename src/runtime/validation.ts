@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto'
+import { Ajv, type ValidateFunction } from 'ajv'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
+import { messageOf } from '../errors.js'
+import { isZodSchema } from '../features/define-tool.js'
+import { stableStringify } from '../features/schema.js'
+
+export interface ValidationIssue {
+  /** A JSON-pointer-like path: `/items/0/id`, or `/` for the whole value. */
+  readonly path: string
+  readonly message: string
+}
+
+export type ValidationResult = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] }
+export type Validator = (value: unknown) => ValidationResult
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void
+const MAX_CACHED = 2_000
+
+/**
+ * Compiles JSON Schemas lazily, once per distinct schema text, with one Ajv per draft. Compiled
+ * validators are reused across generations while the schema is unchanged; the oldest are evicted
+ * (and removed from Ajv, which otherwise keeps every schema alive) past `MAX_CACHED`.
+ */
+class ValidatorCache {
+  #draft7: Ajv | undefined
+  #draft2020: Ajv2020 | undefined
+  readonly #byText = new Map<string, { validate: Validator; schema: object; ajv: Ajv | Ajv2020 }>()
+  readonly #byObject = new WeakMap<object, Validator>()
+
+  forSchema(schema: unknown): Validator {
+    if (schema === null || typeof schema !== 'object') return acceptAny
+    const known = this.#byObject.get(schema)
+    if (known) return known
+    const validate = isZodSchema(schema) ? zodValidator(schema) : this.#jsonValidator(schema as Record<string, unknown>)
+    this.#byObject.set(schema, validate)
+    return validate
+  }
+
+  #jsonValidator(schema: Record<string, unknown>): Validator {
+    const key = createHash('sha256').update(stableStringify(schema)).digest('base64url')
+    const hit = this.#byText.get(key)
+    if (hit) {
+      this.#byText.delete(key)
+      this.#byText.set(key, hit)
+      return hit.validate
+    }
+    const ajv = this.#ajvFor(schema)
+    const copy = structuredClone(schema)
+    delete copy.$id
+    let compiled: ValidateFunction
+    try {
+      compiled = ajv.compile(copy)
+    } catch (error) {
+      const reason = messageOf(error)
+      return () => ({ ok: false, issues: [{ path: '/', message: `the tool's input schema cannot be compiled: ${reason}` }] })
+    }
+    const validate: Validator = (value) =>
+      compiled(value)
+        ? { ok: true, value }
+        : {
+            ok: false,
+            issues: (compiled.errors ?? []).map((e) => ({
+              path: e.instancePath === '' ? '/' : e.instancePath,
+              message: ajvMessage(e),
+            })),
+          }
+    this.#byText.set(key, { validate, schema: copy, ajv })
+    if (this.#byText.size > MAX_CACHED) {
+      const [oldestKey, oldest] = this.#byText.entries().next().value as [string, { schema: object; ajv: Ajv }]
+      this.#byText.delete(oldestKey)
+      oldest.ajv.removeSchema(oldest.schema)
+    }
+    return validate
+  }
+
+  #ajvFor(schema: Record<string, unknown>): Ajv | Ajv2020 {
+    const draft = typeof schema.$schema === 'string' ? schema.$schema : ''
+    if (draft.includes('2020-12') || draft.includes('2019-09')) {
+      if (!this.#draft2020) {
+        this.#draft2020 = new Ajv2020({ strict: false, allErrors: true, validateSchema: false })
+        addFormats(this.#draft2020)
+      }
+      return this.#draft2020
+    }
+    if (!this.#draft7) {
+      this.#draft7 = new Ajv({ strict: false, allErrors: true, validateSchema: false })
+      addFormats(this.#draft7)
+    }
+    return this.#draft7
+  }
+}
+
+function ajvMessage(e: { keyword: string; message?: string; params: Record<string, unknown> }): string {
+  if (e.keyword === 'required') return `is required (missing "${String(e.params.missingProperty)}")`
+  if (e.keyword === 'additionalProperties') return `has an unexpected property "${String(e.params.additionalProperty)}"`
+  if (e.keyword === 'enum') return `must be one of ${JSON.stringify(e.params.allowedValues)}`
+  return e.message ?? `fails "${e.keyword}"`
+}
+
+const acceptAny: Validator = (value) => ({ ok: true, value })
+
+function zodValidator(schema: { safeParse(v: unknown): unknown }): Validator {
+  return (value) => {
+    const result = schema.safeParse(value) as
+      | { success: true; data: unknown }
+      | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } }
+    if (result.success) return { ok: true, value: result.data }
+    return {
+      ok: false,
+      issues: result.error.issues.map((i) => ({
+        path: i.path.length === 0 ? '/' : `/${i.path.map(String).join('/')}`,
+        message: i.message,
+      })),
+    }
+  }
+}
+
+export const validators = new ValidatorCache()
+
+/** One line a model can act on: `/id: is required; /limit: must be <= 100`. */
+export function describeIssues(issues: readonly ValidationIssue[]): string {
+  return issues
+    .slice(0, 10)
+    .map((i) => `${i.path}: ${i.message}`)
+    .join('; ')
+}
