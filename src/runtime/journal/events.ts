@@ -1,0 +1,82 @@
+import { SeamError } from '../../errors.js'
+import type { JournalEvent, JournalEventKind } from './types.js'
+
+/** Kinds that belong to one call and are unique per `(turnId, callId, kind)`; the rest per `(turnId, kind)`. */
+const CALL_KINDS: ReadonlySet<string> = new Set<JournalEventKind>([
+  'tool/call',
+  'approval/asked',
+  'approval/decided',
+  'tool/result',
+])
+const TURN_KINDS: ReadonlySet<string> = new Set<JournalEventKind>(['turn/begin', 'turn/end'])
+
+/** The columns a SQL store indexes, plus the whole event as JSON. */
+export interface EventRow {
+  readonly turnId: string
+  readonly seq: number
+  readonly kind: JournalEventKind
+  /** `null` for turn events, so they fall under the `(turnId, kind)` index instead. */
+  readonly callId: string | null
+  readonly at: number
+  readonly host: string | null
+  readonly payload: string
+}
+
+/** The call an event belongs to, or `undefined` for a turn event. */
+export function callIdOf(event: JournalEvent): string | undefined {
+  return 'callId' in event ? event.callId : undefined
+}
+
+/**
+ * Rejects events the stores cannot key. A call event without a `callId` would otherwise slip past
+ * the uniqueness rule (SQL treats NULLs as distinct), so this runs before every append.
+ */
+export function checkEvent(event: JournalEvent): void {
+  if (event === null || typeof event !== 'object') throw badEvent(event, 'to be an object')
+  const bad = (what: string): never => {
+    throw badEvent(event, what)
+  }
+  if (typeof event.turnId !== 'string' || event.turnId === '') bad('a non-empty `turnId`')
+  if (!Number.isSafeInteger(event.seq) || event.seq < 1) bad('a positive integer `seq`')
+  if (!Number.isFinite(event.at)) bad('an `at` in epoch milliseconds')
+  if (CALL_KINDS.has(event.kind)) {
+    const callId = callIdOf(event)
+    if (typeof callId !== 'string' || callId === '') bad(`a non-empty \`callId\` on ${event.kind}`)
+  } else if (!TURN_KINDS.has(event.kind)) {
+    bad('a known `kind`')
+  }
+}
+
+function badEvent(event: JournalEvent | null, what: string): SeamError {
+  return new SeamError('INVALID_CALL', `A journal event needs ${what}.`, {
+    details: event === null || typeof event !== 'object' ? {} : { turnId: event.turnId, kind: event.kind, seq: event.seq },
+  })
+}
+
+/** `event` as a SQL row; `host` (when given) is stamped on the stored event too. */
+export function toRow(event: JournalEvent, host?: string): EventRow {
+  const stored = host === undefined ? event : { ...event, host }
+  return {
+    turnId: event.turnId,
+    seq: event.seq,
+    kind: event.kind,
+    callId: callIdOf(event) ?? null,
+    at: event.at,
+    host: stored.host ?? null,
+    payload: JSON.stringify(stored),
+  }
+}
+
+/** The error for an append that a uniqueness rule refused; only that append fails. */
+export function duplicateError(row: Pick<EventRow, 'turnId' | 'seq' | 'kind' | 'callId'>, location: string): SeamError {
+  const what = row.callId === null ? row.kind : `${row.kind} for call ${row.callId}`
+  return new SeamError(
+    'JOURNAL_DUPLICATE',
+    `Journal ${location} already holds ${what} of turn ${row.turnId}, or that turn's seq ${row.seq}.`,
+    { details: { turnId: row.turnId, callId: row.callId, kind: row.kind, seq: row.seq } },
+  )
+}
+
+export function closedError(location: string): SeamError {
+  return new SeamError('CLOSED', `Journal ${location} is closed.`)
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest'
+import { GroupCommit } from './group-commit.js'
+
+/** A group commit whose commits are recorded; items named `dup*` are refused. */
+function recorder() {
+  const batches: string[][] = []
+  const group = new GroupCommit<string>((items) => {
+    batches.push([...items])
+    return items.map((item) => (item.startsWith('dup') ? new Error(`refused ${item}`) : undefined))
+  })
+  return { batches, group }
+}
+
+describe('GroupCommit', () => {
+  it('commits the items pushed in one turn of the event loop together', async () => {
+    const { batches, group } = recorder()
+    await Promise.all([group.push('a'), group.push('b'), group.push('c')])
+    expect(batches).toEqual([['a', 'b', 'c']])
+  })
+
+  it('commits what writers push after a commit in the next batch, together', async () => {
+    const { batches, group } = recorder()
+    const writer = async (name: string) => {
+      for (let step = 0; step < 3; step += 1) await group.push(`${name}${step}`)
+    }
+    await Promise.all([writer('a'), writer('b'), writer('c')])
+    expect(batches).toEqual([
+      ['a0', 'b0', 'c0'],
+      ['a1', 'b1', 'c1'],
+      ['a2', 'b2', 'c2'],
+    ])
+  })
+
+  it('rejects only the items the commit refused', async () => {
+    const { group } = recorder()
+    const settled = await Promise.allSettled([group.push('a'), group.push('dup'), group.push('b')])
+    expect(settled.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+  })
+
+  it('rejects the whole batch when the commit throws', async () => {
+    const failure = new Error('disk I/O error')
+    const group = new GroupCommit<string>(() => {
+      throw failure
+    })
+    const settled = await Promise.allSettled([group.push('a'), group.push('b')])
+    expect(settled).toEqual([
+      { status: 'rejected', reason: failure },
+      { status: 'rejected', reason: failure },
+    ])
+  })
+
+  it('commits at once on flush, leaving nothing for the scheduled run', async () => {
+    const { batches, group } = recorder()
+    const pushed = group.push('a')
+    group.flush()
+    expect(batches).toEqual([['a']])
+    await pushed
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(batches).toEqual([['a']])
+  })
+})

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest'
+import { begin, call, describeJournalContract, result } from './contract.test-suite.js'
+import { memoryJournal } from './memory.js'
+import type { JournalStore } from './types.js'
+
+describeJournalContract('memory', {
+  shared: false,
+  async storage() {
+    const stores: JournalStore[] = []
+    return {
+      open(options) {
+        const store = memoryJournal(options)
+        stores.push(store)
+        return store
+      },
+      async dispose() {
+        await Promise.all(stores.map((store) => store.close()))
+      },
+    }
+  },
+})
+
+describe('memoryJournal', () => {
+  it('rejects appends while unavailable, keeps what it had, and accepts appends again once available', async () => {
+    const journal = memoryJournal()
+    await journal.append(begin('t1', 1))
+    journal.setAvailable(false)
+    await expect(journal.append(call('t1', 2, 'c1'))).rejects.toThrow(/unavailable/)
+    expect(await journal.read('t1')).toHaveLength(1)
+    journal.setAvailable(true)
+    await journal.append(call('t1', 2, 'c1'))
+    expect(await journal.read('t1')).toHaveLength(2)
+  })
+
+  it('rejects exactly the appends failWith answers with an error', async () => {
+    const down = new Error('disk full')
+    const journal = memoryJournal({ failWith: (event) => (event.kind === 'tool/result' ? down : undefined) })
+    await journal.append(call('t1', 1, 'c1'))
+    await expect(journal.append(result('t1', 2, 'c1'))).rejects.toBe(down)
+    expect((await journal.read('t1')).map((event) => event.kind)).toEqual(['tool/call'])
+  })
+
+  it('keeps what was journaled when the caller changes its event afterwards', async () => {
+    const journal = memoryJournal()
+    const event = result('t1', 1, 'c1', 'original') as { content: { type: 'text'; text: string }[] }
+    await journal.append(event as Parameters<typeof journal.append>[0])
+    event.content[0]!.text = 'changed'
+    const [stored] = await journal.read('t1')
+    expect(stored).toMatchObject({ content: [{ text: 'original' }] })
+    expect(Object.isFrozen(stored)).toBe(true)
+  })
+})

@@ -1,0 +1,122 @@
+import { callIdOf, checkEvent, closedError, duplicateError } from './events.js'
+import { DEFAULT_MAX_PAYLOAD_BYTES, type PrivacyOptions, protectEvent } from './privacy.js'
+import { countRepaired, type OpenCall, planRepair } from './repair.js'
+import type { ContentBlock, JournalEvent, JournalStore, RepairReport } from './types.js'
+
+export interface MemoryJournalOptions extends PrivacyOptions {
+  /** Asked before each append; an error it returns rejects that append, as a journal that is down would. */
+  readonly failWith?: (event: JournalEvent) => Error | undefined
+}
+
+/** The in-memory journal, with a switch for tests that need a journal that is down. */
+export interface MemoryJournal extends JournalStore {
+  /** While `false`, every append rejects (reads keep working, so a test can look at what was kept). */
+  setAvailable(available: boolean): void
+}
+
+interface TurnLog {
+  /** In seq order. */
+  readonly events: JournalEvent[]
+  /** `kind` for turn events, `kind \0 callId` for call events. */
+  readonly keys: Set<string>
+  readonly seqs: Set<number>
+}
+
+/** A journal held in memory: for tests and throwaway runs. Same contract as the durable stores. */
+export function memoryJournal(options: MemoryJournalOptions = {}): MemoryJournal {
+  return new MemoryJournalStore(options)
+}
+
+class MemoryJournalStore implements MemoryJournal {
+  readonly kind = 'memory'
+  readonly location = 'memory'
+  readonly #maxBytes: number
+  readonly #failWith: ((event: JournalEvent) => Error | undefined) | undefined
+  readonly #turns = new Map<string, TurnLog>()
+  /** Every event in append order, for `tail`. */
+  readonly #all: JournalEvent[] = []
+  #available = true
+  #closed = false
+
+  constructor(options: MemoryJournalOptions) {
+    this.#maxBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
+    this.#failWith = options.failWith
+  }
+
+  setAvailable(available: boolean): void {
+    this.#available = available
+  }
+
+  async append(event: JournalEvent): Promise<void> {
+    if (this.#closed) throw closedError(this.location)
+    checkEvent(event)
+    if (!this.#available) throw new Error('The memory journal is unavailable (setAvailable(false)).')
+    const failure = this.#failWith?.(event)
+    if (failure !== undefined) throw failure
+    if (!this.#insert(event)) throw duplicateError({ ...event, callId: callIdOf(event) ?? null }, this.location)
+  }
+
+  async read(turnId: string): Promise<JournalEvent[]> {
+    if (this.#closed) throw closedError(this.location)
+    return this.#turns.get(turnId)?.events.slice() ?? []
+  }
+
+  async tail(limit: number): Promise<JournalEvent[]> {
+    if (this.#closed) throw closedError(this.location)
+    return limit > 0 ? this.#all.slice(-limit) : []
+  }
+
+  async repair(): Promise<RepairReport> {
+    if (this.#closed) throw closedError(this.location)
+    const openCalls: OpenCall[] = []
+    const openTurns: string[] = []
+    const maxSeq = new Map<string, number>()
+    for (const [turnId, log] of this.#turns) {
+      for (const event of log.events) {
+        if (event.kind === 'tool/call' && !log.keys.has(`tool/result\0${event.callId}`)) {
+          openCalls.push({ turnId, callId: event.callId })
+        }
+      }
+      if (log.keys.has('turn/begin') && !log.keys.has('turn/end')) openTurns.push(turnId)
+      maxSeq.set(turnId, log.events.at(-1)?.seq ?? 0)
+    }
+    const planned = planRepair({ openCalls, openTurns, maxSeq, at: Date.now() })
+    return countRepaired(planned.filter((event) => this.#insert(event)))
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+  }
+
+  /** Stores a frozen copy; `false` when a uniqueness rule refuses it. */
+  #insert(event: JournalEvent): boolean {
+    let log = this.#turns.get(event.turnId)
+    if (log === undefined) {
+      log = { events: [], keys: new Set(), seqs: new Set() }
+      this.#turns.set(event.turnId, log)
+    }
+    const callId = callIdOf(event)
+    const key = callId === undefined ? event.kind : `${event.kind}\0${callId}`
+    if (log.keys.has(key) || log.seqs.has(event.seq)) return false
+    const stored = freeze(protectEvent(event, this.#maxBytes))
+    log.keys.add(key)
+    log.seqs.add(event.seq)
+    insertBySeq(log.events, stored)
+    this.#all.push(stored)
+    return true
+  }
+}
+
+/** A frozen shallow copy (content blocks too), so neither the caller nor a reader can change what was journaled. */
+function freeze(event: JournalEvent): JournalEvent {
+  if (event.kind !== 'tool/result') return Object.freeze({ ...event })
+  const content = Object.freeze(event.content.map((block) => Object.freeze({ ...block }))) as ContentBlock[]
+  return Object.freeze({ ...event, content })
+}
+
+/** Events almost always arrive in seq order, so this is a push; an early seq is placed by a scan from the end. */
+function insertBySeq(events: JournalEvent[], event: JournalEvent): void {
+  let index = events.length
+  while (index > 0 && events[index - 1]!.seq > event.seq) index -= 1
+  events.splice(index, 0, event)
+}

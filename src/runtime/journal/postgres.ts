@@ -1,0 +1,152 @@
+import { hostname } from 'node:os'
+import pg from 'pg'
+import { checkEvent, closedError, duplicateError, toRow } from './events.js'
+import { ensurePostgresSchema, quoteIdent } from './postgres-schema.js'
+import { DEFAULT_MAX_PAYLOAD_BYTES, type PrivacyOptions, protectEvent } from './privacy.js'
+import { countRepaired, type OpenCall, planRepair } from './repair.js'
+import type { JournalEvent, JournalStore, RepairReport } from './types.js'
+
+export interface PostgresJournalOptions extends PrivacyOptions {
+  /** The schema holding the journal tables (default `public`); created when missing. */
+  readonly schema?: string
+  /** Stored on every event this store writes (default `hostname:pid`). */
+  readonly hostId?: string
+}
+
+/**
+ * A journal in PostgreSQL that several hosts share. The store is usable at once; the connection and
+ * the tables are set up in the background, and the first operation waits for (or fails with) that.
+ */
+export function postgresJournal(connectionString: string, options: PostgresJournalOptions = {}): JournalStore {
+  return new PostgresJournalStore(connectionString, options)
+}
+
+class PostgresJournalStore implements JournalStore {
+  readonly kind = 'postgres'
+  readonly location: string
+  readonly #pool: pg.Pool
+  readonly #ready: Promise<void>
+  readonly #host: string
+  readonly #maxBytes: number
+  readonly #sql: ReturnType<typeof statements>
+  readonly #inFlight = new Set<Promise<unknown>>()
+  #closing: Promise<void> | undefined
+
+  constructor(connectionString: string, options: PostgresJournalOptions) {
+    const schema = options.schema ?? 'public'
+    this.location = redactConnectionString(connectionString) + (schema === 'public' ? '' : ` (schema ${schema})`)
+    this.#host = options.hostId ?? `${hostname()}:${process.pid}`
+    this.#maxBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
+    this.#sql = statements(`${quoteIdent(schema)}.seam_journal_events`)
+    this.#pool = new pg.Pool({ connectionString })
+    // An idle connection's error (a server restart) would otherwise crash the process; the next query reports it.
+    this.#pool.on('error', () => undefined)
+    this.#ready = ensurePostgresSchema(this.#pool, schema, this.location)
+    // Reported by the first operation; a store nobody uses must not raise an unhandled rejection.
+    this.#ready.catch(() => undefined)
+  }
+
+  append(event: JournalEvent): Promise<void> {
+    return this.#run(async () => {
+      checkEvent(event)
+      const row = toRow(protectEvent(event, this.#maxBytes), this.#host)
+      const values = [row.turnId, row.seq, row.kind, row.callId, row.at, row.host, row.payload]
+      const result = await this.#pool.query({ name: 'seam_journal_append', text: this.#sql.insert, values })
+      if (result.rowCount === 0) throw duplicateError(row, this.location)
+    })
+  }
+
+  read(turnId: string): Promise<JournalEvent[]> {
+    return this.#run(async () => payloads(await this.#pool.query(this.#sql.read, [turnId])))
+  }
+
+  tail(limit: number): Promise<JournalEvent[]> {
+    return this.#run(async () => (limit > 0 ? payloads(await this.#pool.query(this.#sql.tail, [Math.floor(limit)])) : []))
+  }
+
+  /**
+   * Every host may repair at once: each inserts its plan in one statement, and the unique indexes
+   * turn every event another repair already wrote into a no-op, so each call gets one result.
+   */
+  repair(): Promise<RepairReport> {
+    return this.#run(async () => {
+      const openCalls = (await this.#pool.query<OpenCall>(this.#sql.openCalls)).rows
+      const openTurns = (await this.#pool.query<{ turnId: string }>(this.#sql.openTurns)).rows.map((row) => row.turnId)
+      if (openCalls.length === 0 && openTurns.length === 0) return { results: 0, turns: 0 }
+      const turnIds = [...new Set([...openCalls.map((call) => call.turnId), ...openTurns])]
+      const seqs = await this.#pool.query<{ turnId: string; max: number }>(this.#sql.maxSeq, [turnIds])
+      const maxSeq = new Map(seqs.rows.map((row) => [row.turnId, row.max]))
+      const rows = planRepair({ openCalls, openTurns, maxSeq, at: Date.now() }).map((event) => toRow(event, this.#host))
+      const columns = [
+        rows.map((row) => row.turnId),
+        rows.map((row) => row.seq),
+        rows.map((row) => row.kind),
+        rows.map((row) => row.callId),
+        rows.map((row) => row.at),
+        rows.map((row) => row.host),
+        rows.map((row) => row.payload),
+      ]
+      return countRepaired((await this.#pool.query<{ kind: JournalEvent['kind'] }>(this.#sql.insertMany, columns)).rows)
+    })
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      // Operations already started finish before the pool ends.
+      await Promise.allSettled(this.#inFlight)
+      await this.#pool.end()
+    })()
+    return this.#closing
+  }
+
+  #run<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.#closing !== undefined) return Promise.reject(closedError(this.location))
+    const running = this.#ready.then(operation)
+    this.#inFlight.add(running)
+    const forget = (): void => {
+      this.#inFlight.delete(running)
+    }
+    running.then(forget, forget)
+    return running
+  }
+}
+
+function statements(table: string) {
+  return {
+    insert: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
+      VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+    insertMany: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
+      SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::json[])
+      ON CONFLICT DO NOTHING RETURNING kind`,
+    read: `SELECT payload FROM ${table} WHERE turn_id = $1 ORDER BY seq`,
+    tail: `SELECT payload FROM (SELECT id, payload FROM ${table} ORDER BY id DESC LIMIT $1) AS last ORDER BY id`,
+    openCalls: `SELECT c.turn_id AS "turnId", c.call_id AS "callId" FROM ${table} c
+      WHERE c.kind = 'tool/call' AND NOT EXISTS (SELECT 1 FROM ${table} r
+        WHERE r.turn_id = c.turn_id AND r.call_id = c.call_id AND r.kind = 'tool/result')
+      ORDER BY c.turn_id, c.seq`,
+    openTurns: `SELECT b.turn_id AS "turnId" FROM ${table} b
+      WHERE b.kind = 'turn/begin' AND NOT EXISTS (SELECT 1 FROM ${table} e
+        WHERE e.turn_id = b.turn_id AND e.kind = 'turn/end' AND e.call_id IS NULL)
+      ORDER BY b.turn_id`,
+    maxSeq: `SELECT turn_id AS "turnId", max(seq) AS max FROM ${table} WHERE turn_id = ANY($1) GROUP BY turn_id`,
+  }
+}
+
+/** `json` columns arrive parsed. */
+function payloads(result: pg.QueryResult): JournalEvent[] {
+  return result.rows.map((row: { payload: JournalEvent }) => row.payload)
+}
+
+/** The connection string with any password (in the URL or a `password=` setting) replaced by `***`. */
+export function redactConnectionString(value: string): string {
+  try {
+    const url = new URL(value)
+    if (url.password !== '') url.password = '***'
+    for (const key of [...url.searchParams.keys()]) {
+      if (/pass/i.test(key)) url.searchParams.set(key, '***')
+    }
+    return url.toString()
+  } catch {
+    return value.replace(/(pass\w*\s*=\s*)('[^']*'|\S+)/gi, '$1***')
+  }
+}

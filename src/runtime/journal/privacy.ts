@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto'
+import type { ContentBlock, JournalEvent } from './types.js'
+
+export const DEFAULT_MAX_PAYLOAD_BYTES = 64 * 1024
+
+export interface PrivacyOptions {
+  /**
+   * Arguments, text content, image data and approval summaries above this many UTF-8 bytes are
+   * stored as a prefix plus a marker with their byte length and sha256 (default 64 KiB).
+   */
+  readonly maxPayloadBytes?: number
+}
+
+const REDACTED = '[redacted]'
+/**
+ * Every secret key below contains one of these fragments (`\u` covers keys written with JSON escapes),
+ * so arguments that match none are stored without being parsed: this runs on every append.
+ */
+const MAYBE_SECRET = /pass|pwd|secret|token|key|auth|cookie|credential|\\u/i
+/** Matched against a key lower-cased with everything but letters and digits removed. */
+const SECRET_KEY = /pass(?:word|wd|phrase)|secret|token|apikey|authori[sz]ation|cookie|credential|privatekey|accesskey/
+const SECRET_EXACT: ReadonlySet<string> = new Set(['auth', 'pwd'])
+const encoder = new TextEncoder()
+
+/**
+ * Whether a JSON key looks like it holds a secret (`apiKey`, `X-Api-Key`, `client_secret`,
+ * `refreshToken`, `Authorization`, …). A false positive only hides a value from the journal.
+ */
+export function isSecretKey(key: string): boolean {
+  const folded = key.toLowerCase().replace(/[^a-z0-9]/g, '')
+  return SECRET_EXACT.has(folded) || SECRET_KEY.test(folded)
+}
+
+/**
+ * Replaces values under secret-looking keys, at any depth, with `"[redacted]"`. Text that does not
+ * parse as JSON has no keys and is returned as is; so is JSON with nothing to redact (its spelling kept).
+ */
+export function redactArguments(raw: string): string {
+  if (!MAYBE_SECRET.test(raw)) return raw
+  try {
+    const parsed: unknown = JSON.parse(raw)
+    const redacted = redactValue(parsed)
+    return redacted === parsed ? raw : JSON.stringify(redacted)
+  } catch (error) {
+    if (error instanceof SyntaxError) return raw
+    // Nested too deeply to walk: fail closed rather than store secrets we could not look for.
+    return `${REDACTED} (arguments not inspected: ${fingerprint(raw)})`
+  }
+}
+
+/** The value with secrets replaced; the same object when nothing changed. */
+function redactValue(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined
+    value.forEach((item, index) => {
+      const next = redactValue(item)
+      if (next !== item) {
+        copy ??= value.slice()
+        copy[index] = next
+      }
+    })
+    return copy ?? value
+  }
+  let copy: Record<string, unknown> | undefined
+  for (const [key, item] of Object.entries(value)) {
+    const next = item !== null && isSecretKey(key) ? REDACTED : redactValue(item)
+    if (next !== item) {
+      copy ??= { ...value }
+      copy[key] = next
+    }
+  }
+  return copy ?? value
+}
+
+/**
+ * `text` when it fits in `maxBytes` UTF-8 bytes; otherwise its longest prefix that, followed by
+ * `…[truncated: N bytes, sha256:HEX]`, still fits (never splitting a character).
+ */
+export function truncateText(text: string, maxBytes: number): string {
+  // A UTF-16 unit is 1–3 UTF-8 bytes (a surrogate pair 4 for 2 units): skip the count when it cannot matter.
+  if (text.length * 3 <= maxBytes) return text
+  if (text.length <= maxBytes && Buffer.byteLength(text, 'utf8') <= maxBytes) return text
+  const marker = `…[truncated: ${fingerprint(text)}]`
+  const budget = Math.max(0, maxBytes - Buffer.byteLength(marker, 'utf8'))
+  const { read } = encoder.encodeInto(text, new Uint8Array(budget))
+  return text.slice(0, read) + marker
+}
+
+function fingerprint(text: string): string {
+  const bytes = Buffer.byteLength(text, 'utf8')
+  return `${bytes} bytes, sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`
+}
+
+/** The event as a journal may store it: secrets redacted, large payloads truncated. Unchanged events are returned as is. */
+export function protectEvent(event: JournalEvent, maxBytes: number = DEFAULT_MAX_PAYLOAD_BYTES): JournalEvent {
+  switch (event.kind) {
+    case 'tool/call': {
+      const stored = truncateText(redactArguments(event.arguments), maxBytes)
+      return stored === event.arguments ? event : { ...event, arguments: stored }
+    }
+    case 'approval/asked': {
+      const summary = truncateText(event.summary, maxBytes)
+      return summary === event.summary ? event : { ...event, summary }
+    }
+    case 'tool/result': {
+      const content = protectContent(event.content, maxBytes)
+      return content === event.content ? event : { ...event, content }
+    }
+    default:
+      return event
+  }
+}
+
+function protectContent(content: ContentBlock[], maxBytes: number): ContentBlock[] {
+  let copy: ContentBlock[] | undefined
+  content.forEach((block, index) => {
+    const next: ContentBlock =
+      block.type === 'text'
+        ? withText(block, truncateText(block.text, maxBytes))
+        : withData(block, truncateText(block.data, maxBytes))
+    if (next !== block) {
+      copy ??= content.slice()
+      copy[index] = next
+    }
+  })
+  return copy ?? content
+}
+
+function withText(block: ContentBlock & { type: 'text' }, text: string): ContentBlock {
+  return text === block.text ? block : { ...block, text }
+}
+
+function withData(block: ContentBlock & { type: 'image' }, data: string): ContentBlock {
+  return data === block.data ? block : { ...block, data }
+}

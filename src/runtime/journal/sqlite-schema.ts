@@ -1,0 +1,79 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import Database from 'better-sqlite3'
+import { SeamError } from '../../errors.js'
+
+/** `PRAGMA application_id` of a seam-runtime journal ("SEAM"): marks the file as ours. */
+const APPLICATION_ID = 0x5345_414d
+const SCHEMA_VERSION = 1
+
+const CREATE_SCHEMA = `
+  CREATE TABLE seam_journal_events (
+    id INTEGER PRIMARY KEY,
+    turn_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    call_id TEXT,
+    at INTEGER NOT NULL,
+    host TEXT,
+    payload TEXT NOT NULL
+  ) STRICT;
+  CREATE UNIQUE INDEX seam_journal_turn_seq ON seam_journal_events (turn_id, seq);
+  CREATE UNIQUE INDEX seam_journal_call_kind ON seam_journal_events (turn_id, call_id, kind) WHERE call_id IS NOT NULL;
+  CREATE UNIQUE INDEX seam_journal_turn_kind ON seam_journal_events (turn_id, kind) WHERE call_id IS NULL;
+  PRAGMA application_id = ${APPLICATION_ID};
+  PRAGMA user_version = ${SCHEMA_VERSION};
+`
+
+/**
+ * Opens (or creates, with its parent folders) the journal database at the absolute `path`. A file
+ * that is not SQLite, or a SQLite database that is not a journal, is refused with `JOURNAL_CORRUPT`
+ * and left untouched: it may be someone's data, so it is never recreated.
+ */
+export function openJournalDatabase(path: string, synchronous: 'FULL' | 'NORMAL'): Database.Database {
+  mkdirSync(dirname(path), { recursive: true })
+  const db = new Database(path)
+  try {
+    // A transaction, so two processes creating the same new file agree on who creates the schema.
+    db.transaction(() => ensureSchema(db, path)).immediate()
+    // Only now, once the file is known to be ours: switching to WAL rewrites the header.
+    db.pragma('journal_mode = WAL')
+    db.pragma(`synchronous = ${synchronous}`)
+    return db
+  } catch (error) {
+    db.close()
+    throw journalFault(error, path)
+  }
+}
+
+function ensureSchema(db: Database.Database, path: string): void {
+  const applicationId = db.pragma('application_id', { simple: true }) as number
+  const version = db.pragma('user_version', { simple: true }) as number
+  if (applicationId === APPLICATION_ID) {
+    if (version === SCHEMA_VERSION) return
+    throw corrupt(path, `${path} is a seam-runtime journal of schema version ${version}; this build reads version ${SCHEMA_VERSION}.`)
+  }
+  const objects = db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get() as number
+  if (applicationId !== 0 || version !== 0 || objects > 0) {
+    throw corrupt(path, `${path} is a SQLite database but not a seam-runtime journal (it has no journal marker).`)
+  }
+  db.exec(CREATE_SCHEMA)
+}
+
+function corrupt(path: string, message: string, cause?: unknown): SeamError {
+  return new SeamError('JOURNAL_CORRUPT', message, {
+    cause,
+    details: { file: path },
+    hint: 'Point the journal at another file, or move this one aside; it is left as it is.',
+  })
+}
+
+/** SQLite's corruption errors as `JOURNAL_CORRUPT` naming the file; anything else unchanged. */
+export function journalFault(error: unknown, path: string): unknown {
+  if (SeamError.is(error)) return error
+  const code = error instanceof Database.SqliteError ? error.code : undefined
+  if (code === 'SQLITE_NOTADB' || code?.startsWith('SQLITE_CORRUPT')) {
+    return corrupt(path, `${path} is not a readable seam-runtime journal: ${(error as Error).message}.`, error)
+  }
+  return error
+}

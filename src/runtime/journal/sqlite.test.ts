@@ -1,0 +1,114 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { SeamError } from '../../errors.js'
+import { begin, call, describeJournalContract, result } from './contract.test-suite.js'
+import { type SqliteJournalOptions, sqliteJournal } from './sqlite.js'
+import type { JournalStore } from './types.js'
+
+/** A temporary folder removed when the test finishes. */
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'seam-journal-'))
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+function sqliteBackend(defaults: SqliteJournalOptions) {
+  return {
+    shared: true,
+    async storage() {
+      const path = join(tempDir(), 'journal.db')
+      const stores: JournalStore[] = []
+      return {
+        open(options = {}) {
+          const store = sqliteJournal(path, { ...defaults, ...options })
+          stores.push(store)
+          return store
+        },
+        async dispose() {
+          await Promise.all(stores.map((store) => store.close()))
+        },
+      }
+    },
+  }
+}
+
+describeJournalContract('sqlite', sqliteBackend({}))
+describeJournalContract('sqlite without group commit', sqliteBackend({ groupCommit: false, synchronous: 'NORMAL' }))
+
+function openError(path: string): SeamError {
+  try {
+    sqliteJournal(path).close()
+  } catch (error) {
+    if (SeamError.is(error)) return error
+    throw error
+  }
+  throw new Error(`expected opening ${path} to fail`)
+}
+
+describe('sqliteJournal', () => {
+  it('refuses a file of garbage bytes with JOURNAL_CORRUPT naming the file, and leaves it as it was', () => {
+    const path = join(tempDir(), 'garbage.db')
+    const garbage = Buffer.from(Array.from({ length: 8192 }, (_, index) => (index * 7919) % 251))
+    writeFileSync(path, garbage)
+    const error = openError(path)
+    expect(error.code).toBe('JOURNAL_CORRUPT')
+    expect(error.message).toContain(path)
+    expect(error.details).toEqual({ file: path })
+    expect(readFileSync(path).equals(garbage)).toBe(true)
+  })
+
+  it('refuses a SQLite database of another application with JOURNAL_CORRUPT naming the file, and leaves it as it was', () => {
+    const path = join(tempDir(), 'orders.db')
+    const foreign = new Database(path)
+    foreign.exec("CREATE TABLE orders (id INTEGER PRIMARY KEY, item TEXT); INSERT INTO orders (item) VALUES ('tea')")
+    foreign.close()
+    const error = openError(path)
+    expect(error.code).toBe('JOURNAL_CORRUPT')
+    expect(error.message).toContain(path)
+    const reopened = new Database(path, { readonly: true })
+    expect(reopened.prepare('SELECT item FROM orders').pluck().all()).toEqual(['tea'])
+    expect(reopened.pragma('journal_mode', { simple: true })).toBe('delete')
+    reopened.close()
+  })
+
+  it('refuses a journal written with another schema version', () => {
+    const path = join(tempDir(), 'journal.db')
+    sqliteJournal(path).close()
+    const db = new Database(path)
+    db.pragma('user_version = 99')
+    db.close()
+    const error = openError(path)
+    expect(error.code).toBe('JOURNAL_CORRUPT')
+    expect(error.message).toMatch(/schema version 99/)
+  })
+
+  it('creates the parent folders of a new journal and writes it in WAL mode', async () => {
+    const path = join(tempDir(), 'a', 'b', 'journal.db')
+    const store = sqliteJournal(path)
+    await store.append(begin('t1', 1))
+    const db = new Database(path, { readonly: true })
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+    db.close()
+    await store.close()
+    expect(store.location).toBe(path)
+  })
+
+  it('writes the other appends of a group commit when one of them is a duplicate', async () => {
+    const store = sqliteJournal(join(tempDir(), 'journal.db'))
+    onTestFinished(() => store.close())
+    await store.append(call('t1', 1, 'c1'))
+    // Appended in one tick, so they share one transaction.
+    const settled = await Promise.allSettled([
+      store.append(result('t1', 2, 'c1')),
+      store.append(result('t1', 3, 'c1')),
+      store.append(call('t2', 1, 'c1')),
+    ])
+    expect(settled.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'JOURNAL_DUPLICATE' })
+    expect((await store.read('t1')).map((event) => event.seq)).toEqual([1, 2])
+    expect(await store.read('t2')).toHaveLength(1)
+  })
+})
