@@ -1,0 +1,71 @@
+// The public surface of seam-runtime. Every export here is public API: add with care, never `export *`.
+
+// ── Errors ──────────────────────────────────────────────────────────────────────────────────
+export { ErrorCode, SeamError } from './errors.js'
+export type { OutcomeCode, SeamErrorOptions } from './errors.js'
+
+// ── Features: tools and skills a plugin declares ───────────────────────────────────────────
+export { defineSkill, defineTool } from './features/define-tool.js'
+export type {
+  DeferredContext,
+  FinalizeInfo,
+  SkillDefinition,
+  SkillSpec,
+  ToolContext,
+  ToolDefinition,
+  ToolSpec,
+} from './features/define-tool.js'
+export type { Diagnostic } from './features/diagnostic.js'
+
+// ── Plugins and resources ──────────────────────────────────────────────────────────────────
+export { definePlugin } from './runtime/plugin.js'
+export { createToken } from './runtime/resources.js'
+export type { Resources, Token } from './runtime/resources.js'
+export type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './runtime/plugin-types.js'
+
+// ── Root Capability Seam ───────────────────────────────────────────────────────────────────
+export { SeamIntegration, capabilitySeamToken, seamIntegrationToken } from './seams/integration.js'
+export { SeamProviderRegistry } from './seams/registry.js'
+export { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } from './seams/adapters.js'
+export type {
+  ApprovalMode,
+  Json,
+  JsonSchema,
+  Principal,
+  QuestionPort,
+  SkillService,
+  ToolExecutionResult,
+  ToolInvocationContext,
+  ToolSchema,
+  ToolService,
+} from './seams/types.js'
+
+// ── Runtime: root, generations, turns, the pipeline ─────────────────────────────────────────
+export { createRoot, Root } from './runtime/root.js'
+export type { BeginTurnInput, GenerationEvent, ReloadFailedEvent, ReloadResult, RootOptions } from './runtime/root.js'
+export type { GenerationDiff } from './runtime/generation-builder.js'
+export { Turn } from './runtime/turn.js'
+export { CapabilityIngress } from './runtime/capability-ingress.js'
+export type { AgentCapabilities, SkillCapability, ToolCapability } from './runtime/capability-ingress.js'
+export { createTurnIngress } from './runtime/turn-ingress.js'
+export type { TurnEnvelope, TurnIngressInput, TurnOrigin, TurnPolicy, TurnPorts } from './runtime/turn-ingress.js'
+export { TurnToolRuntime } from './runtime/turn-tool-runtime.js'
+export type { TurnToolRuntimeOptions } from './runtime/turn-tool-runtime.js'
+export type { ApprovalAnswer, ApprovalPort, ApprovalRequest, PermissionHost } from './runtime/approval-types.js'
+export type {
+  DispatchResult,
+  ExecuteWrapper,
+  Guard,
+  PostDecision,
+  PostExecuteHook,
+  PreDecision,
+  PreExecuteHook,
+  ResultObserver,
+  ToolCall,
+  ToolCallOutcome,
+  ToolExecution,
+} from './runtime/pipeline/types.js'
+
+// ── Journal ────────────────────────────────────────────────────────────────────────────────
+export { memoryJournal, postgresJournal, sqliteJournal } from './runtime/journal/index.js'
+export type { ContentBlock, JournalEvent, JournalEventKind, JournalStore, RepairReport } from './runtime/journal/index.js'

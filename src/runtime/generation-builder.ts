@@ -1,0 +1,174 @@
+import { SeamError, messageOf } from '../errors.js'
+import type { Diagnostic } from '../features/diagnostic.js'
+import { isChangeNotifying } from '../seams/types.js'
+import { bindingOf, type CapabilityIngress } from './capability-ingress.js'
+import { Generation, type SkillSlot, type ToolSlot } from './generation.js'
+import type { Logger } from './logger.js'
+import { PluginInstance } from './plugin-instance.js'
+import type { PluginDefinition } from './plugin-types.js'
+import type { PipelineHooks } from './pipeline/types.js'
+
+/** File-backed features of a plugin tree (tool and skill files), loaded by the folder source. */
+export interface FeatureFiles {
+  readonly tools: readonly ToolSlot[]
+  readonly skills: readonly SkillSlot[]
+  readonly diagnostics: readonly Diagnostic[]
+  /** Releases what this load holds (module instances, source maps) once the generation is disposed. */
+  readonly release?: () => void
+}
+
+export interface BuildInput {
+  readonly number: number
+  /** The plugin definition to mount (re-running every setup), or an already mounted tree to reuse. */
+  readonly plugin: PluginDefinition | PluginInstance
+  readonly baseDir?: string
+  readonly hooks?: Partial<PipelineHooks>
+  readonly ingress: CapabilityIngress
+  readonly logger: Logger
+  readonly files?: (root: PluginInstance) => Promise<FeatureFiles>
+  /** Called with each change-notifying seam provider of the new generation (MCP list_changed). */
+  readonly watchProvider?: (provider: { onDidChange(listener: () => void): () => void }) => () => void
+}
+
+export type BuildResult =
+  | { readonly ok: true; readonly generation: Generation }
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[]; readonly error: SeamError }
+
+/**
+ * Builds a candidate generation aside: mount (or reuse) the plugin tree, load feature files,
+ * project every owner with seam providers and reject name clashes. A failed candidate is disposed
+ * and never seen by a turn.
+ */
+export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
+  let root: PluginInstance
+  if (input.plugin instanceof PluginInstance) {
+    root = input.plugin
+  } else {
+    try {
+      root = await PluginInstance.mount(input.plugin, { generation: input.number, baseDir: input.baseDir, logger: input.logger })
+    } catch (error) {
+      return failed([diagnosticOf(error, 'SETUP_FAILED')], error)
+    }
+  }
+  const files = input.files ? await input.files(root).catch((error: unknown) => ({ tools: [], skills: [], diagnostics: [diagnosticOf(error, 'LOAD_FAILED')] }) as FeatureFiles) : undefined
+  const unsubscribe: (() => void)[] = []
+  const generation = new Generation({
+    number: input.number,
+    root,
+    tools: [...programmaticTools(root), ...(files?.tools ?? [])],
+    skills: [...programmaticSkills(root), ...(files?.skills ?? [])],
+    diagnostics: [],
+    hooks: input.hooks,
+    onDispose: () => {
+      for (const u of unsubscribe) u()
+      files?.release?.()
+    },
+  })
+  const errors = files?.diagnostics ?? []
+  if (errors.length > 0) {
+    await generation.fail().catch(() => {})
+    return failed(errors, new SeamError('RELOAD_FAILED', errors.map((d) => d.message).join('\n')))
+  }
+  try {
+    const owners = new Set(['root', ...[...root.walk()].map((p) => p.owner), ...(generation.seam?.tools.scopes() ?? []), ...(generation.seam?.skills.scopes() ?? [])])
+    owners.delete('global')
+    for (const owner of owners) await input.ingress.project(generation, owner)
+  } catch (error) {
+    await generation.fail().catch(() => {})
+    return failed([diagnosticOf(error, 'DUPLICATE_CAPABILITY')], error)
+  }
+  if (input.watchProvider && generation.seam) {
+    for (const scope of ['global', ...generation.seam.tools.scopes()]) {
+      for (const provider of generation.seam.tools.getFor(scope)) {
+        if (isChangeNotifying(provider)) unsubscribe.push(input.watchProvider(provider))
+      }
+    }
+  }
+  return { ok: true, generation }
+}
+
+function failed(diagnostics: readonly Diagnostic[], error: unknown): BuildResult {
+  const seamError = SeamError.is(error) ? error : new SeamError('RELOAD_FAILED', messageOf(error), { cause: error })
+  return { ok: false, diagnostics, error: seamError }
+}
+
+export function diagnosticOf(error: unknown, fallback: Diagnostic['code']): Diagnostic {
+  const details = SeamError.is(error) ? (error.details ?? {}) : {}
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined)
+  return {
+    code: SeamError.is(error) ? error.code : fallback,
+    message: messageOf(error),
+    file: str(details.file),
+    line: num(details.line),
+    column: num(details.column),
+    frame: str(details.frame),
+    source: str(details.owner),
+  }
+}
+
+function programmaticTools(root: PluginInstance): ToolSlot[] {
+  const slots: ToolSlot[] = []
+  for (const plugin of root.walk()) {
+    for (const [local, definition] of plugin.tools) {
+      const name = plugin.qualify(local)
+      slots.push({ id: `${plugin.owner}#tool:${local}`, owner: plugin.owner, name, source: `addTool(${plugin.owner})`, definition, plugin })
+    }
+  }
+  return slots
+}
+
+function programmaticSkills(root: PluginInstance): SkillSlot[] {
+  const slots: SkillSlot[] = []
+  for (const plugin of root.walk()) {
+    for (const [local, definition] of plugin.skills) {
+      slots.push({ id: `${plugin.owner}#skill:${local}`, owner: plugin.owner, name: plugin.qualify(local), source: `addSkill(${plugin.owner})`, definition })
+    }
+  }
+  return slots
+}
+
+export interface GenerationDiff {
+  readonly tools: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
+  readonly skills: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
+}
+
+/** Added, changed and removed tools and skills between two generations, as the root owner sees them. */
+export async function diffGenerations(ingress: CapabilityIngress, previous: Generation | undefined, next: Generation): Promise<GenerationDiff> {
+  const before = previous ? await ingress.project(previous, 'root') : { tools: [], skills: [] }
+  const after = await ingress.project(next, 'root')
+  const toolKey = (t: (typeof after.tools)[number]) => {
+    const binding = bindingOf(t)
+    return `${t.fingerprint}|${t.source}|${t.approval}|${binding?.kind === 'feature' ? slotVersion(binding.slot) : ''}`
+  }
+  const skillKey = (s: (typeof after.skills)[number]) => `${s.description}|${s.instructions}|${s.tools.join(',')}|${s.always}|${s.source}`
+  return {
+    tools: diff(new Map(before.tools.map((t) => [t.name, toolKey(t)])), new Map(after.tools.map((t) => [t.name, toolKey(t)]))),
+    skills: diff(new Map(before.skills.map((s) => [s.name, skillKey(s)])), new Map(after.skills.map((s) => [s.name, skillKey(s)]))),
+  }
+}
+
+const versions = new WeakMap<object, number>()
+let versionSeq = 0
+
+/** Slots reused from the previous generation keep their definition object, so they compare equal. */
+function slotVersion(slot: ToolSlot): number {
+  let v = versions.get(slot.definition)
+  if (v === undefined) {
+    v = ++versionSeq
+    versions.set(slot.definition, v)
+  }
+  return v
+}
+
+function diff(before: Map<string, string>, after: Map<string, string>) {
+  const added: string[] = []
+  const changed: string[] = []
+  const removed: string[] = []
+  for (const [name, key] of after) {
+    if (!before.has(name)) added.push(name)
+    else if (before.get(name) !== key) changed.push(name)
+  }
+  for (const name of before.keys()) if (!after.has(name)) removed.push(name)
+  return { added, changed, removed }
+}

@@ -1,0 +1,107 @@
+import { messageOf } from '../../errors.js'
+import { askApproval, summarize } from '../approval.js'
+import type { ApprovalDecision } from '../journal/types.js'
+import { type CallState, type Settlement, settle } from './state.js'
+
+/**
+ * Stage 5: decide whether a person must approve, ask the turn's `ApprovalPort` once, journal the
+ * question and the answer. Only `allowed-*` continues; everything else is a denial (fail closed).
+ */
+export async function checkApproval(state: CallState): Promise<void> {
+  const { ctx, capability, exec } = state
+  if (!capability || !exec) return
+  const reason = approvalReason(state)
+  if (reason === undefined) return
+  const { turn } = ctx
+  const summary = summarize(exec.name, exec.arguments)
+  try {
+    await ctx.append({ kind: 'approval/asked', turnId: turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, name: exec.name, reason, summary })
+  } catch (error) {
+    settle(state, journalDown(exec.name, error))
+    return
+  }
+  const port = turn.unattended ? undefined : turn.ports.approval
+  const timeoutMs = turn.policy.approvalTimeoutMs ?? ctx.limits.approvalTimeoutMs
+  const { decision, error } = await askApproval(
+    port,
+    { callId: exec.callId, name: exec.name, arguments: exec.arguments, summary, reason, session: turn.session },
+    state.signal,
+    timeoutMs,
+  )
+  try {
+    await ctx.append({ kind: 'approval/decided', turnId: turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, decision })
+  } catch (journalError) {
+    settle(state, journalDown(exec.name, journalError))
+    return
+  }
+  if (decision === 'allowed-session' || (decision === 'allowed-once' && capability.approval === 'once')) {
+    ctx.grants.grant(turn.session, capability.fingerprint)
+  }
+  if (decision === 'allowed-once' || decision === 'allowed-session') return
+  settle(state, denial(exec.name, decision, reason, error))
+}
+
+/** Why this call needs a person's approval, or `undefined` when it does not. */
+function approvalReason(state: CallState): string | undefined {
+  const { ctx, capability, binding, args } = state
+  if (!capability || !binding || !args) return undefined
+  if (state.askReasons?.length) return state.askReasons.join('; ')
+  const granted = () => ctx.grants.has(ctx.turn.session, capability.fingerprint)
+  switch (capability.approval) {
+    case 'never':
+      return undefined
+    case 'always':
+      return `"${capability.name}" always asks for approval`
+    case 'once':
+      return granted() ? undefined : `first use of "${capability.name}" in this session`
+    default: {
+      const risk = riskOf(state)
+      return risk === undefined || granted() ? undefined : risk
+    }
+  }
+}
+
+function riskOf(state: CallState): string | undefined {
+  const { capability, binding, args } = state
+  const riskFn = binding?.kind === 'feature' ? binding.slot.definition.risk : undefined
+  if (riskFn) {
+    try {
+      const reason = riskFn(args as never)
+      if (reason === undefined || reason === null || reason === '') return undefined
+      return String(reason)
+    } catch (error) {
+      return `the risk check failed (${messageOf(error)})`
+    }
+  }
+  if (capability?.annotations?.readOnlyHint === true) return undefined
+  return `"${capability?.name}" declares no risk information`
+}
+
+function denial(name: string, decision: ApprovalDecision, reason: string, error?: string): Settlement {
+  switch (decision) {
+    case 'rejected':
+      return { status: 'denied', code: 'DENIED', policy: 'approval', reason: 'rejected by the user', message: `The user rejected the call to "${name}". Do not retry it unchanged; ask what they want instead.` }
+    case 'timeout':
+      return { status: 'denied', code: 'APPROVAL_TIMEOUT', policy: 'approval', reason: 'no answer in time', message: `The call to "${name}" needed approval (${reason}) and nobody answered in time; it was not run.` }
+    case 'cancelled':
+      return { status: 'cancelled', code: 'ABORTED_BEFORE_DISPATCH', message: `The call to "${name}" was cancelled while waiting for approval; nothing was run.` }
+    default:
+      return {
+        status: 'denied',
+        code: 'APPROVAL_UNAVAILABLE',
+        policy: 'approval',
+        reason: error ?? 'no approval port',
+        message: `The call to "${name}" needs approval (${reason}) but no one can approve it in this conversation, so it was not run.`,
+        details: error ? { error } : undefined,
+      }
+  }
+}
+
+function journalDown(name: string, error: unknown): Settlement {
+  return {
+    status: 'failed',
+    code: 'JOURNAL_UNAVAILABLE',
+    message: `The call to "${name}" was not run because its approval could not be recorded in the journal.`,
+    details: { error: messageOf(error) },
+  }
+}

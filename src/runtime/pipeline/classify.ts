@@ -1,0 +1,40 @@
+import { bindingOf } from '../capability-ingress.js'
+import { validators } from '../validation.js'
+import type { CallState } from './state.js'
+
+/**
+ * Whether a call may overlap others: only when its tool's `isConcurrencySafe(args)` returns
+ * exactly `true`, or its seam schema says `concurrencySafe: true`. Unknown, invalid, undeclared
+ * or throwing classifications are exclusive. Cheap enough to run again right before a start.
+ */
+export function classify(state: CallState): boolean {
+  const capability = state.ctx.tools.get(state.call.name)
+  if (!capability) return false
+  if (capability.kind === 'seam') return capability.concurrencySafe === true && parse(state) !== undefined
+  const binding = bindingOf(capability)
+  const classifier = binding?.kind === 'feature' ? binding.slot.definition.isConcurrencySafe : undefined
+  if (typeof classifier !== 'function') return false
+  const args = parse(state)
+  if (args === undefined) return false
+  try {
+    return classifier(args as never) === true
+  } catch {
+    return false
+  }
+}
+
+function parse(state: CallState): Record<string, unknown> | undefined {
+  const raw = state.call.arguments
+  let args: unknown
+  try {
+    args = typeof raw === 'string' ? (raw.trim() === '' ? {} : JSON.parse(raw)) : raw
+  } catch {
+    return undefined
+  }
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return undefined
+  const capability = state.ctx.tools.get(state.call.name)!
+  const binding = bindingOf(capability)
+  const schema = binding?.kind === 'feature' ? binding.slot.definition.input : capability.parameters
+  const result = validators.forSchema(schema)(args)
+  return result.ok ? (result.value as Record<string, unknown>) : undefined
+}

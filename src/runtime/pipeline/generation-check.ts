@@ -1,0 +1,36 @@
+import { bindingOf } from '../capability-ingress.js'
+import { type CallState, settle } from './state.js'
+
+/** Stage 2: the turn's lease must be live and the tool must be in the turn's snapshot. */
+export function checkGeneration(state: CallState): void {
+  const { ctx, call } = state
+  if (ctx.ended() || !ctx.generation.live) {
+    settle(state, {
+      status: 'failed',
+      code: 'GENERATION_RETIRED',
+      message: `The call to "${call.name}" was not run: this turn has ended and its tools were retired. Start a new turn.`,
+    })
+    return
+  }
+  const capability = ctx.tools.get(call.name)
+  const binding = capability && bindingOf(capability)
+  if (!capability || !binding) {
+    const known = [...ctx.tools.keys()].slice(0, 25).join(', ')
+    settle(state, {
+      status: 'failed',
+      code: 'UNKNOWN_TOOL',
+      message: `There is no tool named "${call.name}". Available tools: ${known || '(none)'}.`,
+    })
+    return
+  }
+  if (binding.generation !== ctx.generation || !binding.generation.live) {
+    settle(state, {
+      status: 'failed',
+      code: 'GENERATION_RETIRED',
+      message: `The tool "${call.name}" belongs to a retired generation and cannot run. Start a new turn.`,
+    })
+    return
+  }
+  state.capability = capability
+  state.binding = binding
+}

@@ -1,0 +1,31 @@
+import { messageOf } from '../../errors.js'
+import { type CallState, settle } from './state.js'
+
+/**
+ * Stage 6: monotonic owner rules, after approval. A reason string denies; nothing a hook or a
+ * person answered can override it. A guard that throws or returns a non-string denies (fail closed).
+ */
+export async function checkGuards(state: CallState): Promise<void> {
+  const { exec } = state
+  const guards = state.ctx.generation.hooks.guards
+  if (!exec || guards.length === 0) return
+  for (const guard of guards) {
+    let reason: unknown
+    try {
+      reason = guard(exec)
+      if (reason instanceof Promise) reason = await reason
+    } catch (error) {
+      reason = `a guard failed: ${messageOf(error)}`
+    }
+    if (reason === undefined) continue
+    const text = typeof reason === 'string' && reason !== '' ? reason : 'a guard returned an invalid value'
+    settle(state, {
+      status: 'denied',
+      code: 'DENIED',
+      policy: 'guard',
+      reason: text,
+      message: `The call to "${exec.name}" was denied: ${text}.`,
+    })
+    return
+  }
+}

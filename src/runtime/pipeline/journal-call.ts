@@ -1,0 +1,39 @@
+import { messageOf } from '../../errors.js'
+import { type CallState, settle } from './state.js'
+
+/** Stage 1: the durable `tool/call`. If it cannot be written, the body never runs. */
+export function journalCall(state: CallState): Promise<void> {
+  const { ctx, call } = state
+  const raw = typeof call.arguments === 'string' ? call.arguments : safeStringify(call.arguments)
+  return ctx
+    .append({
+      kind: 'tool/call',
+      turnId: ctx.turn.turnId,
+      seq: ctx.nextSeq(),
+      at: Date.now(),
+      callId: call.callId,
+      name: call.name,
+      arguments: raw,
+      generation: ctx.generation.number,
+    })
+    .then(
+      () => {
+        state.journaled = true
+      },
+      (error: unknown) =>
+        settle(state, {
+          status: 'failed',
+          code: 'JOURNAL_UNAVAILABLE',
+          message: `The call to "${call.name}" was not run because it could not be recorded in the journal. It is safe to retry later.`,
+          details: { error: messageOf(error) },
+        }),
+    )
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? ''
+  } catch {
+    return '[unserializable arguments]'
+  }
+}

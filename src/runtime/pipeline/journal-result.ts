@@ -1,0 +1,26 @@
+import type { CallState } from './state.js'
+
+/**
+ * Stage 11: the durable `tool/result`, paired with the `tool/call` written in stage 1. When the
+ * journal fails here, crash repair closes the call as `OUTCOME_UNKNOWN` on the next start.
+ */
+export function journalResult(state: CallState): Promise<void> | undefined {
+  const { ctx, outcome } = state
+  if (!state.journaled || !outcome) return undefined
+  return ctx
+    .append({
+      kind: 'tool/result',
+      turnId: ctx.turn.turnId,
+      seq: ctx.nextSeq(),
+      at: Date.now(),
+      callId: outcome.callId,
+      status: outcome.status,
+      code: outcome.code,
+      policy: outcome.policy,
+      content: outcome.content as never,
+      durationMs: outcome.durationMs,
+    })
+    .catch(() => {
+      ctx.onJournalFailure?.(outcome.callId)
+    })
+}

@@ -1,0 +1,61 @@
+import { messageOf } from '../../errors.js'
+import { type CallState, settle } from './state.js'
+import type { PreDecision, ToolExecution } from './types.js'
+
+/**
+ * Stage 4: visibility (platforms, scopes, permissions through the root `PermissionHost`), then the
+ * pre-execute middleware. `ask` decisions are collected for the approval stage. Fails closed: a hook
+ * that throws or answers something else denies.
+ */
+export async function checkPermission(state: CallState): Promise<void> {
+  const { ctx, capability, exec } = state
+  if (!capability || !exec) return
+  const restricted = capability.permissions.length + capability.platforms.length + capability.scopes.length > 0
+  if (restricted && !(await ctx.ingress.isVisible(capability, ctx.turn))) {
+    settle(state, {
+      status: 'denied',
+      code: 'DENIED',
+      policy: 'permission',
+      reason: 'not permitted for this principal or origin',
+      message: `The call to "${exec.name}" was denied: it is not permitted for this user or in this conversation.`,
+    })
+    return
+  }
+  const hooks = ctx.generation.hooks.preExecute
+  if (hooks.length === 0) return
+  let decision: PreDecision
+  try {
+    decision = await runPre(hooks, 0, exec)
+  } catch (error) {
+    decision = { kind: 'deny', reason: `a pre-execute hook failed: ${messageOf(error)}` }
+  }
+  if (decision?.kind === 'allow') return
+  if (decision?.kind === 'ask') {
+    ;(state.askReasons ??= []).push(typeof decision.reason === 'string' && decision.reason ? decision.reason : 'a policy asked for approval')
+    return
+  }
+  const reason =
+    decision?.kind === 'deny' && typeof decision.reason === 'string' && decision.reason
+      ? decision.reason
+      : 'a pre-execute hook returned an invalid decision'
+  settle(state, {
+    status: 'denied',
+    code: 'DENIED',
+    policy: 'hook',
+    reason,
+    message: `The call to "${exec.name}" was denied by policy: ${reason}.`,
+  })
+}
+
+type PreHook = (exec: ToolExecution, next: () => Promise<PreDecision>) => PreDecision | Promise<PreDecision>
+
+async function runPre(hooks: readonly PreHook[], index: number, exec: ToolExecution): Promise<PreDecision> {
+  const hook = hooks[index]
+  if (!hook) return { kind: 'allow' }
+  let called = false
+  return hook(exec, () => {
+    if (called) return Promise.reject(new Error('next() called twice'))
+    called = true
+    return runPre(hooks, index + 1, exec)
+  })
+}

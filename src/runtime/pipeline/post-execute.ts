@@ -1,0 +1,78 @@
+import { messageOf } from '../../errors.js'
+import { type CallState, toDeferred } from './state.js'
+import type { DispatchResult, PostDecision, PostExecuteHook, ToolExecution } from './types.js'
+
+/**
+ * Stage 8: post-execute middleware over a dispatched result. `accept` may replace the content or
+ * the value (never both) and add contexts; `block` turns the result into a valueless failure and
+ * keeps only the block's own contexts. A hook that throws or answers wrongly blocks (fail closed).
+ */
+export async function postExecute(state: CallState): Promise<void> {
+  const hooks = state.ctx.generation.hooks.postExecute
+  const { exec, dispatch } = state
+  if (hooks.length === 0 || !exec || !dispatch) return
+  // Only a result the body produced is post-processed; cancellation and timeouts stay as they are.
+  if (state.settled && state.settled.code !== 'TOOL_ERROR') return
+  let decision: PostDecision
+  try {
+    decision = await runPost(hooks, 0, exec, Object.freeze({ ...dispatch }))
+  } catch (error) {
+    decision = { kind: 'block', feedback: `a post-execute hook failed: ${messageOf(error)}` }
+  }
+  if (decision?.kind === 'accept') {
+    const replacesContent = decision.content !== undefined
+    const replacesValue = 'value' in decision && decision.value !== undefined
+    if (replacesContent && replacesValue) {
+      block(state, 'a post-execute hook tried to replace both the content and the value')
+      return
+    }
+    try {
+      state.decisionContexts = (decision.contexts ?? []).map(toDeferred)
+    } catch (error) {
+      block(state, `a post-execute hook returned invalid contexts: ${messageOf(error)}`)
+      return
+    }
+    if (replacesContent) state.content = decision.content
+    if (replacesValue && state.hasValue) state.value = decision.value
+    return
+  }
+  if (decision?.kind === 'block' && typeof decision.feedback === 'string') {
+    let contexts: ReturnType<typeof toDeferred>[] = []
+    try {
+      contexts = (decision.contexts ?? []).map(toDeferred)
+    } catch {
+      contexts = []
+    }
+    block(state, decision.feedback, contexts)
+    return
+  }
+  block(state, 'a post-execute hook returned an invalid decision')
+}
+
+function block(state: CallState, feedback: string, contexts: ReturnType<typeof toDeferred>[] = []): void {
+  state.hasValue = false
+  state.value = undefined
+  state.content = undefined
+  // A block drops the tool's deferred contexts and exposes only the blocking policy's own.
+  state.toolContexts = undefined
+  state.decisionContexts = contexts
+  state.settled = {
+    status: 'failed',
+    code: 'POST_BLOCKED',
+    reason: feedback,
+    message: `The result of "${state.call.name}" was withheld by policy: ${feedback}`,
+  }
+}
+
+function runPost(hooks: readonly PostExecuteHook[], index: number, exec: ToolExecution, result: DispatchResult): Promise<PostDecision> {
+  const hook = hooks[index]
+  if (!hook) return Promise.resolve({ kind: 'accept' })
+  let called = false
+  return Promise.resolve(
+    hook(exec, result, () => {
+      if (called) return Promise.reject(new Error('next() called twice'))
+      called = true
+      return runPost(hooks, index + 1, exec, result)
+    }),
+  )
+}

@@ -1,0 +1,101 @@
+import type { OutcomeCode } from '../../errors.js'
+import type { DeferredContext } from '../../features/define-tool.js'
+import type { ApprovalGrants } from '../approval.js'
+import type { CapabilityIngress, ToolBinding, ToolCapability } from '../capability-ingress.js'
+import type { Generation } from '../generation.js'
+import type { ContentBlock, DenialPolicy, JournalEvent, OutcomeStatus } from '../journal/types.js'
+import type { TurnEnvelope } from '../turn-ingress.js'
+import type { DispatchResult, ToolCall, ToolCallOutcome, ToolExecution } from './types.js'
+
+/** Resolved runtime limits, in milliseconds. */
+export interface RuntimeLimits {
+  readonly timeoutMs: number
+  readonly graceMs: number
+  readonly approvalTimeoutMs: number
+  readonly maxParallel: number
+}
+
+/** What every call of one turn shares. */
+export interface TurnContext {
+  readonly turn: TurnEnvelope
+  readonly generation: Generation
+  readonly tools: ReadonlyMap<string, ToolCapability>
+  readonly ingress: CapabilityIngress
+  readonly grants: ApprovalGrants
+  readonly limits: RuntimeLimits
+  /** True once the turn has ended and released its lease. */
+  readonly ended: () => boolean
+  readonly nextSeq: () => number
+  readonly append: (event: JournalEvent) => Promise<void>
+  /** Keeps the generation alive for a body that outlived its deadline. */
+  readonly lease: () => () => void
+  readonly onAbandoned: (info: AbandonedCall) => void
+  /** A `tool/result` could not be written; crash repair will close the call. */
+  readonly onJournalFailure?: (callId: string) => void
+  /** Maps a thrown error to the tool source location (file, line), when known. */
+  readonly locate: (error: unknown) => Record<string, unknown> | undefined
+}
+
+export interface AbandonedCall {
+  readonly callId: string
+  readonly name: string
+  readonly generation: number
+  readonly since: number
+}
+
+/** A settled failure or denial, decided by one stage. */
+export interface Settlement {
+  readonly status: Exclude<OutcomeStatus, 'completed'>
+  readonly code: OutcomeCode
+  readonly policy?: DenialPolicy
+  readonly reason?: string
+  /** Model-facing text. */
+  readonly message: string
+  readonly details?: Record<string, unknown>
+}
+
+/** The mutable working state of one call inside the runner; never escapes it. */
+export interface CallState {
+  readonly ctx: TurnContext
+  readonly call: ToolCall
+  /** The signal of the caller (turn, or batch). */
+  readonly signal: AbortSignal
+  readonly startedAt: number
+  /** `tool/call` was written; only then is a `tool/result` written. */
+  journaled: boolean
+  capability?: ToolCapability
+  binding?: ToolBinding
+  args?: Readonly<Record<string, unknown>>
+  exec?: ToolExecution
+  askReasons?: string[]
+  /** Set when the body (or provider) was entered. */
+  dispatched: boolean
+  dispatch?: DispatchResult
+  settled?: Settlement
+  value?: unknown
+  hasValue: boolean
+  content?: ContentBlock[]
+  toolContexts?: DeferredContext[]
+  decisionContexts?: DeferredContext[]
+  outcome?: ToolCallOutcome
+}
+
+export function settle(state: CallState, settlement: Settlement): void {
+  state.settled ??= settlement
+}
+
+export function text(value: string): ContentBlock[] {
+  return [{ type: 'text', text: value }]
+}
+
+let contextSeq = 0
+
+export function toDeferred(input: string | { id?: string; role?: 'user' | 'system'; content: string }): DeferredContext {
+  const message = typeof input === 'string' ? { content: input } : input
+  if (typeof message?.content !== 'string') throw new TypeError('a deferred context needs string content')
+  return Object.freeze({
+    id: message.id ?? `ctx-${++contextSeq}`,
+    role: message.role === 'system' ? 'system' : 'user',
+    content: message.content,
+  })
+}

@@ -1,0 +1,317 @@
+import path from 'node:path'
+import { SeamError } from '../errors.js'
+import type { Diagnostic } from '../features/diagnostic.js'
+import { ApprovalGrants } from './approval.js'
+import type { ApprovalPort, PermissionHost } from './approval-types.js'
+import { type AgentCapabilities, CapabilityIngress } from './capability-ingress.js'
+import type { Generation } from './generation.js'
+import { buildGeneration, diagnosticOf, diffGenerations, type FeatureFiles, type GenerationDiff } from './generation-builder.js'
+import { memoryJournal } from './journal/memory.js'
+import type { JournalStore, RepairReport } from './journal/types.js'
+import { Logger, type LogSink } from './logger.js'
+import type { PluginInstance } from './plugin-instance.js'
+import type { PluginDefinition } from './plugin-types.js'
+import { definePlugin } from './plugin.js'
+import type { AbandonedCall, RuntimeLimits } from './pipeline/state.js'
+import type { PipelineHooks } from './pipeline/types.js'
+import { DisposableScope } from './scope.js'
+import { Turn } from './turn.js'
+import { createTurnIngress, type TurnIngressInput } from './turn-ingress.js'
+import { DEFAULT_LIMITS, TurnToolRuntime } from './turn-tool-runtime.js'
+import type { DeferredContext } from '../features/define-tool.js'
+
+export interface RootOptions {
+  /** The root plugin. With `dir`, its folder; without, the root plugin is loaded from `dir`. */
+  readonly plugin?: PluginDefinition
+  /** A plugin folder (`plugin.ts`, `tools/`, `agent/skills/`). */
+  readonly dir?: string
+  /** Default `memoryJournal()`. */
+  readonly journal?: JournalStore
+  /** The default approval port for interactive turns that bring none. */
+  readonly approval?: ApprovalPort
+  readonly permissions?: PermissionHost
+  /** Follow the plugin folder and publish a generation per change (needs `dir`). */
+  readonly watch?: boolean
+  readonly defaults?: Partial<RuntimeLimits>
+  /** Host-level hooks, run before every plugin's. */
+  readonly hooks?: Partial<PipelineHooks>
+  readonly log?: LogSink
+  /** Close open calls and turns left by a crash when the journal opens. Default true. */
+  readonly repair?: boolean
+  /** Folder loading, supplied by the feature loader (internal seam; see `createRoot`). */
+  readonly files?: (root: PluginInstance, changed: ReadonlySet<string> | undefined) => Promise<FeatureFiles>
+  readonly loadPlugin?: () => Promise<PluginDefinition>
+}
+
+export interface GenerationEvent {
+  readonly generation: number
+  readonly durationMs: number
+  readonly diff: GenerationDiff
+  readonly diagnostics: readonly Diagnostic[]
+}
+
+export interface ReloadFailedEvent {
+  readonly durationMs: number
+  readonly diagnostics: readonly Diagnostic[]
+  readonly error: SeamError
+}
+
+export type ReloadResult = ({ ok: true } & GenerationEvent) | ({ ok: false } & ReloadFailedEvent)
+
+interface RootEvents {
+  generation: GenerationEvent
+  'reload-failed': ReloadFailedEvent
+  abandoned: AbandonedCall
+}
+
+export interface BeginTurnInput extends Omit<TurnIngressInput, 'journal' | 'signal' | 'session' | 'principal'> {
+  session: string
+  principal: { subjectId: string; roles?: readonly string[] }
+  signal?: AbortSignal
+  /** Called after each `execute`/`executeBatch` commits, with the deferred contexts in model order. */
+  onContexts?: (contexts: readonly DeferredContext[]) => void
+}
+
+/**
+ * The host: owns the root plugin, the generation sequence, the journal and the watcher. Build with
+ * `createRoot()`. A reload builds a candidate aside and publishes it by one pointer swap, or rolls
+ * it back while the active generation keeps serving.
+ */
+export class Root {
+  readonly journal: JournalStore
+  readonly ingress: CapabilityIngress
+  readonly scope = new DisposableScope()
+  readonly #options: RootOptions
+  readonly #logger: Logger
+  readonly #grants = new ApprovalGrants()
+  readonly #listeners = new Map<keyof RootEvents, Set<(event: never) => void>>()
+  readonly #limits: RuntimeLimits
+  #active: Generation | undefined
+  #number = 0
+  #queue: Promise<unknown> = Promise.resolve()
+  #closing: Promise<void> | undefined
+  #repair: RepairReport | undefined
+  readonly #generations = new Set<Generation>()
+
+  /** Prefer `createRoot()`; the constructor only assigns. */
+  constructor(options: RootOptions) {
+    this.#options = options
+    this.journal = options.journal ?? memoryJournal()
+    this.ingress = new CapabilityIngress({ permissions: options.permissions })
+    this.#logger = new Logger(options.log ?? (() => {}))
+    this.#limits = { ...DEFAULT_LIMITS, ...options.defaults }
+  }
+
+  /** The number of the active generation. */
+  get generation(): number {
+    return this.#active?.number ?? 0
+  }
+
+  /** The active generation (for hosts composing `TurnToolRuntime` themselves). */
+  get activeGeneration(): Generation {
+    this.#assertOpen()
+    return this.#active!
+  }
+
+  /** What crash repair closed when the journal opened. */
+  get repaired(): RepairReport | undefined {
+    return this.#repair
+  }
+
+  get closed(): boolean {
+    return this.#closing !== undefined
+  }
+
+  on<K extends keyof RootEvents>(event: K, listener: (event: RootEvents[K]) => void): () => void {
+    let set = this.#listeners.get(event)
+    if (!set) {
+      set = new Set()
+      this.#listeners.set(event, set)
+    }
+    set.add(listener as (event: never) => void)
+    return () => set.delete(listener as (event: never) => void)
+  }
+
+  /** Opens the journal (running crash repair) and publishes generation 1. Called by `createRoot`. */
+  async start(): Promise<void> {
+    if (this.#options.repair !== false) this.#repair = await this.journal.repair()
+    const result = await this.#build({ setup: true })
+    if (!result.ok) {
+      const first = result.diagnostics[0]
+      throw new SeamError('RELOAD_FAILED', `the root could not build its first generation: ${result.error.message}`, {
+        cause: result.error,
+        details: first ? { ...first } : undefined,
+      })
+    }
+  }
+
+  /**
+   * Builds a candidate generation (re-running setup unless `setup: false`), then publishes it or
+   * rolls it back. Reloads are serialised; the result says which happened.
+   */
+  reload(options: { setup?: boolean; changed?: ReadonlySet<string> } = {}): Promise<ReloadResult> {
+    this.#assertOpen()
+    const next = this.#queue.then(() => (this.closed ? this.#closedResult() : this.#build({ setup: options.setup ?? true, changed: options.changed })))
+    this.#queue = next.catch(() => {})
+    return next
+  }
+
+  /** Leases the active generation for a new turn and journals `turn/begin`. */
+  async beginTurn(input: BeginTurnInput): Promise<Turn> {
+    this.#assertOpen()
+    const generation = this.#active!
+    const release = generation.lease()
+    try {
+      const approval = input.ports?.approval ?? (input.unattended ? undefined : this.#options.approval)
+      const envelope = createTurnIngress({
+        ...input,
+        signal: input.signal ?? new AbortController().signal,
+        ports: { ...input.ports, approval },
+        journal: this.journal,
+      })
+      const capabilities = await this.ingress.read(generation, envelope.owner, envelope)
+      let seq = 0
+      let ended = false
+      const nextSeq = () => ++seq
+      await this.journal.append({ kind: 'turn/begin', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), session: envelope.session, subjectId: envelope.principal.subjectId, generation: generation.number, owner: envelope.owner })
+      const tools = new TurnToolRuntime({
+        turn: envelope,
+        generation,
+        capabilities,
+        ingress: this.ingress,
+        grants: this.#grants,
+        limits: this.#limits,
+        ended: () => ended,
+        nextSeq,
+        onContexts: input.onContexts,
+        onAbandoned: (call) => this.#emit('abandoned', call),
+      })
+      return new Turn({
+        envelope,
+        generation,
+        capabilities,
+        tools,
+        end: async () => {
+          ended = true
+          try {
+            await this.journal.append({ kind: 'turn/end', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), reason: 'ended' })
+          } finally {
+            release()
+          }
+        },
+      })
+    } catch (error) {
+      release()
+      throw error
+    }
+  }
+
+  /** The root owner's capabilities in the active generation, without a turn (restricted tools hidden). */
+  capabilities(owner = 'root'): Promise<AgentCapabilities> {
+    this.#assertOpen()
+    return this.ingress.read(this.#active!, owner)
+  }
+
+  /** Waits for running turns, disposes every generation and closes the journal. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#queue
+      await this.scope.dispose().catch(() => {})
+      const active = this.#active
+      active?.retire()
+      await Promise.allSettled([...this.#generations].map((g) => g.whenDisposed))
+      await this.journal.close()
+    })()
+    return this.#closing
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close()
+  }
+
+  async #build(options: { setup: boolean; changed?: ReadonlySet<string> }): Promise<ReloadResult> {
+    const started = performance.now()
+    const previous = this.#active
+    const number = ++this.#number
+    const reuse = !options.setup && previous ? previous.root : undefined
+    const plugin = reuse ?? (await this.#rootDefinition().catch((error: unknown) => error as Error))
+    if (plugin instanceof Error) {
+      const error = SeamError.is(plugin) ? plugin : new SeamError('INVALID_PLUGIN', plugin.message, { cause: plugin })
+      return this.#failed(started, [diagnosticOf(error, 'INVALID_PLUGIN')], error)
+    }
+    const result = await buildGeneration({
+      number,
+      plugin,
+      baseDir: this.#options.dir ? path.resolve(this.#options.dir) : undefined,
+      hooks: this.#options.hooks,
+      ingress: this.ingress,
+      logger: this.#logger,
+      files: this.#options.files ? (root) => this.#options.files!(root, options.changed) : undefined,
+      watchProvider: (provider) => provider.onDidChange(() => this.#providerChanged()),
+    })
+    if (!result.ok) return this.#failed(started, result.diagnostics, result.error)
+    const generation = result.generation
+    const diff = await diffGenerations(this.ingress, previous, generation)
+    // Publish: one pointer swap. Turns on the previous generation keep their lease.
+    generation.activate()
+    this.#active = generation
+    this.#generations.add(generation)
+    void generation.whenDisposed.then(() => this.#generations.delete(generation))
+    previous?.retire()
+    const live = new Set((await this.ingress.project(generation, 'root')).tools.map((t) => t.fingerprint))
+    this.#grants.retain(live)
+    const event: GenerationEvent = { generation: number, durationMs: performance.now() - started, diff, diagnostics: generation.diagnostics }
+    this.#emit('generation', event)
+    return { ok: true, ...event }
+  }
+
+  #failed(started: number, diagnostics: readonly Diagnostic[], error: SeamError): ReloadResult {
+    this.#number--
+    const event: ReloadFailedEvent = { durationMs: performance.now() - started, diagnostics, error }
+    if (this.#active) this.#emit('reload-failed', event)
+    return { ok: false, ...event }
+  }
+
+  #closedResult(): ReloadResult {
+    return { ok: false, durationMs: 0, diagnostics: [], error: new SeamError('CLOSED', 'the root is closed') }
+  }
+
+  #rootDefinition(): Promise<PluginDefinition> {
+    if (this.#options.plugin) return Promise.resolve(this.#options.plugin)
+    if (this.#options.loadPlugin) return this.#options.loadPlugin()
+    return Promise.resolve(definePlugin({ name: 'root' }))
+  }
+
+  #providerChanged(): void {
+    if (this.closed) return
+    void this.reload({ setup: false }).catch(() => {})
+  }
+
+  #emit<K extends keyof RootEvents>(event: K, payload: RootEvents[K]): void {
+    for (const listener of this.#listeners.get(event) ?? []) {
+      try {
+        ;(listener as (e: RootEvents[K]) => void)(payload)
+      } catch {
+        // A listener cannot break a publish.
+      }
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closing) throw new SeamError('CLOSED', 'the root is closed', { hint: 'create a new root with createRoot()' })
+  }
+}
+
+/** Builds a root and publishes generation 1. */
+export async function createRoot(options: RootOptions): Promise<Root> {
+  if (options === null || typeof options !== 'object') throw new SeamError('INVALID_PLUGIN', 'createRoot expects options')
+  if (!options.plugin && !options.dir) throw new SeamError('INVALID_PLUGIN', 'createRoot needs a `plugin` or a `dir`')
+  const root = new Root(options)
+  try {
+    await root.start()
+  } catch (error) {
+    await root.close().catch(() => {})
+    throw error
+  }
+  return root
+}

@@ -1,0 +1,205 @@
+import { SeamError, messageOf } from '../errors.js'
+import type { DeferredContext } from '../features/define-tool.js'
+import { ApprovalGrants } from './approval.js'
+import { type AgentCapabilities, bindingOf, CapabilityIngress, type ToolCapability } from './capability-ingress.js'
+import type { Generation } from './generation.js'
+import type { JournalEvent } from './journal/types.js'
+import { classify } from './pipeline/classify.js'
+import { admission, commitment, execution, runStages } from './pipeline/runner.js'
+import { type AbandonedCall, type CallState, type RuntimeLimits, settle, type TurnContext } from './pipeline/state.js'
+import type { ToolCall, ToolCallOutcome } from './pipeline/types.js'
+import type { TurnEnvelope } from './turn-ingress.js'
+
+export const DEFAULT_LIMITS: RuntimeLimits = Object.freeze({
+  timeoutMs: 30_000,
+  graceMs: 2_000,
+  approvalTimeoutMs: 300_000,
+  maxParallel: 8,
+})
+
+export interface TurnToolRuntimeOptions {
+  readonly turn: TurnEnvelope
+  readonly generation: Generation
+  readonly capabilities: AgentCapabilities
+  readonly ingress?: CapabilityIngress
+  readonly grants?: ApprovalGrants
+  readonly limits?: Partial<RuntimeLimits>
+  /** Called once per `execute`/`executeBatch`, after every result has committed, in model order. */
+  readonly onContexts?: (contexts: readonly DeferredContext[]) => void
+  readonly onAbandoned?: (call: AbandonedCall) => void
+  readonly locate?: (error: unknown) => Record<string, unknown> | undefined
+  /** True once the turn has ended; calls then settle as `GENERATION_RETIRED`. */
+  readonly ended?: () => boolean
+  readonly nextSeq?: () => number
+}
+
+/**
+ * The only thing that executes a projected tool; one instance per turn. Every accepted call
+ * settles with exactly one frozen `ToolCallOutcome` and one durable `tool/result` paired with its
+ * `tool/call`. Outcomes are returned, never thrown; only caller misuse throws (`INVALID_CALL`).
+ */
+export class TurnToolRuntime {
+  readonly #ctx: TurnContext
+  readonly #onContexts: ((contexts: readonly DeferredContext[]) => void) | undefined
+
+  constructor(options: TurnToolRuntimeOptions) {
+    const { turn, generation, capabilities } = options
+    if (capabilities.generation !== generation.number) {
+      throw new SeamError('INVALID_CALL', 'the capabilities were not projected from this generation')
+    }
+    const tools = new Map<string, ToolCapability>()
+    for (const tool of capabilities.tools) if (bindingOf(tool)) tools.set(tool.name, tool)
+    let seq = 1
+    const journal = turn.journal
+    this.#onContexts = options.onContexts
+    this.#ctx = {
+      turn,
+      generation,
+      tools,
+      ingress: options.ingress ?? new CapabilityIngress(),
+      grants: options.grants ?? new ApprovalGrants(),
+      limits: { ...DEFAULT_LIMITS, ...options.limits },
+      ended: options.ended ?? (() => false),
+      nextSeq: options.nextSeq ?? (() => ++seq),
+      append: (event: JournalEvent) => journal.append(event),
+      lease: () => generation.lease(),
+      onAbandoned: options.onAbandoned ?? (() => {}),
+      locate: options.locate ?? (() => undefined),
+    }
+  }
+
+  /** Runs one call through the whole pipeline. */
+  async execute(call: ToolCall): Promise<ToolCallOutcome> {
+    assertCall(call)
+    const state = this.#state(call, this.#ctx.turn.signal)
+    await runAll(state)
+    this.#deliver([state])
+    return state.outcome!
+  }
+
+  /**
+   * Runs the calls of one model message: safe calls overlap in a bounded rolling pool, exclusive
+   * calls are barriers, admission and commitment follow model order, and contexts are delivered
+   * after the whole batch has committed. After an abort no call starts; each unstarted call still
+   * gets its `tool/call` + `tool/result` pair (`ABORTED_BEFORE_DISPATCH`).
+   */
+  async executeBatch(calls: readonly ToolCall[], options: { signal?: AbortSignal } = {}): Promise<ToolCallOutcome[]> {
+    if (!Array.isArray(calls)) throw new SeamError('INVALID_CALL', 'executeBatch expects an array of calls')
+    const ids = new Set<string>()
+    for (const call of calls) {
+      assertCall(call)
+      if (ids.has(call.callId)) throw new SeamError('INVALID_CALL', `duplicate callId "${call.callId}" in one batch`)
+      ids.add(call.callId)
+    }
+    const turnSignal = this.#ctx.turn.signal
+    const signal = options.signal ? AbortSignal.any([turnSignal, options.signal]) : turnSignal
+    const states = calls.map((call) => this.#state(call, signal))
+    const maxParallel = Math.max(1, this.#ctx.turn.policy.maxParallel ?? this.#ctx.limits.maxParallel)
+    const running = new Set<Promise<void>>()
+    let committed: Promise<void> = Promise.resolve()
+    for (const state of states) {
+      if (!signal.aborted && classify(state)) {
+        while (running.size >= maxParallel && !signal.aborted) await Promise.race(running)
+      } else if (!signal.aborted) {
+        // Exclusive: a barrier. Everything before it has committed before it is admitted.
+        await committed
+      }
+      // Reclassify after waiting: a commit may have changed the tool (or the policy) meanwhile.
+      if (signal.aborted) {
+        committed = chain(committed, () => abortedBeforeDispatch(state))
+        continue
+      }
+      if (!classify(state)) {
+        await committed
+        await runAll(state)
+        continue
+      }
+      await guarded(state, () => runStages(state, admission))
+      const body = state.settled ? Promise.resolve() : guarded(state, () => runStages(state, execution))
+      const previous = committed
+      const done = chain(previous.then(() => body), () => commit(state))
+      committed = done
+      running.add(done)
+      void done.finally(() => running.delete(done))
+    }
+    await committed
+    this.#deliver(states)
+    return states.map((s) => s.outcome!)
+  }
+
+  #state(call: ToolCall, signal: AbortSignal): CallState {
+    return { ctx: this.#ctx, call, signal, startedAt: performance.now(), journaled: false, dispatched: false, hasValue: false }
+  }
+
+  #deliver(states: readonly CallState[]): void {
+    if (!this.#onContexts) return
+    const contexts = states.flatMap((s) => s.outcome?.contexts ?? [])
+    if (contexts.length === 0) return
+    try {
+      this.#onContexts(contexts)
+    } catch {
+      // Delivery is the host's concern; it cannot unsettle committed outcomes.
+    }
+  }
+}
+
+async function runAll(state: CallState): Promise<void> {
+  await guarded(state, () => runStages(state, admission))
+  if (!state.settled) await guarded(state, () => runStages(state, execution))
+  await commit(state)
+}
+
+/** An unexpected fault inside a stage still settles the call (fail closed), never escapes. */
+async function guarded(state: CallState, run: () => Promise<void>): Promise<void> {
+  try {
+    await run()
+  } catch (error) {
+    settle(state, {
+      status: 'failed',
+      code: 'TOOL_ERROR',
+      message: `The call to "${state.call.name}" failed inside the runtime: ${messageOf(error)}`,
+      details: { internal: true },
+    })
+  }
+}
+
+async function commit(state: CallState): Promise<void> {
+  await guarded(state, () => runStages(state, commitment, true))
+  if (!state.outcome) {
+    state.outcome = Object.freeze({
+      callId: state.call.callId,
+      name: state.call.name,
+      generation: state.ctx.generation.number,
+      status: 'failed',
+      code: 'TOOL_ERROR',
+      content: Object.freeze([{ type: 'text' as const, text: `The call to "${state.call.name}" failed inside the runtime.` }]),
+      durationMs: performance.now() - state.startedAt,
+    })
+  }
+}
+
+async function abortedBeforeDispatch(state: CallState): Promise<void> {
+  await guarded(state, () => runStages(state, [admission[0]]))
+  settle(state, {
+    status: 'cancelled',
+    code: 'ABORTED_BEFORE_DISPATCH',
+    message: `The call to "${state.call.name}" was cancelled before it started; nothing was run.`,
+  })
+  await commit(state)
+}
+
+function chain(previous: Promise<void>, next: () => Promise<void>): Promise<void> {
+  return previous.then(next, next)
+}
+
+function assertCall(call: ToolCall): void {
+  if (call === null || typeof call !== 'object') throw new SeamError('INVALID_CALL', 'a tool call must be an object')
+  if (typeof call.callId !== 'string' || call.callId.trim() === '') {
+    throw new SeamError('INVALID_CALL', 'a tool call needs a non-blank string callId')
+  }
+  if (typeof call.name !== 'string') throw new SeamError('INVALID_CALL', `call "${call.callId}": name must be a string`)
+  const args = call.arguments as unknown
+  if (args !== undefined && typeof args !== 'string' && (args === null || typeof args !== 'object')) {
+    throw new SeamError('INVALID_CALL', `call "${call.callId}": arguments must be JSON text or an object`)
+  }
+}
