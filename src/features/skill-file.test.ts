@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest'
+import { SeamError } from '../errors.js'
+import { parseSkillFile } from './skill-file.js'
+
+const FILE = '/plugin/agent/skills/triage.md'
+const options = { relativeTo: '/plugin' }
+
+function failure(text: string, file = FILE): SeamError {
+  try {
+    parseSkillFile(file, text, options)
+  } catch (error) {
+    if (error instanceof SeamError) return error
+    throw error
+  }
+  throw new Error('expected INVALID_SKILL')
+}
+
+describe('parseSkillFile', () => {
+  it('reads name, description, tools and always from the front matter and keeps the body as instructions', () => {
+    const text = `---
+name: ticket-triage
+description: Sort new tickets by urgency.
+tools: [lookup_ticket, assign]
+always: true
+owner: ignored
+---
+# Triage
+
+Read each ticket, then assign it.
+`
+    expect(parseSkillFile(FILE, text)).toEqual({
+      name: 'ticket-triage',
+      description: 'Sort new tickets by urgency.',
+      instructions: '# Triage\n\nRead each ticket, then assign it.',
+      tools: ['lookup_ticket', 'assign'],
+      always: true,
+    })
+  })
+
+  it('defaults the name to the file stem and the description to the first heading outside code', () => {
+    const text = '```md\n# not this\n```\n\n## Triage new tickets ##\n\nSteps.\n'
+    expect(parseSkillFile(FILE, text)).toEqual({
+      name: 'triage',
+      description: 'Triage new tickets',
+      instructions: text.trim(),
+    })
+  })
+
+  it('refuses a skill with no description at all', () => {
+    const error = failure('Just steps, no heading.\n')
+    expect(error.code).toBe('INVALID_SKILL')
+    expect(error.message).toBe(
+      'agent/skills/triage.md: has no description: add `description:` to the front matter or start the body with a # heading',
+    )
+  })
+
+  it('reports malformed YAML at its line and column in the file, with a frame', () => {
+    const error = failure('---\ndescription: ok\ntools: [a, b\nalways: true\n---\nbody\n')
+    expect(error.code).toBe('INVALID_SKILL')
+    expect(error.details).toMatchObject({ file: FILE, line: 4, column: 1 })
+    expect(error.message).toMatch(/^agent\/skills\/triage\.md:4:1: malformed front matter: /)
+    expect(error.details?.frame).toContain('> 4 | always: true')
+  })
+
+  it('never runs a !!js/function tag or any other custom tag, and says where it is', () => {
+    const evil = failure('---\ndescription: x\nname: !!js/function "function () { process.exit(1) }"\n---\n')
+    expect(evil.message).toMatch(/^agent\/skills\/triage\.md:3:7: the tag tag:yaml\.org,2002:js\/function is not allowed/)
+    expect(failure('---\ndescription: !!binary aGk=\n---\n').details).toMatchObject({ line: 2, column: 14 })
+    expect(failure('---\ndescription: !local x\n---\n').code).toBe('INVALID_SKILL')
+  })
+
+  it('checks the type of each known key and points at its value', () => {
+    expect(failure('---\ndescription: x\nalways: "yes"\n---\n').message).toBe(
+      'agent/skills/triage.md:3:9: `always` must be true or false',
+    )
+    expect(failure('---\ndescription: x\ntools: lookup\n---\n').message).toContain('`tools` must be a list of tool names')
+    expect(failure('---\ndescription: 3\n---\n').message).toContain('`description` must be a non-empty string')
+    expect(failure('---\n- a\n---\n').message).toContain('the front matter must be a mapping')
+    expect(failure('---\ndescription: x\ndescription: y\n---\n').details).toMatchObject({ line: 3 })
+  })
+
+  it('refuses names that are not skill names, from the file or the front matter', () => {
+    expect(failure('# Hi\n', '/plugin/agent/skills/Triage Notes.md').message).toContain('got "Triage Notes"')
+    expect(failure('---\nname: Bad Name\n---\n# Hi\n').message).toContain('got "Bad Name"')
+  })
+
+  it('refuses front matter that is never closed, and treats a later --- as Markdown', () => {
+    expect(failure('---\ndescription: x\n').message).toContain('never closed')
+    const text = '# Title\n\n---\n\nmore\n'
+    expect(parseSkillFile(FILE, text).instructions).toBe(text.trim())
+  })
+
+  it('accepts empty front matter, CRLF line ends and a byte order mark', () => {
+    expect(parseSkillFile(FILE, '---\n---\n# Hi\n').description).toBe('Hi')
+    expect(parseSkillFile(FILE, '\uFEFF---\r\ndescription: Win\r\n---\r\nbody\r\n')).toEqual({
+      name: 'triage',
+      description: 'Win',
+      instructions: 'body',
+    })
+  })
+
+  it('refuses alias bombs', () => {
+    const bomb = `---\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ndescription: x\n---\n`
+    expect(failure(bomb).message).toContain('malformed front matter')
+  })
+})

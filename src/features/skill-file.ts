@@ -1,0 +1,162 @@
+import { isMap, isNode, LineCounter, parseDocument, visit, type Document } from 'yaml'
+import { messageOf, SeamError } from '../errors.js'
+import type { SkillSpec } from './define-tool.js'
+import { codeFrame } from './loader/code-frame.js'
+import { displayPath, FEATURE_NAME, fileStem } from './loader/file-name.js'
+
+/** A parsed `agent/skills/<name>.md`. */
+export interface SkillFile extends SkillSpec {
+  readonly name: string
+}
+
+/** How skill-file messages name the file. */
+export interface SkillFileOptions {
+  /** Messages show paths relative to this folder (default: the working folder). */
+  readonly relativeTo?: string
+}
+
+// Explicit tags beyond plain JSON-like data (`!!js/function`, `!!binary`, local `!x`) are refused.
+const PLAIN_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`))
+
+/**
+ * Parses a skill file: optional YAML front matter (`name`, `description`, `tools`, `always`; other
+ * keys ignored) between `---` lines at the very top, then the Markdown instructions. The YAML is data
+ * only: never evaluated, custom tags refused. Problems throw `INVALID_SKILL` with the line and
+ * column in the file.
+ */
+export function parseSkillFile(file: string, text: string, options: SkillFileOptions = {}): SkillFile {
+  const fail = (message: string, line?: number, column?: number): SeamError => {
+    const where = line === undefined ? '' : `:${line}:${column ?? 1}`
+    const frame = line === undefined ? undefined : codeFrame(text, line, column ?? 1)
+    return new SeamError('INVALID_SKILL', `${displayPath(file, options.relativeTo)}${where}: ${message}`, {
+      details: { file, line, column, frame },
+    })
+  }
+  const { yaml, body, yamlLine } = splitFrontMatter(text, fail)
+  const meta = yaml === undefined ? {} : readFrontMatter(yaml, (message, line, column) => fail(message, line + yamlLine - 1, column))
+
+  const name = meta.name ?? fileStem(file)
+  if (!FEATURE_NAME.test(name)) {
+    throw fail(`a skill name must match ${FEATURE_NAME.source}; got "${name}" (rename the file or set \`name:\`)`)
+  }
+  const description = meta.description ?? firstHeading(body)
+  if (description === undefined) {
+    throw fail('has no description: add `description:` to the front matter or start the body with a # heading')
+  }
+  const skill: SkillFile = { name, description, instructions: body.trim() }
+  if (meta.tools !== undefined) skill.tools = meta.tools
+  if (meta.always !== undefined) skill.always = meta.always
+  return skill
+}
+
+type Fail = (message: string, line?: number, column?: number) => SeamError
+
+function splitFrontMatter(text: string, fail: Fail): { yaml?: string; body: string; yamlLine: number } {
+  const source = text.startsWith('\uFEFF') ? text.slice(1) : text
+  const open = /^---[ \t]*\r?\n/.exec(source)
+  if (open === null) return { body: source, yamlLine: 1 }
+  const close = /^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/m
+  const rest = source.slice(open[0].length)
+  const end = close.exec(rest)
+  if (end === null) throw fail('the front matter opened on line 1 is never closed with a `---` line', 1, 1)
+  return { yaml: rest.slice(0, end.index), body: rest.slice(end.index + end[0].length), yamlLine: 2 }
+}
+
+interface FrontMatter {
+  name?: string
+  description?: string
+  tools?: string[]
+  always?: boolean
+}
+
+/** `fail` takes a 1-based line and column inside the YAML text. */
+function readFrontMatter(yaml: string, fail: (message: string, line: number, column: number) => SeamError): FrontMatter {
+  const lines = new LineCounter()
+  const doc = parseDocument(yaml, { lineCounter: lines, schema: 'core', prettyErrors: false, uniqueKeys: true })
+  const at = (offset: number | undefined) => lines.linePos(offset ?? 0)
+  const problem = doc.errors[0]
+  if (problem !== undefined) {
+    const { line, col } = at(problem.pos[0])
+    throw fail(`malformed front matter: ${problem.message}`, line, col)
+  }
+  refuseCustomTags(yaml, doc, (message, offset) => {
+    const { line, col } = at(offset)
+    return fail(message, line, col)
+  })
+  if (doc.contents === null) return {}
+  if (!isMap(doc.contents)) {
+    const { line, col } = at(doc.contents.range?.[0])
+    throw fail('the front matter must be a mapping of keys (name, description, tools, always)', line, col)
+  }
+  let data: Record<string, unknown>
+  try {
+    data = doc.toJS({ maxAliasCount: 20 }) as Record<string, unknown>
+  } catch (error) {
+    throw fail(`malformed front matter: ${messageOf(error)}`, 1, 1)
+  }
+  const positionOf = (key: string) => {
+    const value = doc.get(key, true)
+    return at(isNode(value) ? value.range?.[0] : undefined)
+  }
+  const wrong = (key: string, expected: string): SeamError => {
+    const { line, col } = positionOf(key)
+    return fail(`\`${key}\` must be ${expected}`, line, col)
+  }
+  const meta: FrontMatter = {}
+  if (data.name !== undefined) {
+    if (typeof data.name !== 'string') throw wrong('name', 'a string')
+    meta.name = data.name
+  }
+  if (data.description !== undefined) {
+    if (typeof data.description !== 'string' || data.description.trim() === '') throw wrong('description', 'a non-empty string')
+    meta.description = data.description.trim()
+  }
+  if (data.tools !== undefined) {
+    const tools = data.tools
+    if (!Array.isArray(tools) || !tools.every((t) => typeof t === 'string' && t !== '')) {
+      throw wrong('tools', 'a list of tool names')
+    }
+    meta.tools = tools as string[]
+  }
+  if (data.always !== undefined) {
+    if (typeof data.always !== 'boolean') throw wrong('always', 'true or false')
+    meta.always = data.always
+  }
+  return meta
+}
+
+function refuseCustomTags(
+  yaml: string,
+  doc: Document,
+  fail: (message: string, offset: number | undefined) => SeamError,
+): void {
+  const refuse = (tag: string, offset: number | undefined) =>
+    fail(`the tag ${tag} is not allowed in front matter (it is data only)`, offset)
+  // Unknown tags (`!!js/function`, `!x`) resolve to strings with a warning that points at the tag.
+  const unresolved = doc.warnings.find((warning) => warning.code === 'TAG_RESOLVE_FAILED')
+  if (unresolved !== undefined) throw refuse(unresolved.message.replace(/^Unresolved tag: /, ''), unresolved.pos[0])
+  visit(doc, (_key, node) => {
+    if (!isNode(node) || node.tag === undefined || PLAIN_TAGS.has(node.tag)) return
+    // A node's range starts after its tag; point at the tag itself.
+    const start = node.range?.[0] ?? 0
+    const tag = /!\S*\s*$/.exec(yaml.slice(0, start))
+    throw refuse(node.tag, tag === null ? start : tag.index)
+  })
+}
+
+/** The text of the first ATX heading outside fenced code, the fallback description. */
+function firstHeading(body: string): string | undefined {
+  let fence: string | undefined
+  for (const line of body.split(/\r?\n/)) {
+    const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1]
+    if (marker !== undefined) {
+      if (fence === undefined) fence = marker[0]
+      else if (marker[0] === fence) fence = undefined
+      continue
+    }
+    if (fence !== undefined) continue
+    const heading = /^\s{0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$/.exec(line)?.[1]
+    if (heading !== undefined && heading.trim() !== '') return heading.trim()
+  }
+  return undefined
+}
