@@ -1,0 +1,181 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { isConnectionFailure } from './call-result.js'
+import { isStdioTransport, type McpTransportOptions } from './options.js'
+import type { Redactor } from './redact.js'
+
+/**
+ * One live MCP client session: a spawned child or an HTTP session, from handshake to close. It never
+ * reconnects; it reports its own loss once and the supervisor replaces it with a fresh one.
+ */
+
+export interface ConnectionSettings {
+  transport: McpTransportOptions
+  /** Bounds the handshake, `tools/list` and health probes. */
+  setupTimeoutMs: number
+  redact: Redactor
+}
+
+export interface ConnectionHooks {
+  /** The server sent `notifications/tools/list_changed`. */
+  onToolsChanged(): void
+  /** The child exited or a health probe failed; called at most once, never after `close()`. */
+  onLost(reason: string): void
+}
+
+/** A stopped child gets this long to exit on stdin EOF before it is sent SIGTERM. */
+const KILL_GRACE_MS = 250
+const TERMINATE_SESSION_MS = 500
+const STDERR_TAIL_CHARS = 2_048
+const PROBE_TIMEOUT_MS = 5_000
+
+type ClientTransport = StdioClientTransport | StreamableHTTPClientTransport
+
+export class McpConnection {
+  readonly #client: Client
+  readonly #transport: ClientTransport
+  readonly #settings: ConnectionSettings
+  readonly #hooks: ConnectionHooks
+  #state: 'opening' | 'open' | 'lost' | 'closed' = 'opening'
+  #stderrTail = ''
+  #probe: Promise<void> | undefined
+  #closing: Promise<void> | undefined
+  #pid: number | undefined
+
+  constructor(client: Client, transport: ClientTransport, settings: ConnectionSettings, hooks: ConnectionHooks) {
+    this.#client = client
+    this.#transport = transport
+    this.#settings = settings
+    this.#hooks = hooks
+  }
+
+  /** Spawns or dials the server and completes the MCP handshake; cleans up after itself on failure. */
+  static async open(settings: ConnectionSettings, hooks: ConnectionHooks, signal?: AbortSignal): Promise<McpConnection> {
+    const client = new Client({ name: 'seam-runtime', version: '0.1.0' }, { listMaxPages: 50 })
+    const connection = new McpConnection(client, createTransport(settings.transport), settings, hooks)
+    try {
+      await connection.#start(signal)
+      return connection
+    } catch (error) {
+      await connection.close()
+      throw error
+    }
+  }
+
+  /** The child's process id while a stdio server runs. */
+  get pid(): number | undefined {
+    return this.#state === 'open' ? this.#pid : undefined
+  }
+
+  /** Every page of `tools/list`, untouched; the SDK follows `nextCursor` up to 50 pages. */
+  async listTools(): Promise<unknown[]> {
+    const { tools } = await this.#client.listTools(undefined, { timeout: this.#settings.setupTimeoutMs })
+    return tools
+  }
+
+  /** `tools/call`; an abort of `signal` (or the timeout) sends `notifications/cancelled` to the server. */
+  callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeout: number }) {
+    return this.#client.callTool({ name, arguments: args }, options)
+  }
+
+  /** After a suspicious failure, pings the server; a ping that fails the same way marks it lost. */
+  suspect(error: unknown): void {
+    if (this.#state !== 'open' || this.#probe || !isConnectionFailure(error)) return
+    this.#probe = this.#client
+      .ping({ timeout: Math.min(this.#settings.setupTimeoutMs, PROBE_TIMEOUT_MS) })
+      .then(
+        () => undefined,
+        (failure: unknown) => {
+          if (isConnectionFailure(failure) || isTimeout(failure)) this.#lose('the server stopped answering')
+        },
+      )
+      .finally(() => {
+        this.#probe = undefined
+      })
+  }
+
+  /** Idempotent. Ends the session; a child that does not exit on stdin EOF is sent SIGTERM. */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown()
+    return this.#closing
+  }
+
+  async #start(signal: AbortSignal | undefined): Promise<void> {
+    const transport = this.#transport
+    if (transport instanceof StdioClientTransport) {
+      transport.stderr?.on('data', (chunk: Buffer | string) => {
+        this.#stderrTail = (this.#stderrTail + chunk.toString()).slice(-STDERR_TAIL_CHARS)
+      })
+    }
+    this.#client.onclose = () => this.#lose()
+    this.#client.onerror = (error) => this.suspect(error)
+    this.#client.setNotificationHandler('notifications/tools/list_changed', () => {
+      if (this.#state === 'open') this.#hooks.onToolsChanged()
+    })
+    await this.#client.connect(transport, { timeout: this.#settings.setupTimeoutMs, signal })
+    if (transport instanceof StdioClientTransport) this.#pid = transport.pid ?? undefined
+    if (this.#state === 'opening') this.#state = 'open'
+    else throw new Error(this.#exitReason())
+  }
+
+  /** Without a reason, the transport closed under us: the reason is read from the child's exit. */
+  #lose(reason?: string): void {
+    if (this.#state === 'opening') this.#state = 'lost'
+    if (this.#state !== 'open') return
+    this.#state = 'lost'
+    // Let the child's last stderr bytes drain through the pipe before the reason is read.
+    setImmediate(() => this.#hooks.onLost(reason ?? this.#exitReason()))
+  }
+
+  #exitReason(): string {
+    if (!(this.#transport instanceof StdioClientTransport)) return 'the connection closed'
+    const tail = this.#stderrTail.trim().split('\n').slice(-5).join(' | ')
+    return tail ? `${EXITED}; stderr: ${this.#settings.redact(tail)}` : EXITED
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#state = 'closed'
+    const transport = this.#transport
+    const pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+      await Promise.race([transport.terminateSession().catch(() => {}), delay(TERMINATE_SESSION_MS)])
+    }
+    const closed = this.#client.close().then(
+      () => true,
+      () => true,
+    )
+    if (pid !== undefined && !(await Promise.race([closed, delay(KILL_GRACE_MS).then(() => false)]))) {
+      try {
+        process.kill(pid, 'SIGTERM')
+      } catch {
+        // Already gone.
+      }
+    }
+    await closed
+  }
+}
+
+const EXITED = 'the server process exited'
+
+function createTransport(options: McpTransportOptions): ClientTransport {
+  if (isStdioTransport(options)) {
+    return new StdioClientTransport({
+      command: options.command,
+      args: [...(options.args ?? [])],
+      env: { ...options.env },
+      cwd: options.cwd,
+      stderr: 'pipe',
+    })
+  }
+  return new StreamableHTTPClientTransport(new URL(options.url), {
+    requestInit: { headers: { ...options.headers } },
+  })
+}
+
+function isTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'REQUEST_TIMEOUT'
+}
+
+function delay(ms: number): Promise<false> {
+  return new Promise((resolve) => setTimeout(() => resolve(false), ms).unref())
+}

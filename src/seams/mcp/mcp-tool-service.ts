@@ -1,0 +1,216 @@
+import { messageOf, SeamError } from '../../errors.js'
+import type {
+  ChangeNotifyingService,
+  ToolExecutionResult,
+  ToolInvocationContext,
+  ToolSchema,
+  ToolService,
+} from '../types.js'
+import { fromCallError, fromCallResult } from './call-result.js'
+import type { McpConnection } from './connection.js'
+import {
+  DEFAULT_CALL_TIMEOUT_MS,
+  describeTarget,
+  type McpToolServiceOptions,
+  SETUP_TIMEOUT_MS,
+} from './options.js'
+import { type Redactor, redactedError, redactorFor, safeMessage } from './redact.js'
+import { mapTools, TOOL_NAME } from './schema-mapping.js'
+import { ConnectionSupervisor, type McpServiceStatus } from './supervisor.js'
+
+/** Change notifications closer together than this reach listeners once. */
+export const CHANGE_DEBOUNCE_MS = 20
+
+/**
+ * A remote MCP server (stdio or streamable HTTP) as a `ToolService`. `schema()` serves the server's
+ * `tools/list`, cached until it announces `list_changed`; `execute()` is one `tools/call` under the
+ * caller's signal. While the server is unreachable `schema()` rejects with `PROVIDER_UNAVAILABLE`, so
+ * new generations leave its tools out, and the service reconnects in the background; every change of
+ * the visible tool set (list_changed, lost, back) reaches `onDidChange` listeners.
+ */
+export class McpToolService implements ToolService, ChangeNotifyingService {
+  readonly id: string
+  readonly description: string
+  readonly #options: McpToolServiceOptions
+  readonly #timeoutMs: number
+  readonly #redact: Redactor
+  readonly #supervisor: ConnectionSupervisor
+  readonly #listeners = new Set<() => void>()
+  #changeTimer: NodeJS.Timeout | undefined
+  #epoch = 0
+  #cache: { connection: McpConnection; epoch: number; schemas: Promise<readonly ToolSchema[]> } | undefined
+  #notes: string[] = []
+
+  constructor(options: McpToolServiceOptions) {
+    this.id = options.id
+    this.description = options.description ?? `MCP server "${options.id}" (${describeTarget(options.transport)})`
+    this.#options = options
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+    this.#redact = redactorFor(options.transport)
+    this.#supervisor = new ConnectionSupervisor(
+      {
+        serverId: options.id,
+        transport: options.transport,
+        setupTimeoutMs: SETUP_TIMEOUT_MS,
+        redact: this.#redact,
+        reconnect: options.reconnect,
+      },
+      { onToolsChanged: () => this.#changed(), onAvailabilityChanged: () => this.#changed() },
+    )
+  }
+
+  get status(): McpServiceStatus {
+    return this.#supervisor.status
+  }
+
+  /** Why the server is unavailable, or which tools its last `tools/list` dropped. Never holds secrets. */
+  get diagnostic(): string | undefined {
+    return this.#supervisor.diagnostic ?? (this.#notes.length > 0 ? this.#notes.join('; ') : undefined)
+  }
+
+  /** The child's process id while a stdio server is connected. */
+  get pid(): number | undefined {
+    return this.#supervisor.connection?.pid
+  }
+
+  /**
+   * Connects (spawns or dials) and completes the handshake. On failure it rejects with
+   * `PROVIDER_UNAVAILABLE` and keeps retrying in the background, so a host may register it anyway.
+   */
+  connect(): Promise<void> {
+    return this.#supervisor.connect()
+  }
+
+  /** Idempotent: closes the session and stops the child (SIGTERM when it ignores stdin EOF). */
+  dispose(): Promise<void> {
+    clearTimeout(this.#changeTimer)
+    this.#listeners.clear()
+    return this.#supervisor.dispose()
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose()
+  }
+
+  async schema(_scope: string): Promise<ToolSchema[]> {
+    const connection = await this.#supervisor.current()
+    let entry = this.#cache
+    if (!entry || entry.connection !== connection || entry.epoch !== this.#epoch) {
+      const fresh = { connection, epoch: this.#epoch, schemas: this.#list(connection) }
+      fresh.schemas.catch(() => {
+        if (this.#cache === fresh) this.#cache = undefined
+      })
+      this.#cache = entry = fresh
+    }
+    return [...(await entry.schemas)]
+  }
+
+  /** Whether calls can reach the server right now. */
+  isAvailable(_scope: string, _toolName: string): boolean {
+    return this.#supervisor.status === 'connected'
+  }
+
+  /**
+   * One `tools/call`. Success carries `structuredContent` when the tool sent one, else its MCP content
+   * blocks. Failures are values (see `call-result.ts`); only an abort of `context.signal` throws, with
+   * the signal's reason, so the caller can tell its own cancellation from a timeout
+   * (`metadata.code: 'timeout'`). The abort sends `notifications/cancelled` to the server.
+   */
+  async execute(
+    _scope: string,
+    toolName: string,
+    input: unknown,
+    context?: ToolInvocationContext,
+  ): Promise<ToolExecutionResult> {
+    const signal = context?.signal
+    signal?.throwIfAborted()
+    const args = input ?? {}
+    if (typeof args !== 'object' || Array.isArray(args)) {
+      return { success: false, error: 'MCP tool arguments must be a JSON object', metadata: { code: 'invalid_arguments' } }
+    }
+    if (!TOOL_NAME.test(toolName)) {
+      return { success: false, error: `"${toolName.slice(0, 80)}" is not a valid MCP tool name`, metadata: { code: 'unknown_tool' } }
+    }
+    let connection: McpConnection
+    try {
+      connection = this.#supervisor.connection ?? (await untilAborted(this.#supervisor.current(), signal))
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason
+      return { success: false, error: messageOf(error), metadata: { code: 'not_connected', status: this.status } }
+    }
+    try {
+      const result = await connection.callTool(toolName, args as Record<string, unknown>, {
+        signal,
+        timeout: this.#timeoutMs,
+      })
+      return fromCallResult(toolName, result, this.#redact)
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason
+      connection.suspect(error)
+      return fromCallError(error, {
+        serverId: this.id,
+        toolName,
+        timeoutMs: this.#timeoutMs,
+        redact: this.#redact,
+      })
+    }
+  }
+
+  onDidChange(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => {
+      this.#listeners.delete(listener)
+    }
+  }
+
+  async #list(connection: McpConnection): Promise<readonly ToolSchema[]> {
+    let tools: unknown[]
+    try {
+      tools = await connection.listTools()
+    } catch (error) {
+      connection.suspect(error)
+      throw new SeamError(
+        'PROVIDER_UNAVAILABLE',
+        `MCP server "${this.id}" could not list its tools: ${safeMessage(error, this.#redact)}`,
+        { cause: redactedError(error, this.#redact), details: { provider: this.id, status: this.status } },
+      )
+    }
+    const { schemas, notes } = mapTools(tools, { serverId: this.id, concurrencySafe: this.#options.concurrencySafe })
+    this.#notes = notes.map(this.#redact)
+    return Object.freeze(schemas.map(deepFreeze))
+  }
+
+  /** Drops the cached list now and tells listeners once the burst is over. */
+  #changed(): void {
+    this.#epoch++
+    this.#cache = undefined
+    if (this.#changeTimer || this.status === 'disposed') return
+    this.#changeTimer = setTimeout(() => {
+      this.#changeTimer = undefined
+      for (const listener of [...this.#listeners]) {
+        try {
+          listener()
+        } catch {
+          // A listener's failure is its own; the others still hear about the change.
+        }
+      }
+    }, CHANGE_DEBOUNCE_MS).unref()
+  }
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const child of Object.values(value)) deepFreeze(child)
+  }
+  return value
+}

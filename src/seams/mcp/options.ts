@@ -1,0 +1,65 @@
+/**
+ * The options a host gives `McpToolService`, and the defaults it falls back to. Values in `env` and
+ * `headers` are treated as secrets: they never appear in errors or diagnostics.
+ */
+
+/** Spawn a local MCP server and talk to it over its stdin/stdout. */
+export interface McpStdioTransportOptions {
+  command: string
+  args?: readonly string[]
+  /** Added to the SDK's safe default environment (PATH, HOME, …); the host's own env is not inherited. */
+  env?: Readonly<Record<string, string>>
+  cwd?: string
+}
+
+/** Reach a remote MCP server over streamable HTTP. */
+export interface McpHttpTransportOptions {
+  url: string | URL
+  headers?: Readonly<Record<string, string>>
+}
+
+export type McpTransportOptions = McpStdioTransportOptions | McpHttpTransportOptions
+
+export interface McpReconnectOptions {
+  /** Delay before the first retry after a drop; doubles after every failed attempt. Default 100 ms. */
+  initialDelayMs?: number
+  /** Upper bound for the retry delay. Default 5 s. */
+  maxDelayMs?: number
+}
+
+export interface McpToolServiceOptions {
+  /** Provider id; tools carry `source: 'mcp:<id>'`. */
+  id: string
+  description?: string
+  transport: McpTransportOptions
+  /** Per-call deadline for `tools/call`. Default 60 s. (The handshake and `tools/list` have their own 15 s.) */
+  timeoutMs?: number
+  /**
+   * Which tools may run in parallel batches: `true` for all, or a list of names. The host decides;
+   * server hints (`readOnlyHint`) never make a tool concurrency-safe.
+   */
+  concurrencySafe?: boolean | readonly string[]
+  reconnect?: McpReconnectOptions
+}
+
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000
+export const SETUP_TIMEOUT_MS = 15_000
+export const DEFAULT_RECONNECT = { initialDelayMs: 100, maxDelayMs: 5_000 } as const
+
+export function isStdioTransport(transport: McpTransportOptions): transport is McpStdioTransportOptions {
+  return typeof (transport as Partial<McpStdioTransportOptions>).command === 'string'
+}
+
+/** A description that names the server without its arguments, query string or credentials. */
+export function describeTarget(transport: McpTransportOptions): string {
+  if (isStdioTransport(transport)) {
+    const base = transport.command.split(/[\\/]/).pop() || transport.command
+    return `stdio: ${base}`
+  }
+  try {
+    const url = new URL(transport.url)
+    return `${url.origin}${url.pathname}`
+  } catch {
+    return 'http: invalid url'
+  }
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import { redactedError, redactorFor, safeMessage } from './redact.js'
+
+describe('redactorFor', () => {
+  it('hides env values given to a stdio server', () => {
+    const redact = redactorFor({ command: 'srv', env: { API_KEY: 'sk-live-abcdef', DEBUG: '1' } })
+    expect(redact('auth failed for sk-live-abcdef, debug=1')).toBe('auth failed for ***, debug=1')
+  })
+
+  it('hides header values and the bearer token inside them', () => {
+    const redact = redactorFor({ url: 'https://mcp.example/x', headers: { authorization: 'Bearer tok_1234567' } })
+    expect(redact('got "Bearer tok_1234567"')).toBe('got "***"')
+    expect(redact('invalid token tok_1234567')).toBe('invalid token ***')
+  })
+
+  it('hides URL credentials and query values', () => {
+    const redact = redactorFor({ url: 'https://user:p%40ssw0rd@mcp.example/x?key=qwerty123&v=2' })
+    expect(redact('rejected p@ssw0rd and qwerty123')).toBe('rejected *** and ***')
+  })
+
+  it('replaces the longest secret first', () => {
+    const redact = redactorFor({ command: 'srv', env: { A: 'abcd', B: 'abcdefgh' } })
+    expect(redact('abcdefgh abcd')).toBe('*** ***')
+  })
+})
+
+describe('safeMessage and redactedError', () => {
+  const redact = redactorFor({ command: 'srv', env: { TOKEN: 'secret-token' } })
+
+  it('adds the cause code and redacts', () => {
+    const error = new TypeError('fetch failed with secret-token', { cause: { code: 'ECONNREFUSED' } })
+    expect(safeMessage(error, redact)).toBe('fetch failed with *** (ECONNREFUSED)')
+  })
+
+  it('builds a cause that keeps the name and code but not the secret', () => {
+    const copy = redactedError(Object.assign(new RangeError('bad secret-token'), { code: 'E_BAD' }), redact)
+    expect(copy).toMatchObject({ name: 'RangeError', message: 'bad ***', code: 'E_BAD' })
+  })
+})

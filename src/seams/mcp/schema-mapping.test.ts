@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest'
+import { MAX_SCHEMA_CHARS, MAX_TOOLS, mapTools } from './schema-mapping.js'
+
+const options = { serverId: 'srv' }
+const tool = (name: string, extra: Record<string, unknown> = {}) => ({ name, inputSchema: { type: 'object' }, ...extra })
+
+describe('mapTools', () => {
+  it('maps name, description, input schema and source', () => {
+    const { schemas, notes } = mapTools(
+      [tool('lookup', { description: '  Find a thing.  ', inputSchema: { type: 'object', properties: { id: { type: 'string' } } } })],
+      options,
+    )
+    expect(notes).toEqual([])
+    expect(schemas).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'lookup',
+          description: 'Find a thing.',
+          parameters: { type: 'object', properties: { id: { type: 'string' } } },
+        },
+        source: 'mcp:srv',
+      },
+    ])
+  })
+
+  it('falls back to the title, then the name, when the description is empty', () => {
+    const { schemas } = mapTools([tool('a', { description: '', title: 'Alpha' }), tool('b')], options)
+    expect(schemas.map((schema) => schema.function.description)).toEqual([
+      'Alpha (a tool from MCP server "srv")',
+      'b (a tool from MCP server "srv")',
+    ])
+  })
+
+  it('copies only the readOnly and destructive hints, and only booleans', () => {
+    const { schemas } = mapTools(
+      [tool('a', { annotations: { readOnlyHint: true, destructiveHint: 'yes', openWorldHint: true, title: 'x' } }), tool('b', { annotations: {} })],
+      options,
+    )
+    expect(schemas[0]!.annotations).toEqual({ readOnlyHint: true })
+    expect(schemas[1]!.annotations).toBeUndefined()
+  })
+
+  it('marks concurrency-safe only what the host declared, never from hints', () => {
+    const hinted = tool('read', { annotations: { readOnlyHint: true, idempotentHint: true } })
+    expect(mapTools([hinted], options).schemas[0]!.concurrencySafe).toBeUndefined()
+    expect(mapTools([hinted, tool('other')], { ...options, concurrencySafe: ['read'] }).schemas.map((s) => s.concurrencySafe)).toEqual([
+      true,
+      undefined,
+    ])
+    expect(mapTools([tool('other')], { ...options, concurrencySafe: true }).schemas[0]!.concurrencySafe).toBe(true)
+  })
+
+  it('drops tools with invalid names, with a note naming them', () => {
+    const { schemas, notes } = mapTools([tool('ok_name-1'), tool('has space'), tool('x'.repeat(65)), { name: 7 }, 'nope'], options)
+    expect(schemas.map((schema) => schema.function.name)).toEqual(['ok_name-1'])
+    expect(notes).toEqual([
+      'dropped tool "has space": invalid name (expected 1-64 of [a-zA-Z0-9_-])',
+      `dropped tool "${'x'.repeat(65)}": invalid name (expected 1-64 of [a-zA-Z0-9_-])`,
+      'dropped tool #3: invalid name (expected 1-64 of [a-zA-Z0-9_-])',
+      'dropped tool #4: not an object',
+    ])
+  })
+
+  it('drops duplicate names after the first', () => {
+    const { schemas, notes } = mapTools([tool('a', { description: 'first' }), tool('a', { description: 'second' })], options)
+    expect(schemas.map((schema) => schema.function.description)).toEqual(['first'])
+    expect(notes).toEqual(['dropped tool "a": duplicate name'])
+  })
+
+  it('drops input schemas that are not objects, describe non-objects, or are too large or deep', () => {
+    let deep: Record<string, unknown> = { type: 'string' }
+    for (let level = 0; level < 40; level++) deep = { type: 'object', properties: { next: deep } }
+    const { schemas, notes } = mapTools(
+      [
+        tool('arr', { inputSchema: [] }),
+        tool('str', { inputSchema: { type: 'string' } }),
+        tool('big', { inputSchema: { type: 'object', description: 'x'.repeat(MAX_SCHEMA_CHARS) } }),
+        tool('deep', { inputSchema: deep }),
+      ],
+      options,
+    )
+    expect(schemas).toEqual([])
+    expect(notes).toEqual([
+      'dropped tool "arr": inputSchema is not an object',
+      'dropped tool "str": inputSchema must describe an object',
+      `dropped tool "big": inputSchema is larger than ${MAX_SCHEMA_CHARS} characters`,
+      'dropped tool "deep": inputSchema is nested deeper than 32 levels',
+    ])
+  })
+
+  it('defaults a missing input schema or type to an object, on a copy', () => {
+    const original = { properties: { a: { type: 'number' } } }
+    const { schemas } = mapTools([tool('none', { inputSchema: undefined }), tool('typeless', { inputSchema: original })], options)
+    expect(schemas.map((schema) => schema.function.parameters)).toEqual([
+      { type: 'object', properties: {} },
+      { type: 'object', properties: { a: { type: 'number' } } },
+    ])
+    expect(original).not.toHaveProperty('type')
+  })
+
+  it('caps the description length and the number of tools', () => {
+    const many = Array.from({ length: MAX_TOOLS + 5 }, (_, index) => tool(`t${index}`, { description: 'd'.repeat(10_000) }))
+    const { schemas, notes } = mapTools(many, options)
+    expect(schemas).toHaveLength(MAX_TOOLS)
+    expect(schemas[0]!.function.description).toHaveLength(8_192)
+    expect(notes).toEqual([`dropped 5 tools past the limit of ${MAX_TOOLS}`])
+  })
+
+  it('reports an answer that is not a list', () => {
+    expect(mapTools({ tools: [] }, options)).toEqual({ schemas: [], notes: ['tools/list did not return an array of tools'] })
+  })
+})

@@ -1,0 +1,119 @@
+import type { JsonSchema, ToolSchema } from '../types.js'
+
+/**
+ * Maps a remote server's `tools/list` answer to `ToolSchema`s. The answer is untrusted: every tool is
+ * checked on its own, and one that cannot be used safely is dropped with a note rather than passed
+ * on half-valid (a bad schema would otherwise fail later, inside a generation's validator compile).
+ */
+
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/
+export const MAX_TOOLS = 1_000
+export const MAX_DESCRIPTION_CHARS = 8_192
+export const MAX_SCHEMA_CHARS = 65_536
+export const MAX_SCHEMA_DEPTH = 32
+
+export interface ToolMappingOptions {
+  serverId: string
+  /** `true`, or the names the host declared safe to run in parallel. */
+  concurrencySafe?: boolean | readonly string[]
+}
+
+export interface ToolMapping {
+  schemas: ToolSchema[]
+  /** One line per dropped or trimmed tool, for the service's diagnostic. */
+  notes: string[]
+}
+
+export function mapTools(tools: unknown, options: ToolMappingOptions): ToolMapping {
+  const notes: string[] = []
+  const schemas: ToolSchema[] = []
+  if (!Array.isArray(tools)) return { schemas, notes: ['tools/list did not return an array of tools'] }
+  const seen = new Set<string>()
+  for (const [index, tool] of tools.entries()) {
+    if (schemas.length >= MAX_TOOLS) {
+      notes.push(`dropped ${tools.length - index} tools past the limit of ${MAX_TOOLS}`)
+      break
+    }
+    const result = mapTool(tool, options)
+    if (typeof result === 'string') {
+      notes.push(`dropped tool ${labelOf(tool, index)}: ${result}`)
+      continue
+    }
+    if (seen.has(result.function.name)) {
+      notes.push(`dropped tool ${labelOf(tool, index)}: duplicate name`)
+      continue
+    }
+    seen.add(result.function.name)
+    schemas.push(result)
+  }
+  return { schemas, notes }
+}
+
+/** One tool, or the reason it was dropped. */
+function mapTool(tool: unknown, options: ToolMappingOptions): ToolSchema | string {
+  if (!isPlainObject(tool)) return 'not an object'
+  const { name, description, title, inputSchema, annotations } = tool
+  if (typeof name !== 'string' || !TOOL_NAME.test(name)) return 'invalid name (expected 1-64 of [a-zA-Z0-9_-])'
+  const parameters = mapInputSchema(inputSchema)
+  if (typeof parameters === 'string') return parameters
+  const schema: ToolSchema = {
+    type: 'function',
+    function: { name, description: describe(name, description, title, options.serverId), parameters },
+    source: `mcp:${options.serverId}`,
+  }
+  const hints = mapAnnotations(annotations)
+  if (hints) schema.annotations = hints
+  if (isDeclaredSafe(name, options.concurrencySafe)) schema.concurrencySafe = true
+  return schema
+}
+
+function mapInputSchema(value: unknown): JsonSchema | string {
+  if (value === undefined) return { type: 'object', properties: {} }
+  if (!isPlainObject(value)) return 'inputSchema is not an object'
+  if (value.type !== undefined && value.type !== 'object') return 'inputSchema must describe an object'
+  // Depth first: the walk is bounded, while serialising a pathologically deep value is not.
+  if (depthOf(value) > MAX_SCHEMA_DEPTH) return `inputSchema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`
+  const text = JSON.stringify(value)
+  if (text.length > MAX_SCHEMA_CHARS) return `inputSchema is larger than ${MAX_SCHEMA_CHARS} characters`
+  // A fresh copy: the cached schema must not share objects with the SDK's own tool cache.
+  const copy = JSON.parse(text) as JsonSchema
+  if (copy.type === undefined) copy.type = 'object'
+  return copy
+}
+
+function describe(name: string, description: unknown, title: unknown, serverId: string): string {
+  const text = typeof description === 'string' ? description.trim() : ''
+  if (text) return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : text
+  const label = typeof title === 'string' && title.trim() ? title.trim().slice(0, 200) : name
+  return `${label} (a tool from MCP server "${serverId}")`
+}
+
+/** Only the two hints the runtime reads; anything else a server sends is ignored. */
+function mapAnnotations(value: unknown): ToolSchema['annotations'] | undefined {
+  if (!isPlainObject(value)) return undefined
+  const hints: NonNullable<ToolSchema['annotations']> = {}
+  if (typeof value.readOnlyHint === 'boolean') hints.readOnlyHint = value.readOnlyHint
+  if (typeof value.destructiveHint === 'boolean') hints.destructiveHint = value.destructiveHint
+  return Object.keys(hints).length > 0 ? hints : undefined
+}
+
+function isDeclaredSafe(name: string, declared: boolean | readonly string[] | undefined): boolean {
+  return declared === true || (Array.isArray(declared) && declared.includes(name))
+}
+
+function depthOf(value: unknown, depth = 0): number {
+  if (depth > MAX_SCHEMA_DEPTH) return depth
+  if (value === null || typeof value !== 'object') return depth
+  let max = depth
+  for (const child of Object.values(value)) max = Math.max(max, depthOf(child, depth + 1))
+  return max
+}
+
+function labelOf(tool: unknown, index: number): string {
+  const name = isPlainObject(tool) ? tool.name : undefined
+  return typeof name === 'string' ? JSON.stringify(name.slice(0, 80)) : `#${index}`
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
