@@ -92,6 +92,7 @@ export class Root {
   #closing: Promise<void> | undefined
   #repair: RepairReport | undefined
   readonly #generations = new Set<Generation>()
+  readonly #turns = new Set<Turn>()
 
   /** Prefer `createRoot()`; the constructor only assigns. */
   constructor(options: RootOptions) {
@@ -186,13 +187,14 @@ export class Root {
         onContexts: input.onContexts,
         onAbandoned: (call) => this.#emit('abandoned', call),
       })
-      return new Turn({
+      const turn = new Turn({
         envelope,
         generation,
         capabilities,
         tools,
         end: async () => {
           ended = true
+          this.#turns.delete(turn)
           try {
             await this.journal.append({ kind: 'turn/end', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), reason: 'ended' })
           } finally {
@@ -200,6 +202,8 @@ export class Root {
           }
         },
       })
+      this.#turns.add(turn)
+      return turn
     } catch (error) {
       release()
       throw error
@@ -212,14 +216,27 @@ export class Root {
     return this.ingress.read(this.#active!, owner)
   }
 
-  /** Waits for running turns, disposes every generation and closes the journal. Idempotent. */
+  /**
+   * Stops accepting turns, lets running calls settle, ends the turns still open (their leases are
+   * released), disposes every generation and closes the journal. Idempotent. A body abandoned past
+   * its deadline keeps its generation for at most `graceMs` more before disposal goes ahead.
+   */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#queue
+      await Promise.allSettled(
+        [...this.#turns].map(async (turn) => {
+          await turn.tools.idle()
+          await turn.end()
+        }),
+      )
       await this.scope.dispose().catch(() => {})
-      const active = this.#active
-      active?.retire()
-      await Promise.allSettled([...this.#generations].map((g) => g.whenDisposed))
+      this.#active?.retire()
+      const disposed = Promise.allSettled([...this.#generations].map((g) => g.whenDisposed))
+      const bound = new Promise((resolve) => setTimeout(resolve, this.#limits.graceMs).unref())
+      if ((await Promise.race([disposed.then(() => 'done'), bound])) !== 'done') {
+        await Promise.allSettled([...this.#generations].map((g) => g.dispose()))
+      }
       await this.journal.close()
     })()
     return this.#closing

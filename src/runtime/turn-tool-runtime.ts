@@ -41,6 +41,7 @@ export interface TurnToolRuntimeOptions {
 export class TurnToolRuntime {
   readonly #ctx: TurnContext
   readonly #onContexts: ((contexts: readonly DeferredContext[]) => void) | undefined
+  readonly #running = new Set<Promise<unknown>>()
 
   constructor(options: TurnToolRuntimeOptions) {
     const { turn, generation, capabilities } = options
@@ -69,12 +70,31 @@ export class TurnToolRuntime {
   }
 
   /** Runs one call through the whole pipeline. */
-  async execute(call: ToolCall): Promise<ToolCallOutcome> {
-    assertCall(call)
+  execute(call: ToolCall): Promise<ToolCallOutcome> {
+    try {
+      assertCall(call)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return this.#track(this.#execute(call))
+  }
+
+  /** Resolves when no `execute`/`executeBatch` of this runtime is running. */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running])
+  }
+
+  async #execute(call: ToolCall): Promise<ToolCallOutcome> {
     const state = this.#state(call, this.#ctx.turn.signal)
     await runAll(state)
     this.#deliver([state])
     return state.outcome!
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    this.#running.add(promise)
+    void promise.finally(() => this.#running.delete(promise)).catch(() => {})
+    return promise
   }
 
   /**
@@ -83,14 +103,16 @@ export class TurnToolRuntime {
    * after the whole batch has committed. After an abort no call starts; each unstarted call still
    * gets its `tool/call` + `tool/result` pair (`ABORTED_BEFORE_DISPATCH`).
    */
-  async executeBatch(calls: readonly ToolCall[], options: { signal?: AbortSignal } = {}): Promise<ToolCallOutcome[]> {
-    if (!Array.isArray(calls)) throw new SeamError('INVALID_CALL', 'executeBatch expects an array of calls')
-    const ids = new Set<string>()
-    for (const call of calls) {
-      assertCall(call)
-      if (ids.has(call.callId)) throw new SeamError('INVALID_CALL', `duplicate callId "${call.callId}" in one batch`)
-      ids.add(call.callId)
+  executeBatch(calls: readonly ToolCall[], options: { signal?: AbortSignal } = {}): Promise<ToolCallOutcome[]> {
+    try {
+      assertBatch(calls)
+    } catch (error) {
+      return Promise.reject(error)
     }
+    return this.#track(this.#executeBatch(calls, options))
+  }
+
+  async #executeBatch(calls: readonly ToolCall[], options: { signal?: AbortSignal }): Promise<ToolCallOutcome[]> {
     const turnSignal = this.#ctx.turn.signal
     const signal = options.signal ? AbortSignal.any([turnSignal, options.signal]) : turnSignal
     const states = calls.map((call) => this.#state(call, signal))
@@ -190,6 +212,16 @@ async function abortedBeforeDispatch(state: CallState): Promise<void> {
 
 function chain(previous: Promise<void>, next: () => Promise<void>): Promise<void> {
   return previous.then(next, next)
+}
+
+function assertBatch(calls: readonly ToolCall[]): void {
+  if (!Array.isArray(calls)) throw new SeamError('INVALID_CALL', 'executeBatch expects an array of calls')
+  const ids = new Set<string>()
+  for (const call of calls) {
+    assertCall(call)
+    if (ids.has(call.callId)) throw new SeamError('INVALID_CALL', `duplicate callId "${call.callId}" in one batch`)
+    ids.add(call.callId)
+  }
 }
 
 function assertCall(call: ToolCall): void {

@@ -1,0 +1,246 @@
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { defineTool, SeamIntegration, capabilitySeamToken, memoryJournal, type ToolCallOutcome } from 'seam-runtime'
+import { beginTurn, expectPaired, journalKinds, rootWith } from '../../test/kit.js'
+
+const echo = (calls: unknown[]) =>
+  defineTool({
+    description: 'Echo a message.',
+    input: z.object({ message: z.string() }),
+    approval: 'never',
+    execute: (args) => {
+      calls.push(args)
+      return { echoed: args.message }
+    },
+  })
+
+describe('TurnToolRuntime: the seed 000 test matrix', () => {
+  it('allow → runs the body once → one success result', async () => {
+    const calls: unknown[] = []
+    const { root, journal } = await rootWith((ctx) => {
+      ctx.addTool('echo', echo(calls))
+      ctx.hooks.preExecute(() => ({ kind: 'allow' }))
+    })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"hi"}' })
+    expect(outcome).toMatchObject({ status: 'completed', value: { echoed: 'hi' }, content: [{ type: 'text', text: '{"echoed":"hi"}' }] })
+    expect(calls).toEqual([{ message: 'hi' }])
+    expect(Object.isFrozen(outcome)).toBe(true)
+    await turn.end()
+    expect(await journalKinds(journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c1', 'tool/result:c1', 'turn/end'])
+  })
+
+  it('deny → runs the body zero times → one denial result', async () => {
+    const calls: unknown[] = []
+    const { root, journal } = await rootWith((ctx) => {
+      ctx.addTool('echo', echo(calls))
+      ctx.hooks.preExecute(() => ({ kind: 'deny', reason: 'echo is disabled' }))
+    })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"hi"}' })
+    expect(outcome).toMatchObject({ status: 'denied', code: 'DENIED', policy: 'hook', reason: 'echo is disabled' })
+    expect(outcome.content[0]?.type === 'text' && outcome.content[0].text).toContain('echo is disabled')
+    expect(calls).toEqual([])
+    await expectPaired(journal, turn.turnId)
+  })
+
+  it('ask with no approval port → fails closed and runs the body zero times', async () => {
+    const calls: unknown[] = []
+    const { root, journal } = await rootWith((ctx) => {
+      ctx.addTool('echo', echo(calls))
+      ctx.hooks.preExecute(() => ({ kind: 'ask', reason: 'echo talks to people' }))
+    })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"hi"}' })
+    expect(outcome).toMatchObject({ status: 'denied', code: 'APPROVAL_UNAVAILABLE', policy: 'approval' })
+    expect(calls).toEqual([])
+    expect(await journalKinds(journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c1', 'approval/asked:c1', 'approval/decided:c1', 'tool/result:c1'])
+  })
+
+  it('a guard denial after a pre-execute allow and an approval → runs the body zero times', async () => {
+    const calls: unknown[] = []
+    const { root } = await rootWith(
+      (ctx) => {
+        ctx.addTool('echo', echo(calls))
+        ctx.hooks.preExecute(() => ({ kind: 'ask' }))
+        ctx.guards.add((exec) => (exec.arguments.message === 'secret' ? 'secrets stay inside' : undefined))
+      },
+      { approval: { request: async () => 'allowed-once' } },
+    )
+    const turn = await beginTurn(root)
+    const denied = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"secret"}' })
+    expect(denied).toMatchObject({ status: 'denied', code: 'DENIED', policy: 'guard', reason: 'secrets stay inside' })
+    const allowed = await turn.tools.execute({ callId: 'c2', name: 'echo', arguments: '{"message":"fine"}' })
+    expect(allowed.status).toBe('completed')
+    expect(calls).toEqual([{ message: 'fine' }])
+  })
+
+  it('a body that throws → one normalized error result', async () => {
+    const { root, journal } = await rootWith((ctx) => {
+      ctx.addTool('broken', defineTool({ description: 'Always fails.', input: z.object({}), approval: 'never', execute: () => { throw new Error('disk on fire') } }))
+    })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'broken', arguments: '' })
+    expect(outcome).toMatchObject({ status: 'failed', code: 'TOOL_ERROR' })
+    expect(outcome.value).toBeUndefined()
+    expect((outcome.content[0] as { text: string }).text).toContain('disk on fire')
+    await expectPaired(journal, turn.turnId)
+  })
+
+  it('a post-execute block → one valueless failure', async () => {
+    const calls: unknown[] = []
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('echo', echo(calls))
+      ctx.hooks.postExecute(() => ({ kind: 'block', feedback: 'contains personal data' }))
+    })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"hi"}' })
+    expect(outcome).toMatchObject({ status: 'failed', code: 'POST_BLOCKED', reason: 'contains personal data' })
+    expect('value' in outcome && outcome.value !== undefined).toBe(false)
+    expect(calls).toHaveLength(1)
+  })
+
+  it('cancel → the owned work is stopped before the call settles', async () => {
+    let stoppedAt = 0
+    let settledAt = 0
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('wait', defineTool({
+        description: 'Waits until cancelled.',
+        input: z.object({}),
+        approval: 'never',
+        execute: (_args, { signal }) =>
+          new Promise((_resolve, reject) => {
+            signal.addEventListener('abort', () => {
+              stoppedAt = performance.now()
+              reject(signal.reason)
+            })
+          }),
+      }))
+    })
+    const controller = new AbortController()
+    const turn = await beginTurn(root, { signal: controller.signal })
+    const pending = turn.tools.execute({ callId: 'c1', name: 'wait', arguments: '{}' }).then((o) => {
+      settledAt = performance.now()
+      return o
+    })
+    setTimeout(() => controller.abort(new Error('user pressed stop')), 10)
+    const outcome = await pending
+    expect(outcome).toMatchObject({ status: 'cancelled', code: 'ABORTED' })
+    expect(stoppedAt).toBeGreaterThan(0)
+    expect(stoppedAt).toBeLessThanOrEqual(settledAt)
+  })
+})
+
+describe('TurnToolRuntime: lookup and arguments', () => {
+  it('reports an unknown tool with the available names', async () => {
+    const { root, journal } = await rootWith((ctx) => {
+      ctx.addTool('echo', echo([]))
+    })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'nope', arguments: '{}' })
+    expect(outcome).toMatchObject({ status: 'failed', code: 'UNKNOWN_TOOL' })
+    expect((outcome.content[0] as { text: string }).text).toContain('echo')
+    await expectPaired(journal, turn.turnId)
+  })
+
+  it('treats a hidden tool as unknown', async () => {
+    const calls: unknown[] = []
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('secret', defineTool({ description: 'Hidden.', input: z.object({}), hidden: true, approval: 'never', execute: () => calls.push(1) }))
+    })
+    const turn = await beginTurn(root)
+    expect(turn.capabilities.tools).toEqual([])
+    expect((await turn.tools.execute({ callId: 'c1', name: 'secret', arguments: '{}' })).code).toBe('UNKNOWN_TOOL')
+    expect(calls).toEqual([])
+  })
+
+  it('rejects invalid JSON with a message a model can act on', async () => {
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('echo', echo([]))
+    })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message": ' })
+    expect(outcome).toMatchObject({ status: 'failed', code: 'INVALID_ARGS' })
+    expect((outcome.content[0] as { text: string }).text).toMatch(/not valid JSON/)
+  })
+
+  it('names the failing field paths of invalid arguments, for zod and seam JSON Schema tools', async () => {
+    const seamCalls: unknown[] = []
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('echo', echo([]))
+      const seams = new SeamIntegration()
+      seams.registerToolService('global', {
+        id: 'remote',
+        description: 'remote',
+        schema: () => [{ type: 'function', function: { name: 'lookup', description: 'Look up.', parameters: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { id: { type: 'string' }, limit: { type: 'integer', maximum: 10 } }, required: ['id'] } }, approval: 'never' }],
+        execute: async (_s, _n, input) => {
+          seamCalls.push(input)
+          return { success: true, output: input }
+        },
+      })
+      ctx.resources.provide(capabilitySeamToken, seams, () => seams.dispose())
+    })
+    const turn = await beginTurn(root)
+    const zodOutcome = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message": 5}' })
+    expect(zodOutcome.code).toBe('INVALID_ARGS')
+    expect(zodOutcome.details).toMatchObject({ fields: ['/message'] })
+    const seamOutcome = await turn.tools.execute({ callId: 'c2', name: 'lookup', arguments: '{"limit": 50}' })
+    expect(seamOutcome.code).toBe('INVALID_ARGS')
+    const text = (seamOutcome.content[0] as { text: string }).text
+    expect(text).toContain('is required (missing "id")')
+    expect(text).toContain('/limit')
+    expect(seamCalls).toEqual([])
+    const ok = await turn.tools.execute({ callId: 'c3', name: 'lookup', arguments: { id: 'T-1' } })
+    expect(ok).toMatchObject({ status: 'completed', value: { id: 'T-1' } })
+  })
+
+  it('hands the body deep-frozen arguments and an empty string as {}', async () => {
+    const seen: unknown[] = []
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('inspect', defineTool({
+        description: 'Inspect.',
+        input: { type: 'object', properties: { nested: { type: 'object' } } },
+        approval: 'never',
+        execute: (args) => {
+          seen.push(args, Object.isFrozen(args), Object.isFrozen((args as { nested?: object }).nested ?? Object.freeze({})))
+          return 'ok'
+        },
+      }))
+    })
+    const turn = await beginTurn(root)
+    await turn.tools.execute({ callId: 'c1', name: 'inspect', arguments: '' })
+    await turn.tools.execute({ callId: 'c2', name: 'inspect', arguments: '{"nested":{"a":1}}' })
+    expect(seen).toEqual([{}, true, true, { nested: { a: 1 } }, true, true])
+  })
+
+  it('settles JOURNAL_UNAVAILABLE and never runs the body when tool/call cannot be written', async () => {
+    const calls: unknown[] = []
+    const journal = memoryJournal({ failWith: (event) => (event.kind === 'tool/call' ? new Error('disk full') : undefined) })
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('echo', echo(calls))
+    }, { journal })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"hi"}' })
+    expect(outcome).toMatchObject({ status: 'failed', code: 'JOURNAL_UNAVAILABLE' })
+    expect(calls).toEqual([])
+    expect(await journalKinds(journal, turn.turnId)).toEqual(['turn/begin'])
+  })
+
+  it('throws only for caller misuse: a call without a callId', async () => {
+    const { root } = await rootWith(() => {})
+    const turn = await beginTurn(root)
+    await expect(turn.tools.execute({ callId: '', name: 'x', arguments: '{}' })).rejects.toMatchObject({ code: 'INVALID_CALL' })
+  })
+
+  it('settles GENERATION_RETIRED for calls after the turn ended', async () => {
+    const calls: unknown[] = []
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('echo', echo(calls))
+    })
+    const turn = await beginTurn(root)
+    await turn.end()
+    const outcome: ToolCallOutcome = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"late"}' })
+    expect(outcome.code).toBe('GENERATION_RETIRED')
+    expect(calls).toEqual([])
+  })
+})
