@@ -7,10 +7,17 @@ import { SeamError } from '../../errors.js'
 const APPLICATION_ID = 0x5345_414d
 const SCHEMA_VERSION = 1
 
+// Events point at a turn number, not the turn id: the numbers of turns in flight are neighbours,
+// so a commit touches a few index pages instead of one page per (random) turn id, several times
+// less work per event.
 const CREATE_SCHEMA = `
+  CREATE TABLE seam_journal_turns (
+    no INTEGER PRIMARY KEY,
+    turn_id TEXT NOT NULL UNIQUE
+  ) STRICT;
   CREATE TABLE seam_journal_events (
     id INTEGER PRIMARY KEY,
-    turn_id TEXT NOT NULL,
+    turn INTEGER NOT NULL REFERENCES seam_journal_turns (no),
     seq INTEGER NOT NULL,
     kind TEXT NOT NULL,
     call_id TEXT,
@@ -18,9 +25,9 @@ const CREATE_SCHEMA = `
     host TEXT,
     payload TEXT NOT NULL
   ) STRICT;
-  CREATE UNIQUE INDEX seam_journal_turn_seq ON seam_journal_events (turn_id, seq);
-  CREATE UNIQUE INDEX seam_journal_call_kind ON seam_journal_events (turn_id, call_id, kind) WHERE call_id IS NOT NULL;
-  CREATE UNIQUE INDEX seam_journal_turn_kind ON seam_journal_events (turn_id, kind) WHERE call_id IS NULL;
+  CREATE UNIQUE INDEX seam_journal_turn_seq ON seam_journal_events (turn, seq);
+  CREATE UNIQUE INDEX seam_journal_call_kind ON seam_journal_events (turn, call_id, kind) WHERE call_id IS NOT NULL;
+  CREATE UNIQUE INDEX seam_journal_turn_kind ON seam_journal_events (turn, kind) WHERE call_id IS NULL;
   PRAGMA application_id = ${APPLICATION_ID};
   PRAGMA user_version = ${SCHEMA_VERSION};
 `

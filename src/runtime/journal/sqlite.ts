@@ -17,19 +17,29 @@ export interface SqliteJournalOptions extends PrivacyOptions {
   readonly groupCommit?: boolean
 }
 
-const INSERT = `INSERT OR IGNORE INTO seam_journal_events (turn_id, seq, kind, call_id, at, host, payload)
-  VALUES (@turnId, @seq, @kind, @callId, @at, @host, @payload)`
-const READ = 'SELECT payload FROM seam_journal_events WHERE turn_id = ? ORDER BY seq'
-const TAIL = `SELECT payload FROM (SELECT id, payload FROM seam_journal_events ORDER BY id DESC LIMIT ?) ORDER BY id`
-const OPEN_CALLS = `SELECT c.turn_id AS turnId, c.call_id AS callId FROM seam_journal_events c
-  WHERE c.kind = 'tool/call' AND NOT EXISTS (SELECT 1 FROM seam_journal_events r
-    WHERE r.turn_id = c.turn_id AND r.call_id = c.call_id AND r.kind = 'tool/result')
-  ORDER BY c.turn_id, c.seq`
-const OPEN_TURNS = `SELECT b.turn_id FROM seam_journal_events b
-  WHERE b.kind = 'turn/begin' AND NOT EXISTS (SELECT 1 FROM seam_journal_events e
-    WHERE e.turn_id = b.turn_id AND e.kind = 'turn/end' AND e.call_id IS NULL)
-  ORDER BY b.turn_id`
-const MAX_SEQ = 'SELECT max(seq) FROM seam_journal_events WHERE turn_id = ?'
+/** Turn numbers are never reused, so cached ones stay valid; the cache is only bounded. */
+const MAX_CACHED_TURNS = 10_000
+
+const SQL = {
+  addTurn: 'INSERT OR IGNORE INTO seam_journal_turns (turn_id) VALUES (?)',
+  turnNumber: 'SELECT no FROM seam_journal_turns WHERE turn_id = ?',
+  insert: `INSERT OR IGNORE INTO seam_journal_events (turn, seq, kind, call_id, at, host, payload)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  read: `SELECT e.payload FROM seam_journal_events e JOIN seam_journal_turns t ON t.no = e.turn
+    WHERE t.turn_id = ? ORDER BY e.seq`,
+  tail: 'SELECT payload FROM (SELECT id, payload FROM seam_journal_events ORDER BY id DESC LIMIT ?) ORDER BY id',
+  openCalls: `SELECT t.turn_id AS turnId, c.call_id AS callId
+    FROM seam_journal_events c JOIN seam_journal_turns t ON t.no = c.turn
+    WHERE c.kind = 'tool/call' AND NOT EXISTS (SELECT 1 FROM seam_journal_events r
+      WHERE r.turn = c.turn AND r.call_id = c.call_id AND r.kind = 'tool/result')
+    ORDER BY c.turn, c.seq`,
+  openTurns: `SELECT t.turn_id FROM seam_journal_events b JOIN seam_journal_turns t ON t.no = b.turn
+    WHERE b.kind = 'turn/begin' AND NOT EXISTS (SELECT 1 FROM seam_journal_events e
+      WHERE e.turn = b.turn AND e.kind = 'turn/end' AND e.call_id IS NULL)
+    ORDER BY b.turn`,
+  maxSeq: `SELECT max(e.seq) FROM seam_journal_events e JOIN seam_journal_turns t ON t.no = e.turn
+    WHERE t.turn_id = ?`,
+} as const
 
 /**
  * The embedded durable journal: one SQLite file (WAL), every append durable before it resolves.
@@ -45,9 +55,8 @@ class SqliteJournalStore implements JournalStore {
   readonly location: string
   readonly #db: Database.Database
   readonly #maxBytes: number
-  readonly #insert: Database.Statement<EventRow>
-  readonly #read: Database.Statement<[string]>
-  readonly #tail: Database.Statement<[number]>
+  readonly #statements: { [name in keyof typeof SQL]: Database.Statement }
+  readonly #turnNumbers = new Map<string, number>()
   /** Inserts a batch in one transaction; per row, the duplicate error or `undefined`. */
   readonly #commit: (rows: readonly EventRow[]) => (Error | undefined)[]
   readonly #group: GroupCommit<EventRow> | undefined
@@ -57,16 +66,26 @@ class SqliteJournalStore implements JournalStore {
     this.location = path
     this.#db = openJournalDatabase(path, options.synchronous ?? 'FULL')
     this.#maxBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
-    this.#insert = this.#db.prepare<EventRow>(INSERT)
-    this.#read = this.#db.prepare<[string]>(READ).pluck()
-    this.#tail = this.#db.prepare<[number]>(TAIL).pluck()
+    const prepare = (sql: string) => this.#db.prepare(sql)
+    this.#statements = {
+      addTurn: prepare(SQL.addTurn),
+      turnNumber: prepare(SQL.turnNumber).pluck(),
+      insert: prepare(SQL.insert),
+      read: prepare(SQL.read).pluck(),
+      tail: prepare(SQL.tail).pluck(),
+      openCalls: prepare(SQL.openCalls),
+      openTurns: prepare(SQL.openTurns).pluck(),
+      maxSeq: prepare(SQL.maxSeq).pluck(),
+    }
     const commit = this.#db.transaction((rows: readonly EventRow[]) =>
-      rows.map((row) => (this.#insert.run(row).changes === 1 ? undefined : duplicateError(row, path))),
+      rows.map((row) => (this.#insert(row) ? undefined : duplicateError(row, path))),
     )
     this.#commit = (rows) => {
       try {
         return commit(rows)
       } catch (error) {
+        // Numbers of turns added in the rolled-back transaction no longer exist.
+        this.#turnNumbers.clear()
         throw journalFault(error, path)
       }
     }
@@ -87,31 +106,32 @@ class SqliteJournalStore implements JournalStore {
   }
 
   async read(turnId: string): Promise<JournalEvent[]> {
-    return this.#payloads(() => this.#read.all(turnId))
+    return this.#payloads(() => this.#statements.read.all(turnId))
   }
 
   async tail(limit: number): Promise<JournalEvent[]> {
-    return limit > 0 ? this.#payloads(() => this.#tail.all(Math.floor(limit))) : []
+    return limit > 0 ? this.#payloads(() => this.#statements.tail.all(Math.floor(limit))) : []
   }
 
   async repair(): Promise<RepairReport> {
     this.#assertOpen()
     // Appends already waiting are part of the state being repaired.
     this.#group?.flush()
+    const { openCalls, openTurns, maxSeq } = this.#statements
     const repair = this.#db.transaction(() => {
-      const openCalls = this.#db.prepare(OPEN_CALLS).all() as OpenCall[]
-      const openTurns = this.#db.prepare(OPEN_TURNS).pluck().all() as string[]
-      const maxSeq = new Map<string, number>()
-      const seqOf = this.#db.prepare(MAX_SEQ).pluck()
-      for (const turnId of [...openCalls.map((call) => call.turnId), ...openTurns]) {
-        if (!maxSeq.has(turnId)) maxSeq.set(turnId, (seqOf.get(turnId) as number | null) ?? 0)
+      const calls = openCalls.all() as OpenCall[]
+      const turns = openTurns.all() as string[]
+      const seqs = new Map<string, number>()
+      for (const turnId of [...calls.map((call) => call.turnId), ...turns]) {
+        if (!seqs.has(turnId)) seqs.set(turnId, (maxSeq.get(turnId) as number | null) ?? 0)
       }
-      const planned = planRepair({ openCalls, openTurns, maxSeq, at: Date.now() })
-      return countRepaired(planned.filter((event) => this.#insert.run(toRow(event)).changes === 1))
+      const planned = planRepair({ openCalls: calls, openTurns: turns, maxSeq: seqs, at: Date.now() })
+      return countRepaired(planned.filter((event) => this.#insert(toRow(event))))
     })
     try {
       return repair.immediate()
     } catch (error) {
+      this.#turnNumbers.clear()
       throw journalFault(error, this.location)
     }
   }
@@ -124,11 +144,28 @@ class SqliteJournalStore implements JournalStore {
     this.#db.close()
   }
 
+  /** Inside a transaction: `false` when a uniqueness rule refused the row. */
+  #insert(row: EventRow): boolean {
+    const turn = this.#turnNumber(row.turnId)
+    return this.#statements.insert.run(turn, row.seq, row.kind, row.callId, row.at, row.host, row.payload).changes === 1
+  }
+
+  /** The turn's number, added on its first event (another connection may have added it first). */
+  #turnNumber(turnId: string): number {
+    let turn = this.#turnNumbers.get(turnId)
+    if (turn === undefined) {
+      const added = this.#statements.addTurn.run(turnId)
+      turn = added.changes === 1 ? Number(added.lastInsertRowid) : (this.#statements.turnNumber.get(turnId) as number)
+      if (this.#turnNumbers.size >= MAX_CACHED_TURNS) this.#turnNumbers.clear()
+      this.#turnNumbers.set(turnId, turn)
+    }
+    return turn
+  }
+
   #payloads(query: () => unknown[]): JournalEvent[] {
     this.#assertOpen()
     try {
-      const rows = query() as string[]
-      return rows.map((payload) => JSON.parse(payload) as JournalEvent)
+      return (query() as string[]).map((payload) => JSON.parse(payload) as JournalEvent)
     } catch (error) {
       throw journalFault(error, this.location)
     }
