@@ -1,6 +1,10 @@
 import { SeamError } from '../errors.js'
 
-/** A typed resource key. Identity is the object; `id` is for messages only. */
+/**
+ * A typed resource key. Two tokens with the same `id` name the same resource: tool and plugin files
+ * are bundled one by one, so a token module they share is evaluated once per bundle, and identity
+ * by object would split one seam into many.
+ */
 export interface Token<T> {
   readonly id: string
   /** Phantom field carrying `T`; never set. */
@@ -22,7 +26,7 @@ export interface Resources {
 
 /** The resource table of one plugin scope. */
 export class ResourceTable implements Resources {
-  readonly #values = new Map<Token<unknown>, unknown>()
+  readonly #values = new Map<string, unknown>()
   readonly #parent: ResourceTable | undefined
   readonly #owner: string
   readonly #onDispose: (dispose: () => unknown, label: string) => void
@@ -34,18 +38,18 @@ export class ResourceTable implements Resources {
   }
 
   provide<T>(token: Token<T>, value: T, dispose?: () => unknown): void {
-    if (this.#values.has(token)) {
+    if (this.#values.has(token.id)) {
       throw new SeamError('DUPLICATE_RESOURCE', `resource "${token.id}" is already provided by plugin "${this.#owner}"`)
     }
-    this.#values.set(token, value)
+    this.#values.set(token.id, value)
     this.#onDispose(() => {
-      this.#values.delete(token)
+      this.#values.delete(token.id)
       return dispose?.()
     }, `resource ${token.id}`)
   }
 
   get<T>(token: Token<T>): T | undefined {
-    if (this.#values.has(token)) return this.#values.get(token) as T
+    if (this.#values.has(token.id)) return this.#values.get(token.id) as T
     return this.#parent?.get(token)
   }
 
@@ -59,6 +63,6 @@ export class ResourceTable implements Resources {
 
   /** Tokens provided in this very scope (not ancestors). */
   has(token: Token<unknown>): boolean {
-    return this.#values.has(token)
+    return this.#values.has(token.id)
   }
 }
