@@ -231,11 +231,14 @@ export function describeJournalContract(name: string, backend: JournalBackend): 
     // Only durable stores share storage between store instances.
     if (!backend.shared) return
     describe('on storage shared by several stores', () => {
-      it('keeps every resolved append after the store is reopened', async () => {
+      it('has every append committed once it resolves, and keeps it after the store is reopened', async () => {
         const created = await storage()
         const first = created.open()
         const turns = await Promise.all(Array.from({ length: 16 }, (_, index) => runTurn(first, `t${index}`, 10)))
-        await first.close()
+        // Another connection sees them before the first store closes: resolved means committed.
+        const other = created.open()
+        for (const [index, events] of turns.entries()) expect(unhosted(await other.read(`t${index}`))).toEqual(events)
+        await Promise.all([first.close(), other.close()])
         const reopened = created.open()
         for (const [index, events] of turns.entries()) expect(unhosted(await reopened.read(`t${index}`))).toEqual(events)
       })

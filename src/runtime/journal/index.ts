@@ -1,6 +1,5 @@
 export { type MemoryJournal, type MemoryJournalOptions, memoryJournal } from './memory.js'
 export { type PostgresJournalOptions, postgresJournal } from './postgres.js'
-export { DEFAULT_MAX_PAYLOAD_BYTES, type PrivacyOptions } from './privacy.js'
-export { UNKNOWN_OUTCOME_TEXT } from './repair.js'
+export type { PrivacyOptions } from './privacy.js'
 export { type SqliteJournalOptions, sqliteJournal } from './sqlite.js'
 export type { ContentBlock, JournalEvent, JournalEventKind, JournalStore, RepairReport } from './types.js'
