@@ -49,4 +49,12 @@ describe('memoryJournal', () => {
     expect(stored).toMatchObject({ content: [{ text: 'original' }] })
     expect(Object.isFrozen(stored)).toBe(true)
   })
+
+  it('still answers reads once closed, so a test can look at what a closed root journaled', async () => {
+    const journal = memoryJournal()
+    await journal.append(begin('t1', 1))
+    await journal.close()
+    expect(await journal.read('t1')).toHaveLength(1)
+    expect(await journal.tail(5)).toHaveLength(1)
+  })
 })
