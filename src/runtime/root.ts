@@ -5,11 +5,10 @@ import { ApprovalGrants } from './approval.js'
 import type { ApprovalPort, PermissionHost } from './approval-types.js'
 import { type AgentCapabilities, CapabilityIngress } from './capability-ingress.js'
 import type { Generation } from './generation.js'
-import { buildGeneration, diagnosticOf, diffGenerations, type FeatureFiles, type GenerationDiff } from './generation-builder.js'
+import { buildGeneration, diagnosticOf, diffGenerations, type GenerationDiff } from './generation-builder.js'
 import { memoryJournal } from './journal/memory.js'
 import type { JournalStore, RepairReport } from './journal/types.js'
 import { Logger, type LogSink } from './logger.js'
-import type { PluginInstance } from './plugin-instance.js'
 import type { PluginDefinition } from './plugin-types.js'
 import { definePlugin } from './plugin.js'
 import type { AbandonedCall, RuntimeLimits } from './pipeline/state.js'
@@ -19,6 +18,9 @@ import { Turn } from './turn.js'
 import { createTurnIngress, type TurnIngressInput } from './turn-ingress.js'
 import { DEFAULT_LIMITS, TurnToolRuntime } from './turn-tool-runtime.js'
 import type { DeferredContext } from '../features/define-tool.js'
+import { locateError } from '../features/loader/index.js'
+import { FolderSource } from './hmr/folder-source.js'
+import { createWatcher } from './hmr/watcher.js'
 
 export interface RootOptions {
   /** The root plugin. With `dir`, its folder; without, the root plugin is loaded from `dir`. */
@@ -38,9 +40,8 @@ export interface RootOptions {
   readonly log?: LogSink
   /** Close open calls and turns left by a crash when the journal opens. Default true. */
   readonly repair?: boolean
-  /** Folder loading, supplied by the feature loader (internal seam; see `createRoot`). */
-  readonly files?: (root: PluginInstance, changed: ReadonlySet<string> | undefined) => Promise<FeatureFiles>
-  readonly loadPlugin?: () => Promise<PluginDefinition>
+  /** Quiet time after the last file event before a reload (watch mode). Default 20 ms. */
+  readonly debounceMs?: number
 }
 
 export interface GenerationEvent {
@@ -93,6 +94,7 @@ export class Root {
   #repair: RepairReport | undefined
   readonly #generations = new Set<Generation>()
   readonly #turns = new Set<Turn>()
+  readonly #source: FolderSource | undefined
 
   /** Prefer `createRoot()`; the constructor only assigns. */
   constructor(options: RootOptions) {
@@ -101,6 +103,12 @@ export class Root {
     this.ingress = new CapabilityIngress({ permissions: options.permissions })
     this.#logger = new Logger(options.log ?? (() => {}))
     this.#limits = { ...DEFAULT_LIMITS, ...options.defaults }
+    this.#source = options.dir ? new FolderSource(options.dir, hostModules) : undefined
+  }
+
+  /** The plugin folder, when the root has one. */
+  get dir(): string | undefined {
+    return this.#source?.dir
   }
 
   /** The number of the active generation. */
@@ -139,11 +147,30 @@ export class Root {
     const result = await this.#build({ setup: true })
     if (!result.ok) {
       const first = result.diagnostics[0]
-      throw new SeamError('RELOAD_FAILED', `the root could not build its first generation: ${result.error.message}`, {
+      const message = result.diagnostics.map((d) => d.message).join('\n') || result.error.message
+      throw new SeamError('RELOAD_FAILED', `the root could not build its first generation: ${message}`, {
         cause: result.error,
-        details: first ? { ...first } : undefined,
+        details: first ? { ...first, diagnostics: result.diagnostics } : undefined,
       })
     }
+    if (this.#options.watch && this.#source) await this.#watch(this.#source)
+  }
+
+  async #watch(source: FolderSource): Promise<void> {
+    const watcher = createWatcher({
+      debounceMs: this.#options.debounceMs,
+      onBatch: async (changed) => {
+        if (this.closed) return
+        const { setup } = source.invalidate(changed)
+        await this.reload({ setup, changed }).catch(() => {})
+        watcher.setPaths(source.watchPaths())
+      },
+      onError: (error) => this.#logger.warn('watcher error', { error: String(error) }),
+    })
+    this.scope.add(() => watcher.close(), 'watcher')
+    this.scope.add(() => source.dispose(), 'feature files')
+    watcher.setPaths(source.watchPaths())
+    await watcher.ready
   }
 
   /**
@@ -186,6 +213,10 @@ export class Root {
         nextSeq,
         onContexts: input.onContexts,
         onAbandoned: (call) => this.#emit('abandoned', call),
+        locate: (error) => {
+          const at = locateError(error)
+          return at ? { file: at.file, line: at.line, column: at.column } : undefined
+        },
       })
       const turn = new Turn({
         envelope,
@@ -263,7 +294,7 @@ export class Root {
       hooks: this.#options.hooks,
       ingress: this.ingress,
       logger: this.#logger,
-      files: this.#options.files ? (root) => this.#options.files!(root, options.changed) : undefined,
+      files: this.#source ? (root) => this.#source!.load(root) : undefined,
       watchProvider: (provider) => provider.onDidChange(() => this.#providerChanged()),
     })
     if (!result.ok) return this.#failed(started, result.diagnostics, result.error)
@@ -295,7 +326,7 @@ export class Root {
 
   #rootDefinition(): Promise<PluginDefinition> {
     if (this.#options.plugin) return Promise.resolve(this.#options.plugin)
-    if (this.#options.loadPlugin) return this.#options.loadPlugin()
+    if (this.#source) return this.#source.loadPlugin()
     return Promise.resolve(definePlugin({ name: 'root' }))
   }
 
@@ -318,6 +349,20 @@ export class Root {
     if (this.#closing) throw new SeamError('CLOSED', 'the root is closed', { hint: 'create a new root with createRoot()' })
   }
 }
+
+/**
+ * What a tool or plugin file gets for `seam-runtime`, `seam-runtime/plugin-runtime` and `zod`: the
+ * host's own modules, so brands agree and no second copy loads whatever the folder's node_modules hold.
+ */
+async function hostModules(): Promise<Record<string, unknown>> {
+  hostModuleCache ??= Promise.all([import('../index.js'), import('../plugin-runtime.js'), import('zod')]).then(([seam, pluginRuntime, zod]) => ({
+    'seam-runtime': seam,
+    'seam-runtime/plugin-runtime': pluginRuntime,
+    zod,
+  }))
+  return hostModuleCache
+}
+let hostModuleCache: Promise<Record<string, unknown>> | undefined
 
 /** Builds a root and publishes generation 1. */
 export async function createRoot(options: RootOptions): Promise<Root> {

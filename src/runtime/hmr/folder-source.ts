@@ -1,0 +1,158 @@
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { Diagnostic } from '../../features/diagnostic.js'
+import { discoverPluginFolder } from '../../features/discovery.js'
+import { type LoadedToolFile, loadPluginFile, loadToolFile } from '../../features/loader/index.js'
+import { parseSkillFile, type SkillFile } from '../../features/skill-file.js'
+import type { SkillSlot, ToolSlot } from '../generation.js'
+import { diagnosticOf, type FeatureFiles } from '../generation-builder.js'
+import type { PluginInstance } from '../plugin-instance.js'
+import type { PluginDefinition } from '../plugin-types.js'
+import { definePlugin } from '../plugin.js'
+
+interface ToolEntry {
+  readonly loaded: LoadedToolFile
+  /** Generations using this load; its source map is released when the last one is disposed. */
+  refs: number
+  stale: boolean
+}
+
+interface SkillEntry {
+  readonly text: string
+  readonly skill: SkillFile
+}
+
+/**
+ * Loads plugin folders into feature slots, reusing every tool whose file (and local imports) did
+ * not change: a reload re-bundles only what an edit touched. Knows which paths to watch.
+ */
+export class FolderSource {
+  readonly dir: string
+  readonly #modules: () => Promise<Record<string, unknown>>
+  readonly #tools = new Map<string, ToolEntry>()
+  readonly #skills = new Map<string, SkillEntry>()
+  #pluginFile: { file: string; dependencies: string[]; definition: PluginDefinition; release(): void } | undefined
+  #pluginStale = true
+  readonly #watched = new Set<string>()
+
+  constructor(dir: string, modules: () => Promise<Record<string, unknown>>) {
+    this.dir = path.resolve(dir)
+    this.#modules = modules
+  }
+
+  /** The root plugin: `plugin.ts` when the folder has one (re-bundled only after it changed). */
+  async loadPlugin(): Promise<PluginDefinition> {
+    const { pluginFile } = await discoverPluginFolder(this.dir)
+    if (!pluginFile) {
+      this.#pluginFile?.release()
+      this.#pluginFile = undefined
+      return definePlugin({ name: 'root' })
+    }
+    if (this.#pluginFile && !this.#pluginStale && this.#pluginFile.file === pluginFile) return this.#pluginFile.definition
+    const loaded = await loadPluginFile(pluginFile, { modules: await this.#modules(), relativeTo: this.dir })
+    this.#pluginFile?.release()
+    this.#pluginFile = { file: pluginFile, dependencies: loaded.dependencies, definition: loaded.definition, release: loaded.release }
+    this.#pluginStale = false
+    return loaded.definition
+  }
+
+  /**
+   * Marks what `changed` touches as stale. Returns whether a plugin file (or a file it imports)
+   * changed, in which case the plugin tree must be set up again.
+   */
+  invalidate(changed: ReadonlySet<string>): { setup: boolean } {
+    for (const [file, entry] of this.#tools) {
+      if (changed.has(file) || entry.loaded.dependencies.some((d) => changed.has(d))) {
+        entry.stale = true
+        this.#tools.delete(file)
+      }
+    }
+    for (const file of this.#skills.keys()) if (changed.has(file)) this.#skills.delete(file)
+    const plugin = this.#pluginFile
+    const pluginChanged =
+      [...changed].some((f) => /[/\\]plugin\.m?[jt]s$/.test(f) && path.dirname(f) === this.dir) ||
+      (plugin !== undefined && plugin.dependencies.some((d) => changed.has(d)))
+    if (pluginChanged) this.#pluginStale = true
+    return { setup: pluginChanged }
+  }
+
+  /** Loads the tool and skill files of every plugin in the tree that has a folder. */
+  async load(root: PluginInstance): Promise<FeatureFiles> {
+    const tools: ToolSlot[] = []
+    const skills: SkillSlot[] = []
+    const diagnostics: Diagnostic[] = []
+    const used: ToolEntry[] = []
+    const modules = await this.#modules()
+    this.#watched.clear()
+    if (this.#pluginFile) for (const d of this.#pluginFile.dependencies) this.#watched.add(d)
+    for (const plugin of root.walk()) {
+      if (!plugin.dir) continue
+      const folder = await discoverPluginFolder(plugin.dir)
+      for (const sub of ['tools', path.join('agent', 'skills')]) this.#watched.add(path.join(plugin.dir, sub))
+      this.#watched.add(path.join(plugin.dir, 'plugin.ts'))
+      for (const file of folder.toolFiles) {
+        let entry = this.#tools.get(file)
+        if (!entry) {
+          try {
+            entry = { loaded: await loadToolFile(file, { modules, relativeTo: this.dir }), refs: 0, stale: false }
+            this.#tools.set(file, entry)
+          } catch (error) {
+            diagnostics.push(diagnosticOf(error, 'LOAD_FAILED'))
+            continue
+          }
+        }
+        for (const d of entry.loaded.dependencies) this.#watched.add(d)
+        used.push(entry)
+        tools.push({
+          id: `${plugin.owner}#${file}`,
+          owner: plugin.owner,
+          name: plugin.qualify(entry.loaded.name),
+          source: path.relative(this.dir, file) || file,
+          definition: entry.loaded.definition,
+          plugin,
+        })
+      }
+      for (const file of folder.skillFiles) {
+        try {
+          const skill = await this.#skill(file)
+          skills.push({ id: `${plugin.owner}#${file}`, owner: plugin.owner, name: plugin.qualify(skill.name), source: path.relative(this.dir, file) || file, definition: skill })
+        } catch (error) {
+          diagnostics.push(diagnosticOf(error, 'INVALID_SKILL'))
+        }
+      }
+    }
+    for (const entry of used) entry.refs++
+    return {
+      tools,
+      skills,
+      diagnostics,
+      release: () => {
+        for (const entry of used) {
+          // A load no generation uses any more, and that a newer load replaced, frees its source map.
+          if (--entry.refs === 0 && entry.stale) entry.loaded.release()
+        }
+      },
+    }
+  }
+
+  /** Every file and folder a watcher should follow for the last load. */
+  watchPaths(): string[] {
+    return [...this.#watched]
+  }
+
+  async #skill(file: string): Promise<SkillFile> {
+    const text = await readFile(file, 'utf8')
+    const cached = this.#skills.get(file)
+    if (cached && cached.text === text) return cached.skill
+    const skill = parseSkillFile(file, text, { relativeTo: this.dir })
+    this.#skills.set(file, { text, skill })
+    return skill
+  }
+
+  dispose(): void {
+    for (const entry of this.#tools.values()) entry.stale = true
+    this.#tools.clear()
+    this.#pluginFile?.release()
+    this.#pluginFile = undefined
+  }
+}
