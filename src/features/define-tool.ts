@@ -41,25 +41,26 @@ export interface ToolContext {
   readonly log: ToolLogger
 }
 
+/** Callbacks use method syntax so a specific `ToolDefinition<I, O>` is a `ToolDefinition`. */
 export interface ToolSpec<I extends InputSchema = InputSchema, O = unknown> {
   description: string
   input: I
   output?: OutputSchema
   /** Model-facing text or content blocks for a completed value (default: JSON text). */
-  render?: (args: InferInput<I>, value: O) => string | ContentBlock[]
+  render?(args: InferInput<I>, value: O): string | ContentBlock[]
   /** Default `'on-risk'`. */
   approval?: ApprovalMode
   /** A reason string when this call is risky; `undefined` when it is not. */
-  risk?: (args: InferInput<I>) => string | undefined
+  risk?(args: InferInput<I>): string | undefined
   permissions?: string[]
   platforms?: string[]
   scopes?: OriginScope[]
   hidden?: boolean
   timeoutMs?: number
   /** Parallel only when this returns exactly `true`. */
-  isConcurrencySafe?: (args: InferInput<I>) => boolean
+  isConcurrencySafe?(args: InferInput<I>): boolean
   /** Synchronous, total, content-only: runs exactly once for every outcome. */
-  finalizeContent?: (content: ContentBlock[], outcome: FinalizeInfo) => ContentBlock[]
+  finalizeContent?(content: ContentBlock[], outcome: FinalizeInfo): ContentBlock[]
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean }
   execute(args: InferInput<I>, ctx: ToolContext): O | Promise<O>
 }
