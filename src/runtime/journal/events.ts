@@ -28,8 +28,8 @@ export function callIdOf(event: JournalEvent): string | undefined {
 }
 
 /**
- * Rejects events the stores cannot key. A call event without a `callId` would otherwise slip past
- * the uniqueness rule (SQL treats NULLs as distinct), so this runs before every append.
+ * Rejects events the stores cannot key, before every append: a call event without a `callId`
+ * would slip past the uniqueness rule, or be dropped silently by SQLite's `INSERT OR IGNORE`.
  */
 export function checkEvent(event: JournalEvent): void {
   if (event === null || typeof event !== 'object') throw badEvent(event, 'to be an object')
