@@ -79,8 +79,13 @@ export interface ToolDefinition<I extends InputSchema = InputSchema, O = unknown
   readonly $seam: typeof TOOL_BRAND
 }
 
-/** Declares a tool; `input` drives the inferred type of `execute`'s arguments. */
-export function defineTool<I extends InputSchema, O>(spec: ToolSpec<I, O>): ToolDefinition<I, O> {
+/**
+ * Declares a tool. `input` types `execute`'s arguments; the value type comes from `execute`, or from
+ * `output` when given (so `render` can precede `execute` in the object and still see it).
+ */
+export function defineTool<I extends InputSchema, S extends OutputSchema | undefined = undefined, O = InferOutput<S>>(
+  spec: ToolSpec<I, O> & { output?: S },
+): ToolDefinition<I, O> {
   if (spec === null || typeof spec !== 'object') {
     throw new SeamError('INVALID_TOOL', 'defineTool expects an object')
   }

@@ -42,7 +42,7 @@ export interface PluginDefinition {
   readonly dir?: string
   /** Child plugins mounted before `setup` runs. */
   readonly plugins?: readonly PluginDefinition[]
-  setup?(ctx: PluginContext): void | Disposer | Promise<void | Disposer>
+  setup?(ctx: PluginContext): undefined | Disposer | Promise<undefined | Disposer> | void | Promise<void>
 }
 
 export const PLUGIN_BRAND = 'seam-runtime/plugin@1'

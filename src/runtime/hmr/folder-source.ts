@@ -68,10 +68,9 @@ export class FolderSource {
       }
     }
     for (const file of this.#skills.keys()) if (changed.has(file)) this.#skills.delete(file)
-    const plugin = this.#pluginFile
     const pluginChanged =
       [...changed].some((f) => /[/\\]plugin\.m?[jt]s$/.test(f) && path.dirname(f) === this.dir) ||
-      (plugin !== undefined && plugin.dependencies.some((d) => changed.has(d)))
+      (this.#pluginFile?.dependencies.some((d) => changed.has(d)) ?? false)
     if (pluginChanged) this.#pluginStale = true
     return { setup: pluginChanged }
   }

@@ -220,7 +220,8 @@ function invokeBody(state: CallState, signal: AbortSignal): Promise<DispatchResu
     owner: slot.owner,
     use: (token) => slot.plugin.resources.use(token),
     deferContext: (message) => {
-      ;(state.toolContexts ??= []).push(toDeferred(message))
+      state.toolContexts ??= []
+      state.toolContexts.push(toDeferred(message))
     },
     log: silentLogger,
   }

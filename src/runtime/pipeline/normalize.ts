@@ -14,7 +14,6 @@ import type { ToolCallOutcome } from './types.js'
  */
 export function normalize(state: CallState): void {
   const definition = state.binding?.kind === 'feature' ? state.binding.slot.definition : undefined
-  let details: Record<string, unknown> | undefined = state.settled?.details
   if (!state.settled && state.hasValue) checkValue(state)
   let content: ContentBlock[]
   if (state.settled) {
@@ -29,6 +28,7 @@ export function normalize(state: CallState): void {
       content = text(state.settled!.message)
     }
   }
+  let details: Record<string, unknown> | undefined = state.settled?.details
   if (definition?.finalizeContent) {
     const settled = state.settled
     try {

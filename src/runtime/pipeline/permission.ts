@@ -31,7 +31,8 @@ export async function checkPermission(state: CallState): Promise<void> {
   }
   if (decision?.kind === 'allow') return
   if (decision?.kind === 'ask') {
-    ;(state.askReasons ??= []).push(typeof decision.reason === 'string' && decision.reason ? decision.reason : 'a policy asked for approval')
+    state.askReasons ??= []
+    state.askReasons.push(typeof decision.reason === 'string' && decision.reason ? decision.reason : 'a policy asked for approval')
     return
   }
   const reason =
