@@ -161,8 +161,7 @@ export class Root {
       debounceMs: this.#options.debounceMs,
       onBatch: async (changed) => {
         if (this.closed) return
-        const { setup } = source.invalidate(changed)
-        await this.reload({ setup, changed }).catch(() => {})
+        await this.reload({ changed }).catch(() => {})
         watcher.setPaths(source.watchPaths())
       },
       onError: (error) => this.#logger.warn('watcher error', { error: String(error) }),
@@ -175,11 +174,18 @@ export class Root {
 
   /**
    * Builds a candidate generation (re-running setup unless `setup: false`), then publishes it or
-   * rolls it back. Reloads are serialised; the result says which happened.
+   * rolls it back. Reloads are serialised; the result says which happened. After `close()` it
+   * rejects with `CLOSED` (never throws synchronously); a reload still queued then answers `CLOSED`.
    */
-  reload(options: { setup?: boolean; changed?: ReadonlySet<string> } = {}): Promise<ReloadResult> {
+  async reload(options: { setup?: boolean; changed?: ReadonlySet<string> } = {}): Promise<ReloadResult> {
     this.#assertOpen()
-    const next = this.#queue.then(() => (this.closed ? this.#closedResult() : this.#build({ setup: options.setup ?? true, changed: options.changed })))
+    // The queue is extended before the first await, so reloads keep their call order.
+    const next = this.#queue.then(() => {
+      if (this.closed) return this.#closedResult()
+      // Files named in `changed` (all of them when none are named) are loaded again.
+      const touched = this.#source?.invalidate(options.changed)
+      return this.#build({ setup: options.setup ?? (options.changed ? (touched?.setup ?? false) : true), changed: options.changed })
+    })
     this.#queue = next.catch(() => {})
     return next
   }
@@ -234,6 +240,12 @@ export class Root {
         },
       })
       this.#turns.add(turn)
+      if (this.closed) {
+        // close() began while this turn was starting and may already have ended the open turns:
+        // end this one too (turn/end journaled, lease released) so close is not held up by it.
+        await turn.end()
+        throw new SeamError('CLOSED', 'the root closed while this turn was beginning')
+      }
       return turn
     } catch (error) {
       release()
@@ -242,7 +254,7 @@ export class Root {
   }
 
   /** The root owner's capabilities in the active generation, without a turn (restricted tools hidden). */
-  capabilities(owner = 'root'): Promise<AgentCapabilities> {
+  async capabilities(owner = 'root'): Promise<AgentCapabilities> {
     this.#assertOpen()
     return this.ingress.read(this.#active!, owner)
   }

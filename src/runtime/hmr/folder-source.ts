@@ -57,10 +57,17 @@ export class FolderSource {
   }
 
   /**
-   * Marks what `changed` touches as stale. Returns whether a plugin file (or a file it imports)
-   * changed, in which case the plugin tree must be set up again.
+   * Marks what `changed` touches as stale (everything when `changed` is undefined). Returns whether
+   * a plugin file (or a file it imports) changed, in which case the plugin tree must be set up again.
    */
-  invalidate(changed: ReadonlySet<string>): { setup: boolean } {
+  invalidate(changed: ReadonlySet<string> | undefined): { setup: boolean } {
+    if (changed === undefined) {
+      for (const entry of this.#tools.values()) entry.stale = true
+      this.#tools.clear()
+      this.#skills.clear()
+      this.#pluginStale = true
+      return { setup: true }
+    }
     for (const [file, entry] of this.#tools) {
       if (changed.has(file) || entry.loaded.dependencies.some((d) => changed.has(d))) {
         entry.stale = true
