@@ -344,7 +344,8 @@ export class Root {
 
   #providerChanged(): void {
     if (this.closed) return
-    void this.reload({ setup: false }).catch(() => {})
+    // A provider's tool list changed: project again, reusing every plugin and every loaded file.
+    void this.reload({ setup: false, changed: new Set() }).catch(() => {})
   }
 
   #emit<K extends keyof RootEvents>(event: K, payload: RootEvents[K]): void {

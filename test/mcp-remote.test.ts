@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import {
+  capabilitySeamToken,
+  createRoot,
+  definePlugin,
+  defineTool,
+  McpToolService,
+  memoryJournal,
+  type PluginContext,
+  type Root,
+  SeamIntegration,
+  type ToolService,
+} from 'seam-runtime'
+import type { ChangeNotifyingService } from '../src/seams/types.js'
+import { everythingTransport, fixtureTransport, waitFor } from '../src/seams/mcp/fixtures/test-helpers.js'
+import { beginTurn, expectPaired } from './kit.js'
+
+/** Only some of a service's tools: both test servers have an `echo`, which the seam rejects as a clash. */
+function only(service: McpToolService, names: string[]): ToolService & ChangeNotifyingService {
+  return {
+    id: service.id,
+    description: service.description,
+    schema: async (scope) => (await service.schema(scope)).filter((s) => names.includes(s.function.name)),
+    execute: (scope, name, input, context) => service.execute(scope, name, input, context),
+    onDidChange: (listener) => service.onDidChange(listener),
+  }
+}
+
+/** Mounts remote MCP servers at the root through the Capability Seam, owned by the plugin scope. */
+function mount(services: () => McpToolService[], extra?: (ctx: PluginContext) => void, filter?: Record<string, string[]>) {
+  return definePlugin({
+    name: 'host',
+    async setup(ctx) {
+      const seams = new SeamIntegration()
+      for (const service of services()) {
+        await service.connect()
+        ctx.effect(() => service.dispose(), `mcp ${service.id}`)
+        const names = filter?.[service.id]
+        seams.registerToolService('global', names ? only(service, names) : service)
+      }
+      ctx.resources.provide(capabilitySeamToken, seams, () => seams.dispose())
+      extra?.(ctx)
+    },
+  })
+}
+
+describe('remote MCP servers mounted at the root', () => {
+  let root: Root
+  let everything: McpToolService
+  const journal = memoryJournal()
+
+  beforeAll(async () => {
+    root = await createRoot({
+      plugin: mount(
+        () => {
+          everything = new McpToolService({ id: 'everything', transport: everythingTransport(), reconnect: { initialDelayMs: 50, maxDelayMs: 400 } })
+          return [everything, new McpToolService({ id: 'fixture', transport: fixtureTransport() })]
+        },
+        (ctx) => ctx.addTool('local_note', defineTool({ description: 'A local feature tool.', input: z.object({}), approval: 'never', execute: () => 'local' })),
+        { fixture: ['fail'] },
+      ),
+      journal,
+      approval: { request: async () => 'allowed-once' },
+    })
+  })
+  afterAll(() => root?.close())
+
+  it('projects remote tools next to Feature tools, with their source', async () => {
+    const caps = await root.capabilities()
+    const byName = new Map(caps.tools.map((t) => [t.name, t]))
+    expect(byName.get('local_note')?.kind).toBe('feature')
+    expect(byName.get('echo')).toMatchObject({ kind: 'seam', source: 'mcp:everything', annotations: { readOnlyHint: true } })
+    expect(byName.get('fail')).toMatchObject({ source: 'mcp:fixture' })
+  })
+
+  it('calls a remote tool through the full pipeline and journal', async () => {
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"hi"}' })
+    expect(outcome).toMatchObject({ status: 'completed', value: [{ type: 'text', text: 'Echo: hi' }] })
+    await turn.end()
+    await expectPaired(journal, turn.turnId)
+  })
+
+  it('rejects invalid arguments against the remote schema before the server sees them', async () => {
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":42}' })
+    expect(outcome).toMatchObject({ status: 'failed', code: 'INVALID_ARGS', details: { fields: ['/message'] } })
+    await turn.end()
+  })
+
+  it('turns an isError result into TOOL_ERROR with the server message', async () => {
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'fail', arguments: '{}' })
+    expect(outcome).toMatchObject({ status: 'failed', code: 'TOOL_ERROR' })
+    expect((outcome.content[0] as { text: string }).text).toContain('boom: the fixture always fails')
+    await turn.end()
+  })
+
+  it('cancels a long-running remote call when the turn is aborted', async () => {
+    const controller = new AbortController()
+    const turn = await beginTurn(root, { signal: controller.signal })
+    const started = Date.now()
+    setTimeout(() => controller.abort(new Error('stop')), 200)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'trigger-long-running-operation', arguments: '{"duration":10,"steps":5}' })
+    expect(outcome).toMatchObject({ status: 'cancelled', code: 'ABORTED' })
+    expect(Date.now() - started).toBeLessThan(2_000)
+    await turn.end()
+  })
+
+  it('drops a crashed server from new generations with a diagnostic, then brings it back', async () => {
+    const before = root.generation
+    process.kill(everything.pid!, 'SIGKILL')
+    await waitFor('a generation without the crashed server', () => root.generation > before && root.activeGeneration.diagnostics.some((d) => d.source === 'seam:everything'))
+    const down = await root.capabilities()
+    expect(down.tools.some((t) => t.source === 'mcp:everything')).toBe(false)
+    expect(down.tools.some((t) => t.name === 'fail')).toBe(true)
+    await waitFor('reconnect', () => everything.status === 'connected', 5_000)
+    await waitFor('a generation with echo again', () => root.activeGeneration.diagnostics.length === 0 && root.generation > before + 1, 5_000)
+    const back = await root.capabilities()
+    expect(back.tools.some((t) => t.name === 'echo')).toBe(true)
+  })
+})
+
+describe('remote MCP tool names', () => {
+  it('reject a projection where a Feature tool has the same name as a remote tool', async () => {
+    const plugin = mount(
+      () => [new McpToolService({ id: 'everything', transport: everythingTransport() })],
+      (ctx) => ctx.addTool('echo', defineTool({ description: 'Local echo.', input: z.object({}), approval: 'never', execute: () => 'x' })),
+    )
+    const error = await createRoot({ plugin }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: 'RELOAD_FAILED' })
+    expect((error as Error).message).toMatch(/duplicate tool name "echo": provided by addTool\(root\) and by mcp:everything/)
+  })
+})
