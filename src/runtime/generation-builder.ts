@@ -59,6 +59,7 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
     skills: [...programmaticSkills(root), ...(files?.skills ?? [])],
     diagnostics: [],
     hooks: input.hooks,
+    logger: input.logger,
     onDispose: () => {
       for (const u of unsubscribe) u()
       files?.release?.()

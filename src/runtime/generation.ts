@@ -1,7 +1,9 @@
+import { messageOf, SeamError } from '../errors.js'
 import type { Diagnostic } from '../features/diagnostic.js'
 import type { SkillSpec, ToolDefinition } from '../features/define-tool.js'
 import { capabilitySeamToken, type SeamIntegration } from '../seams/integration.js'
 import type { PipelineHooks } from './pipeline/types.js'
+import type { Logger } from './logger.js'
 import type { PluginInstance } from './plugin-instance.js'
 
 export type GenerationState = 'preparing' | 'active' | 'retired' | 'disposed' | 'failed'
@@ -37,6 +39,8 @@ export interface GenerationParts {
   readonly hooks?: Partial<PipelineHooks>
   /** Runs when the generation is disposed (module releases, provider subscriptions). */
   readonly onDispose?: () => unknown
+  /** Told about a disposal that failed: nobody awaits a retired generation's disposal. */
+  readonly logger?: Pick<Logger, 'warn'>
 }
 
 /**
@@ -54,6 +58,7 @@ export class Generation {
   /** Per-owner projections, computed once per generation (see CapabilityIngress). */
   readonly projections = new Map<string, Promise<unknown>>()
   readonly #onDispose: (() => unknown) | undefined
+  readonly #logger: Pick<Logger, 'warn'> | undefined
   #state: GenerationState = 'preparing'
   #leases = 0
   #disposal: Promise<void> | undefined
@@ -67,6 +72,7 @@ export class Generation {
     this.skills = Object.freeze([...parts.skills])
     this.diagnostics = [...parts.diagnostics]
     this.#onDispose = parts.onDispose
+    this.#logger = parts.logger
     this.seam = parts.root.resources.get(capabilitySeamToken)
     this.hooks = collectHooks(parts.root, parts.hooks ?? {})
     parts.root.retain()
@@ -128,6 +134,10 @@ export class Generation {
       try {
         await this.#onDispose?.()
         await this.root.release()
+      } catch (error) {
+        const labels = SeamError.is(error, 'DISPOSE_FAILED') ? error.details?.labels : undefined
+        this.#logger?.warn(`generation ${this.number} was disposed with errors: ${messageOf(error)}`, { generation: this.number, labels })
+        throw error
       } finally {
         this.#resolveDisposed()
       }

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest'
+
+// Any change to the public surface shows here: a new export becomes public API, so review it.
+describe('public surface', () => {
+  it("pins the runtime export names of 'seam-runtime'", async () => {
+    const names = Object.keys(await import('seam-runtime')).sort()
+    expect(names).toMatchInlineSnapshot(`
+      [
+        "BuiltinToolService",
+        "CapabilityIngress",
+        "ErrorCode",
+        "McpToolService",
+        "Root",
+        "SeamError",
+        "SeamIntegration",
+        "SeamProviderRegistry",
+        "SkillRegistryAsService",
+        "ToolRegistryAsService",
+        "Turn",
+        "TurnToolRuntime",
+        "capabilitySeamToken",
+        "createRoot",
+        "createToken",
+        "createTurnIngress",
+        "definePlugin",
+        "defineSkill",
+        "defineTool",
+        "memoryJournal",
+        "postgresJournal",
+        "seamIntegrationToken",
+        "sqliteJournal",
+      ]
+    `)
+  })
+
+  it("pins the runtime export names of 'seam-runtime/plugin-runtime'", async () => {
+    const names = Object.keys(await import('seam-runtime/plugin-runtime')).sort()
+    expect(names).toMatchInlineSnapshot(`
+      [
+        "createToken",
+        "definePlugin",
+      ]
+    `)
+  })
+
+  it('gives plugin authors the very same definePlugin and createToken as the main entry', async () => {
+    const main = await import('seam-runtime')
+    const plugin = await import('seam-runtime/plugin-runtime')
+    expect(plugin.definePlugin).toBe(main.definePlugin)
+    expect(plugin.createToken).toBe(main.createToken)
+  })
+})
