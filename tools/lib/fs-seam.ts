@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto'
+import { realpathSync, type Stats } from 'node:fs'
+import { lstat, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { basename, dirname, join, relative, sep } from 'node:path'
+import { createToken, SeamError } from 'seam-runtime'
+import { confine, realPathOf } from './confine.js'
+
+export type EntryType = 'file' | 'dir' | 'symlink' | 'other'
+
+export interface FileInfo {
+  readonly type: EntryType
+  readonly size: number
+  readonly mtimeMs: number
+}
+
+export interface DirEntry extends FileInfo {
+  readonly name: string
+  /** The entry's path as tools show it (relative to the root when inside it). */
+  readonly path: string
+}
+
+export interface WalkOptions {
+  readonly signal?: AbortSignal
+  /** Folder names not descended into (default `.git` and `node_modules`). */
+  readonly skip?: ReadonlySet<string>
+}
+
+export interface WriteResult {
+  readonly path: string
+  readonly bytes: number
+  readonly created: boolean
+}
+
+/**
+ * The filesystem capability seam (DESIGN §9b). Tools consume it with `ctx.use(fsToken)` and never
+ * import a provider; a host picks `localFs()` or `workspaceFs(root)` in its plugin. Every method takes
+ * paths as a model wrote them (relative to `root`, or absolute) and resolves them with `resolve`.
+ */
+export interface WorkspaceFs {
+  /** The real folder relative paths resolve against (and, when confined, stay inside). */
+  readonly root: string
+  readonly confined: boolean
+  /** The real absolute path, symlinks followed; a confined provider throws `PATH_ESCAPE` outside `root`. */
+  resolve(path: string): Promise<string>
+  /** How tools show a resolved path: relative to `root` when inside it (`.` for the root itself). */
+  display(real: string): string
+  /** The file's info, or `undefined` when nothing exists there. Follows symlinks. */
+  stat(path: string): Promise<FileInfo | undefined>
+  /** The whole file; refuses one larger than `maxBytes` (before reading it). */
+  readFile(path: string, options?: { maxBytes?: number }): Promise<Buffer>
+  /** Writes atomically (temp file in the same folder, then rename), keeping an existing file's mode. */
+  writeFile(path: string, data: string | Uint8Array, options?: { createDirs?: boolean }): Promise<WriteResult>
+  /** The folder's entries, sorted by name; symlinks are reported as such and not followed. */
+  list(path: string): Promise<DirEntry[]>
+  /** Regular files below the folder, depth first in name order; symlinks are never followed. */
+  walk(path: string, options?: WalkOptions): AsyncIterable<DirEntry>
+}
+
+export const fsToken = createToken<WorkspaceFs>('workspace-fs')
+/** The real workspace root the providing plugin chose. */
+export const workspaceRootToken = createToken<string>('workspace-root')
+
+export const DEFAULT_SKIP: ReadonlySet<string> = new Set(['.git', 'node_modules'])
+
+/** A provider's lifecycle: after `dispose()` every call fails with `CLOSED`. */
+export interface DisposableFs extends WorkspaceFs {
+  dispose(): void
+}
+
+/** Unconfined: any path the process can reach. For trusted hosts only. */
+export function localFs(base: string = process.cwd()): DisposableFs {
+  return new NodeFs(realpathSync(base), false)
+}
+
+/** Confined to `root`: every path, symlinks included, must resolve inside it, else `PATH_ESCAPE`. */
+export function workspaceFs(root: string): DisposableFs {
+  return new NodeFs(realpathSync(root), true)
+}
+
+class NodeFs implements DisposableFs {
+  readonly root: string
+  readonly confined: boolean
+  #disposed = false
+
+  constructor(root: string, confined: boolean) {
+    this.root = root
+    this.confined = confined
+  }
+
+  dispose(): void {
+    this.#disposed = true
+  }
+
+  resolve(path: string): Promise<string> {
+    if (this.#disposed) return Promise.reject(new SeamError('CLOSED', 'the workspace filesystem has been disposed'))
+    return this.confined ? confine(this.root, path) : realPathOf(this.root, path)
+  }
+
+  display(real: string): string {
+    const rel = relative(this.root, real)
+    if (rel === '') return '.'
+    if (rel === '..' || rel.startsWith(`..${sep}`)) return real
+    return rel.split(sep).join('/')
+  }
+
+  async stat(path: string): Promise<FileInfo | undefined> {
+    const real = await this.resolve(path)
+    const stats = await stat(real).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined
+      throw error
+    })
+    return stats && infoOf(stats)
+  }
+
+  async readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
+    const real = await this.resolve(path)
+    const info = await stat(real)
+    if (info.isDirectory()) throw fsError('EISDIR', `${this.display(real)} is a directory`)
+    // A FIFO or a device would block or never end: only regular files are read.
+    if (!info.isFile()) throw fsError('EINVAL', `${this.display(real)} is not a regular file`)
+    if (options.maxBytes !== undefined && info.size > options.maxBytes) {
+      throw fsError('EFBIG', `${this.display(real)} is ${info.size} bytes, over the limit of ${options.maxBytes}`)
+    }
+    return readFile(real)
+  }
+
+  async writeFile(path: string, data: string | Uint8Array, options: { createDirs?: boolean } = {}): Promise<WriteResult> {
+    const real = await this.resolve(path)
+    const folder = dirname(real)
+    if (options.createDirs) await mkdir(folder, { recursive: true })
+    else if (!(await stat(folder).catch(() => undefined))?.isDirectory()) {
+      throw fsError('ENOENT', `the folder ${this.display(folder)} does not exist`)
+    }
+    const existing = await stat(real).catch(() => undefined)
+    if (existing?.isDirectory()) throw fsError('EISDIR', `${this.display(real)} is a directory`)
+    if (existing && !existing.isFile()) throw fsError('EINVAL', `${this.display(real)} is not a regular file`)
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
+    const temp = join(folder, `.${basename(real)}.${randomUUID().slice(0, 8)}.tmp`)
+    const handle = await open(temp, 'wx', 0o666)
+    try {
+      // Set after open, so the umask cannot narrow an existing file's mode.
+      if (existing) await handle.chmod(existing.mode & 0o7777)
+      await handle.writeFile(bytes)
+      await handle.sync()
+      await handle.close()
+      // rename replaces the name atomically: a reader sees the old file or the new one, never half.
+      await rename(temp, real)
+    } catch (error) {
+      await handle.close().catch(() => {})
+      await unlink(temp).catch(() => {})
+      throw error
+    }
+    return { path: this.display(real), bytes: bytes.byteLength, created: existing === undefined }
+  }
+
+  async list(path: string): Promise<DirEntry[]> {
+    const real = await this.resolve(path)
+    const names = (await readdir(real)).sort()
+    const entries: DirEntry[] = []
+    for (const name of names) {
+      const stats = await lstat(join(real, name)).catch(() => undefined)
+      if (stats) entries.push({ name, path: this.display(join(real, name)), ...infoOf(stats) })
+    }
+    return entries
+  }
+
+  async *walk(path: string, options: WalkOptions = {}): AsyncIterable<DirEntry> {
+    yield* this.#walk(await this.resolve(path), options.skip ?? DEFAULT_SKIP, options.signal)
+  }
+
+  async *#walk(folder: string, skip: ReadonlySet<string>, signal: AbortSignal | undefined): AsyncIterable<DirEntry> {
+    signal?.throwIfAborted()
+    for (const entry of await this.list(folder).catch(() => [])) {
+      if (entry.type === 'file') yield entry
+      else if (entry.type === 'dir' && !skip.has(entry.name)) yield* this.#walk(join(folder, entry.name), skip, signal)
+    }
+  }
+}
+
+function infoOf(stats: Stats): FileInfo {
+  const type: EntryType = stats.isFile() ? 'file' : stats.isDirectory() ? 'dir' : stats.isSymbolicLink() ? 'symlink' : 'other'
+  return { type, size: stats.size, mtimeMs: stats.mtimeMs }
+}
+
+function fsError(code: string, message: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(message), { code })
+}

@@ -1,0 +1,182 @@
+import { mkdir, readFile, symlink } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { PATH_ESCAPE_REASON } from './lib/confine.js'
+import { procStat } from './lib/process-tree.js'
+import { recordingApproval, textOf, workspaceRoot } from './lib/testing.js'
+
+const node = process.execPath
+
+/** Running, and not a zombie (where PID 1 does not reap orphans, a dead grandchild stays a zombie). */
+function alive(pid: number): boolean {
+  if (process.platform !== 'linux') {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  const fields = procStat(pid)
+  return fields !== undefined && fields[0] !== 'Z'
+}
+
+async function eventually(check: () => boolean | Promise<boolean>, withinMs = 5000): Promise<void> {
+  const end = Date.now() + withinMs
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
+
+async function approvedRoot() {
+  const approval = recordingApproval('allowed-once')
+  return { ...(await workspaceRoot({ approval: approval.port })), approval }
+}
+
+describe('run_command', () => {
+  it('runs node -e after approval and returns exit code, stdout and stderr', async () => {
+    const { call, approval } = await approvedRoot()
+    const outcome = await call('run_command', { argv: [node, '-e', 'console.log("hello"); console.error("warn")'] })
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      value: { exitCode: 0, signal: null, stdout: 'hello\n', stderr: 'warn\n', stdoutTruncated: false, timedOut: false },
+    })
+    expect(approval.requests.map((r) => r.reason)).toEqual(['"run_command" always asks for approval'])
+    expect(textOf(outcome)).toMatch(/^\$ \S+ -e 'console\.log\("hello"\); console\.error\("warn"\)'\nexit code 0, \d+ ms\n--- stdout ---\nhello\n\n--- stderr ---\nwarn\n$/)
+  })
+
+  it('asks every time, and runs nothing when nobody can approve', async () => {
+    const { call, workspace } = await workspaceRoot()
+    const outcome = await call('run_command', { argv: [node, '-e', 'require("fs").writeFileSync("ran.txt", "x")'] })
+    expect(outcome).toMatchObject({ status: 'denied', code: 'APPROVAL_UNAVAILABLE' })
+    await expect(readFile(join(workspace, 'ran.txt'))).rejects.toMatchObject({ code: 'ENOENT' })
+  })
+
+  it('reports a failing command as a completed call with its exit code', async () => {
+    const { call } = await approvedRoot()
+    const outcome = await call('run_command', { argv: [node, '-e', 'console.error("boom"); process.exit(3)'] })
+    expect(outcome).toMatchObject({ status: 'completed', value: { exitCode: 3, stderr: 'boom\n' } })
+  })
+
+  it('passes arguments without a shell', async () => {
+    const { call } = await approvedRoot()
+    const outcome = await call('run_command', { argv: [node, '-e', 'console.log(JSON.stringify(process.argv.slice(1)))', '$HOME', '*', 'a b; rm -rf /'] })
+    expect(JSON.parse((outcome.value as { stdout: string }).stdout)).toEqual(['$HOME', '*', 'a b; rm -rf /'])
+  })
+
+  it('runs in the workspace root, or in cwd inside it', async () => {
+    const { call, workspace } = await approvedRoot()
+    await mkdir(join(workspace, 'pkg'))
+    const cwdOf = async (args: Record<string, unknown>) =>
+      ((await call('run_command', { argv: [node, '-e', 'console.log(process.cwd())'], ...args })).value as { stdout: string }).stdout.trim()
+    expect(await cwdOf({})).toBe(workspace)
+    expect(await cwdOf({ cwd: 'pkg' })).toBe(join(workspace, 'pkg'))
+  })
+
+  it('denies a cwd outside the workspace in the guard, even after approval', async () => {
+    const { call, workspace, outside, approval } = await approvedRoot()
+    await symlink(outside, join(workspace, 'elsewhere'))
+    for (const cwd of ['..', outside, 'elsewhere']) {
+      const outcome = await call('run_command', { argv: [node, '-e', 'require("fs").writeFileSync("ran.txt", "x")'], cwd })
+      expect(outcome).toMatchObject({ status: 'denied', code: 'DENIED', policy: 'guard', reason: PATH_ESCAPE_REASON })
+    }
+    expect(approval.requests).toHaveLength(3)
+    await expect(readFile(join(outside, 'ran.txt'))).rejects.toMatchObject({ code: 'ENOENT' })
+  })
+
+  it('says when the program does not exist', async () => {
+    const { call } = await approvedRoot()
+    const outcome = await call('run_command', { argv: ['surely-not-a-program-xyz'] })
+    expect(outcome).toMatchObject({ status: 'failed', code: 'TOOL_ERROR' })
+    expect(textOf(outcome)).toContain('command not found: surely-not-a-program-xyz')
+  })
+
+  it('stops a command at its timeoutMs and returns what it printed', async () => {
+    const { call } = await approvedRoot()
+    const outcome = await call('run_command', { argv: ['sh', '-c', 'echo started; sleep 30'], timeoutMs: 1000 })
+    expect(outcome).toMatchObject({ status: 'completed', value: { timedOut: true, exitCode: null, signal: 'SIGTERM', stdout: 'started\n' } })
+    expect(textOf(outcome)).toContain('stopped after 1000 ms (timeout)')
+  })
+
+  it('kills the whole process tree when the call is cancelled', async () => {
+    const { call, workspace, abort } = await approvedRoot()
+    // The command starts a grandchild that ignores SIGTERM; each writes its pid once it is ready.
+    const grandchild = 'process.on("SIGTERM", () => {}); require("fs").writeFileSync("grandchild.pid", String(process.pid)); setInterval(() => {}, 1000)'
+    const script = `
+      require('child_process').spawn(process.execPath, ['-e', ${JSON.stringify(grandchild)}], { stdio: 'ignore' })
+      require('fs').writeFileSync('child.pid', String(process.pid))
+      setInterval(() => {}, 1000)`
+    const running = call('run_command', { argv: [node, '-e', script] })
+    const pidOf = (name: string) => readFile(join(workspace, name), 'utf8').then(Number, () => undefined)
+    const pids = { child: 0, grandchild: 0 }
+    await eventually(async () => {
+      pids.child = (await pidOf('child.pid')) ?? 0
+      pids.grandchild = (await pidOf('grandchild.pid')) ?? 0
+      return pids.child > 0 && pids.grandchild > 0
+    })
+    onTestFinished(() => {
+      for (const pid of [pids.child, pids.grandchild]) if (alive(pid)) process.kill(pid, 'SIGKILL')
+    })
+    expect(alive(pids.child) && alive(pids.grandchild)).toBe(true)
+    const aborted = Date.now()
+    abort()
+    const outcome = await running
+    expect(outcome).toMatchObject({ status: 'cancelled', code: 'ABORTED' })
+    expect(outcome.details?.abandoned).toBeUndefined()
+    // The body settled only after the tree was gone: SIGTERM, then SIGKILL (after 1 s) for the one that ignored it.
+    expect(alive(pids.child)).toBe(false)
+    expect(alive(pids.grandchild)).toBe(false)
+    expect(Date.now() - aborted).toBeGreaterThanOrEqual(900)
+  })
+
+  it('stops background processes a command leaves behind when it exits', async () => {
+    const { call } = await approvedRoot()
+    const started = Date.now()
+    const outcome = await call('run_command', { argv: ['sh', '-c', 'sleep 30 & echo $!'] })
+    expect(outcome).toMatchObject({ status: 'completed', value: { exitCode: 0 } })
+    expect(Date.now() - started).toBeLessThan(10_000)
+    const pid = Number((outcome.value as { stdout: string }).stdout.trim())
+    await eventually(() => !alive(pid), 3000)
+  })
+
+  it('removes secret-looking variables from the environment and turns colours off', async () => {
+    const { call } = await approvedRoot()
+    process.env.SEAM_TEST_API_KEY = 'sk-should-not-leak'
+    process.env.SEAM_TEST_PLAIN = 'visible'
+    onTestFinished(() => {
+      delete process.env.SEAM_TEST_API_KEY
+      delete process.env.SEAM_TEST_PLAIN
+    })
+    const outcome = await call('run_command', { argv: [node, '-e', 'console.log(JSON.stringify(process.env))'] })
+    const env = JSON.parse((outcome.value as { stdout: string }).stdout) as Record<string, string>
+    expect(env.SEAM_TEST_API_KEY).toBeUndefined()
+    expect(env.SEAM_TEST_PLAIN).toBe('visible')
+    expect(env.NO_COLOR).toBe('1')
+    expect(JSON.stringify(outcome)).not.toContain('sk-should-not-leak')
+  })
+
+  it('keeps 64 KiB of each stream, the start and the end, and says it cut', async () => {
+    const { call } = await approvedRoot()
+    const outcome = await call('run_command', { argv: [node, '-e', 'process.stdout.write("<" + "a".repeat(200000) + ">")'] })
+    const value = outcome.value as { stdout: string; stdoutTruncated: boolean; stderrTruncated: boolean }
+    expect(value.stdoutTruncated).toBe(true)
+    expect(value.stderrTruncated).toBe(false)
+    expect(value.stdout.startsWith('<aaa')).toBe(true)
+    expect(value.stdout.endsWith('aaa>')).toBe(true)
+    expect(value.stdout).toContain(`[… ${200002 - 64 * 1024} bytes omitted …]`)
+  })
+
+  it('is never concurrency-safe, always asks, and has a deadline', async () => {
+    const { tools, turn } = await workspaceRoot()
+    const tool = tools.get('run_command')!
+    expect(tool.isConcurrencySafe!({ argv: ['true'], timeoutMs: 1000 })).toBe(false)
+    expect(tool.timeoutMs).toBe(60_000)
+    expect(turn.capabilities.tools.find((t) => t.name === 'run_command')).toMatchObject({ approval: 'always' })
+  })
+
+  it('rejects an empty argv as invalid arguments', async () => {
+    const { call } = await approvedRoot()
+    expect(await call('run_command', { argv: [] })).toMatchObject({ status: 'failed', code: 'INVALID_ARGS' })
+  })
+})

@@ -1,0 +1,42 @@
+import { defineTool } from 'seam-runtime'
+import { z } from 'zod'
+import { fsToken } from './lib/fs-seam.js'
+import { pathRisk } from './lib/policy.js'
+import { fsFailure } from './lib/text.js'
+
+const MAX_BYTES = 4 * 1024 * 1024
+
+export default defineTool({
+  description:
+    'Write a UTF-8 text file in the workspace, replacing it whole (atomically: readers see the old or the ' +
+    'new content, never half). Overwriting an existing file asks the user first. Read a file before ' +
+    'replacing it; set createDirs to create missing folders.',
+  input: z.object({
+    path: z.string().min(1).describe('File path, relative to the workspace root'),
+    content: z.string().describe('The complete new content of the file'),
+    createDirs: z.boolean().default(false).describe('Create missing parent folders'),
+  }),
+  output: z.object({ path: z.string(), bytes: z.number().int(), created: z.boolean() }),
+  approval: 'on-risk',
+  // Only what the arguments show (a write into .git, a secrets file). Whether the file exists needs
+  // the filesystem, which risk() cannot reach: the workspace plugin asks before an overwrite with a
+  // pre-execute hook (see tools/lib/policy.ts).
+  risk: ({ path }) => pathRisk(path),
+  annotations: { destructiveHint: true },
+  isConcurrencySafe: () => false,
+  async execute({ path, content, createDirs }, ctx) {
+    const bytes = Buffer.byteLength(content, 'utf8')
+    if (bytes > MAX_BYTES) throw new Error(`the content is ${bytes} bytes, over the 4 MiB limit of write_file`)
+    const fs = ctx.use(fsToken)
+    ctx.signal.throwIfAborted()
+    try {
+      return await fs.writeFile(path, content, { createDirs })
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ENOENT' && !createDirs) {
+        throw new Error(`${path}: the folder does not exist; set createDirs: true to create it`)
+      }
+      throw fsFailure(error, path)
+    }
+  },
+  render: (_args, value) => `${value.created ? 'Created' : 'Overwrote'} ${value.path} (${value.bytes} bytes).`,
+})
