@@ -1,0 +1,133 @@
+import { pathToFileURL } from 'node:url'
+
+/**
+ * Shared benchmark helpers. The machine is shared and noisy, so a benchmark measures its candidate
+ * and its baseline in the same run, in short interleaved rounds (A B, B A, …), and reports medians:
+ * a burst of background load then weighs on both sides alike instead of on whichever ran last.
+ */
+
+/** One round: `ops` operations in `ms` milliseconds of wall time. */
+export interface Sample {
+  readonly ms: number
+  readonly ops: number
+}
+
+export interface Contender {
+  readonly label: string
+  /** Runs one timed round; untimed setup and teardown belong inside, around the timed part. */
+  readonly round: () => Promise<Sample>
+}
+
+export interface Measured {
+  readonly label: string
+  readonly samples: readonly Sample[]
+}
+
+/** One target: the candidate's median time per op at most `max` times the baseline's. */
+export interface Verdict {
+  readonly label: string
+  readonly ratio: number
+  readonly max: number
+  readonly pass: boolean
+}
+
+/** What a benchmark's `run()` returns: the lines of its table and its verdicts. */
+export interface BenchReport {
+  readonly name: string
+  readonly lines: readonly string[]
+  readonly verdicts: readonly Verdict[]
+}
+
+/**
+ * Runs `warmup` untimed rounds of every contender, then `rounds` timed rounds each, alternating
+ * the order every round so no contender always runs first. Results come back in input order.
+ */
+export async function interleave(contenders: readonly Contender[], options: { rounds: number; warmup: number }): Promise<Measured[]> {
+  for (let index = 0; index < options.warmup; index += 1) {
+    for (const contender of contenders) await contender.round()
+  }
+  const samples = contenders.map(() => [] as Sample[])
+  for (let index = 0; index < options.rounds; index += 1) {
+    const order = contenders.map((_, i) => i)
+    if (index % 2 === 1) order.reverse()
+    for (const i of order) samples[i]!.push(await contenders[i]!.round())
+  }
+  return contenders.map((contender, i) => ({ label: contender.label, samples: samples[i]! }))
+}
+
+/** Times `ops` sequential awaits of `op` (after the caller's own setup). */
+export async function timeLoop(ops: number, op: (index: number) => unknown): Promise<Sample> {
+  const started = performance.now()
+  for (let index = 0; index < ops; index += 1) await op(index)
+  return { ms: performance.now() - started, ops }
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+/** Median milliseconds per operation. */
+export function msPerOp(measured: Measured): number {
+  return median(measured.samples.map((s) => s.ms / s.ops))
+}
+
+/** Median wall milliseconds per round. */
+export function msPerRound(measured: Measured): number {
+  return median(measured.samples.map((s) => s.ms))
+}
+
+/**
+ * The candidate's cost relative to the baseline: the median of the per-round ratios, each round's
+ * candidate paired with the baseline round run right next to it (the pair saw the same load).
+ */
+export function pairedRatio(candidate: Measured, baseline: Measured): number {
+  const ratios = candidate.samples.map((s, i) => {
+    const b = baseline.samples[i]!
+    return s.ms / s.ops / (b.ms / b.ops)
+  })
+  return median(ratios)
+}
+
+export function verdict(label: string, candidate: Measured, baseline: Measured, max: number): Verdict {
+  const ratio = pairedRatio(candidate, baseline)
+  return { label, ratio, max, pass: ratio <= max }
+}
+
+/** Left-aligns the first column, right-aligns the others. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const all = [header, ...rows]
+  const widths = header.map((_, column) => Math.max(...all.map((row) => (row[column] ?? '').length)))
+  const line = (row: readonly string[]) =>
+    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')
+  return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)]
+}
+
+export function formatRate(perSecond: number): string {
+  return Math.round(perSecond).toLocaleString('en-US')
+}
+
+export function formatMs(ms: number): string {
+  if (ms < 0.01) return `${(ms * 1000).toFixed(2)} µs`
+  if (ms < 1) return `${(ms * 1000).toFixed(1)} µs`
+  return `${ms.toFixed(ms < 100 ? 2 : 0)} ms`
+}
+
+export const formatRatio = (ratio: number) => `${ratio.toFixed(2)}×`
+
+export function formatVerdict(v: Verdict): string {
+  return `${v.pass ? 'PASS' : 'MISS'}  ${v.label}: ${formatRatio(v.ratio)} (target ≤ ${v.max}×)`
+}
+
+export function printReport(report: BenchReport): void {
+  for (const line of report.lines) console.log(line)
+  for (const v of report.verdicts) console.log(`  ${formatVerdict(v)}`)
+}
+
+/** True when `importMetaUrl` is the module Node was started with (`node --import tsx bench/x.ts`). */
+export function isMain(importMetaUrl: string): boolean {
+  const entry = process.argv[1]
+  return entry !== undefined && importMetaUrl === pathToFileURL(entry).href
+}

@@ -1,0 +1,124 @@
+/**
+ * Issue 3: calls per second through the whole pipeline (`turn.tools.execute`, memory journal, no
+ * hooks) for a zod tool and a seam tool, each against a hand-rolled baseline doing only what any
+ * tool call must: `JSON.parse`, a precompiled validator of the same schema, one async call.
+ * Target: the pipeline at most 4× the baseline's time per call. `node --import tsx bench/pipeline.ts`
+ */
+import { Ajv } from 'ajv'
+import { z } from 'zod'
+import { capabilitySeamToken, createRoot, definePlugin, defineTool, memoryJournal, SeamIntegration, type ToolService } from '../src/index.js'
+import {
+  type BenchReport,
+  type Contender,
+  formatMs,
+  formatRate,
+  formatRatio,
+  interleave,
+  isMain,
+  type Measured,
+  msPerOp,
+  pairedRatio,
+  printReport,
+  type Sample,
+  table,
+  timeLoop,
+  verdict,
+} from './harness.js'
+
+const CALLS_PER_ROUND = 4_000
+const ROUNDS = 12
+const WARMUP = 3
+const TARGET = 4
+
+const ARGUMENTS = '{"id":"T-1","limit":3}'
+const zodInput = z.object({ id: z.string(), limit: z.number().int().max(10).optional() })
+const jsonInput = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  type: 'object',
+  properties: { id: { type: 'string' }, limit: { type: 'integer', maximum: 10 } },
+  required: ['id'],
+}
+
+/** The work both sides share: the tool body itself. */
+async function lookupBody(args: { id: string }): Promise<{ id: string; title: string }> {
+  return { id: args.id, title: 'Printer on fire' }
+}
+
+const service: ToolService = {
+  id: 'tickets',
+  description: 'Tickets over a seam.',
+  schema: () => [{ type: 'function', function: { name: 'fetch_ticket', description: 'Fetch a ticket.', parameters: jsonInput }, approval: 'never' }],
+  execute: async (_scope, _name, input) => ({ success: true, output: await lookupBody(input as { id: string }) }),
+}
+
+const plugin = definePlugin({
+  name: 'bench',
+  setup(ctx) {
+    ctx.addTool('lookup_ticket', defineTool({ description: 'Look up a ticket.', input: zodInput, approval: 'never', execute: lookupBody }))
+    const seams = new SeamIntegration()
+    seams.registerToolService('global', service)
+    ctx.resources.provide(capabilitySeamToken, seams, () => seams.dispose())
+  },
+})
+
+/** One round through the pipeline: a fresh root and turn (untimed), then `CALLS_PER_ROUND` calls. */
+function pipelineRound(name: string): () => Promise<Sample> {
+  return async () => {
+    const root = await createRoot({ plugin, journal: memoryJournal() })
+    try {
+      const turn = await root.beginTurn({ session: 'bench', principal: { subjectId: 'bench' } })
+      const sample = await timeLoop(CALLS_PER_ROUND, async (index) => {
+        const outcome = await turn.tools.execute({ callId: `c${index}`, name, arguments: ARGUMENTS })
+        if (outcome.status !== 'completed') throw new Error(`bench call failed: ${outcome.code} ${JSON.stringify(outcome.content)}`)
+      })
+      await turn.end()
+      return sample
+    } finally {
+      await root.close()
+    }
+  }
+}
+
+const validateJson = new Ajv().compile(jsonInput)
+
+function baselineRound(kind: 'zod' | 'ajv'): () => Promise<Sample> {
+  const call =
+    kind === 'zod'
+      ? async () => {
+          const parsed = zodInput.safeParse(JSON.parse(ARGUMENTS))
+          if (!parsed.success) throw new Error('invalid')
+          return lookupBody(parsed.data)
+        }
+      : async () => {
+          const args: unknown = JSON.parse(ARGUMENTS)
+          if (!validateJson(args)) throw new Error('invalid')
+          return service.execute('global', 'fetch_ticket', args)
+        }
+  return () => timeLoop(CALLS_PER_ROUND, call)
+}
+
+export async function run(): Promise<BenchReport> {
+  const contenders: Contender[] = [
+    { label: 'baseline: JSON.parse + zod safeParse + await', round: baselineRound('zod') },
+    { label: 'pipeline: zod tool', round: pipelineRound('lookup_ticket') },
+    { label: 'baseline: JSON.parse + Ajv + await', round: baselineRound('ajv') },
+    { label: 'pipeline: seam tool (Ajv)', round: pipelineRound('fetch_ticket') },
+  ]
+  const measured = await interleave(contenders, { rounds: ROUNDS, warmup: WARMUP })
+  const [zodBase, zodPipe, ajvBase, seamPipe] = measured as [Measured, Measured, Measured, Measured]
+  const row = (m: Measured, base: Measured) => {
+    const perCall = msPerOp(m)
+    return [m.label, formatRate(1000 / perCall), formatMs(perCall), m === base ? '1.00×' : formatRatio(pairedRatio(m, base))]
+  }
+  const rows = [row(zodBase, zodBase), row(zodPipe, zodBase), row(ajvBase, ajvBase), row(seamPipe, ajvBase)]
+  return {
+    name: 'pipeline',
+    lines: [
+      `pipeline: sequential execute(), memory journal, no hooks; ${ROUNDS} interleaved rounds of ${CALLS_PER_ROUND.toLocaleString('en-US')} calls, medians`,
+      ...table(['', 'calls/s', 'per call', 'ratio'], rows),
+    ],
+    verdicts: [verdict('zod tool vs its baseline', zodPipe, zodBase, TARGET), verdict('seam tool vs its baseline', seamPipe, ajvBase, TARGET)],
+  }
+}
+
+if (isMain(import.meta.url)) printReport(await run())

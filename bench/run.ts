@@ -1,0 +1,69 @@
+/**
+ * `npm run bench [-- name…]`: runs every `bench/<name>.ts` that exports `run()` (or only the named
+ * ones), one after another in this process, prints each table, then a summary of every target.
+ * A benchmark reports its targets by returning a `BenchReport`; one that only prints gets no verdict.
+ */
+import { readdirSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { type BenchReport, formatVerdict } from './harness.js'
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+const NOT_BENCHMARKS = new Set(['harness', 'run'])
+
+function available(): string[] {
+  return readdirSync(HERE)
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+    .map((file) => basename(file, '.ts'))
+    .filter((name) => !NOT_BENCHMARKS.has(name))
+    .sort()
+}
+
+type Outcome = { name: string; report?: BenchReport; error?: unknown; ms: number }
+
+async function runOne(name: string): Promise<Outcome> {
+  const started = performance.now()
+  try {
+    const module = (await import(pathToFileURL(join(HERE, `${name}.ts`)).href)) as { run?: () => Promise<unknown> }
+    if (typeof module.run !== 'function') return { name, error: new Error(`bench/${name}.ts does not export run()`), ms: 0 }
+    const report = ((await module.run()) ?? undefined) as BenchReport | undefined
+    if (report) for (const line of report.lines) console.log(line)
+    return { name, report, ms: performance.now() - started }
+  } catch (error) {
+    console.error(`bench/${name}.ts failed:`, error)
+    return { name, error, ms: performance.now() - started }
+  }
+}
+
+async function main(): Promise<void> {
+  const all = available()
+  const wanted = process.argv.slice(2)
+  const unknown = wanted.filter((name) => !all.includes(name))
+  if (unknown.length > 0) {
+    console.error(`unknown benchmark ${unknown.join(', ')}; available: ${all.join(', ')}`)
+    process.exitCode = 2
+    return
+  }
+  const names = wanted.length > 0 ? wanted : all
+  console.log(`node ${process.version}, ${names.length} benchmark(s): ${names.join(', ')}\n`)
+  const outcomes: Outcome[] = []
+  for (const name of names) {
+    outcomes.push(await runOne(name))
+    console.log()
+  }
+  console.log('summary')
+  for (const outcome of outcomes) {
+    const took = `(${(outcome.ms / 1000).toFixed(1)} s)`
+    if (outcome.error) {
+      console.log(`  ERROR ${outcome.name} ${took}`)
+      continue
+    }
+    const verdicts = outcome.report?.verdicts ?? []
+    if (verdicts.length === 0) console.log(`  —     ${outcome.name}: printed its own figures, no target reported ${took}`)
+    for (const v of verdicts) console.log(`  ${formatVerdict({ ...v, label: `${outcome.name}: ${v.label}` })} ${took}`)
+  }
+  // A MISS is a figure to look at on a noisy machine, not a failure; a crash is.
+  if (outcomes.some((o) => o.error)) process.exitCode = 1
+}
+
+await main()
