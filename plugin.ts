@@ -1,12 +1,11 @@
 import { definePlugin } from 'seam-runtime/plugin-runtime'
 import { fsToken, workspaceFs, workspaceRootToken } from './tools/lib/fs-seam.js'
 import { workspaceGuard } from './tools/lib/guard.js'
-import { overwriteHook } from './tools/lib/policy.js'
 
 /**
  * The repository's own plugin: workspace tools (`tools/*.ts`) over a filesystem seam. It provides the
  * confined provider, and owns the policy around it: a monotonic guard that keeps every path argument
- * inside the workspace root, and a pre-execute hook that asks before `write_file` overwrites a file.
+ * inside the workspace root (`write_file` itself asks before it overwrites a file, through `risk`).
  * The root is `SEAM_WORKSPACE`, else this plugin's folder, else the working folder.
  */
 export default definePlugin({
@@ -18,7 +17,6 @@ export default definePlugin({
     // Tool names as the model sees them: `<child>__read_file` when this plugin is mounted below the root.
     const qualify = (name: string) => [...ctx.owner.split('/').slice(1), name].join('__')
     ctx.guards.add(workspaceGuard(fs.root, qualify))
-    ctx.hooks.preExecute(overwriteHook(fs, qualify('write_file')))
     ctx.log.info('workspace root', { root: fs.root })
   },
 })

@@ -9,6 +9,7 @@ export { defineSkill, defineTool } from './features/define-tool.js'
 export type {
   DeferredContext,
   FinalizeInfo,
+  RiskContext,
   SkillDefinition,
   SkillSpec,
   ToolContext,

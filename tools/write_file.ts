@@ -18,10 +18,16 @@ export default defineTool({
   }),
   output: z.object({ path: z.string(), bytes: z.number().int(), created: z.boolean() }),
   approval: 'on-risk',
-  // Only what the arguments show (a write into .git, a secrets file). Whether the file exists needs
-  // the filesystem, which risk() cannot reach: the workspace plugin asks before an overwrite with a
-  // pre-execute hook (see tools/lib/policy.ts).
-  risk: ({ path }) => pathRisk(path),
+  // Risky when the path alone shows it (a write into .git, a secrets file) or when it would replace
+  // an existing file. A path outside the workspace is left to the guard, which runs after approval.
+  async risk({ path }, ctx) {
+    const byPath = pathRisk(path)
+    const fs = ctx.use(fsToken)
+    const real = await fs.resolve(path).catch(() => undefined)
+    const info = real === undefined ? undefined : await fs.stat(real).catch(() => undefined)
+    const overwrite = info?.type === 'file' ? `${fs.display(real!)} exists and would be overwritten` : undefined
+    return [byPath, overwrite].filter(Boolean).join('; ') || undefined
+  },
   annotations: { destructiveHint: true },
   isConcurrencySafe: () => false,
   async execute({ path, content, createDirs }, ctx) {

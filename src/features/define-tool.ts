@@ -42,6 +42,15 @@ export interface ToolContext {
 }
 
 /** Callbacks use method syntax so a specific `ToolDefinition<I, O>` is a `ToolDefinition`. */
+/** What `risk()` may consult besides the arguments. */
+export interface RiskContext {
+  readonly turn: TurnEnvelope
+  readonly owner: string
+  /** The owner's resource in the call's generation; throws `MISSING_RESOURCE` when absent. */
+  use<T>(token: Token<T>): T
+}
+
+/** Callbacks use method syntax so a specific `ToolDefinition<I, O>` is a `ToolDefinition`. */
 export interface ToolSpec<I extends InputSchema = InputSchema, O = unknown> {
   description: string
   input: I
@@ -50,8 +59,11 @@ export interface ToolSpec<I extends InputSchema = InputSchema, O = unknown> {
   render?(args: InferInput<I>, value: O): string | ContentBlock[]
   /** Default `'on-risk'`. */
   approval?: ApprovalMode
-  /** A reason string when this call is risky; `undefined` when it is not. */
-  risk?(args: InferInput<I>): string | undefined
+  /**
+   * A reason string when this call is risky; `undefined` when it is not. May look at the owner's
+   * resources (does the file exist?) and be async; a throw counts as risky (fail closed).
+   */
+  risk?(args: InferInput<I>, ctx: RiskContext): string | undefined | Promise<string | undefined>
   permissions?: string[]
   platforms?: string[]
   scopes?: OriginScope[]

@@ -10,7 +10,7 @@ import { type CallState, type Settlement, settle } from './state.js'
 export async function checkApproval(state: CallState): Promise<void> {
   const { ctx, capability, exec } = state
   if (!capability || !exec) return
-  const reason = approvalReason(state)
+  const reason = await approvalReason(state)
   if (reason === undefined) return
   const { turn } = ctx
   const summary = summarize(exec.name, exec.arguments)
@@ -42,7 +42,7 @@ export async function checkApproval(state: CallState): Promise<void> {
 }
 
 /** Why this call needs a person's approval, or `undefined` when it does not. */
-function approvalReason(state: CallState): string | undefined {
+async function approvalReason(state: CallState): Promise<string | undefined> {
   const { ctx, capability, binding, args } = state
   if (!capability || !binding || !args) return undefined
   if (state.askReasons?.length) return state.askReasons.join('; ')
@@ -55,18 +55,22 @@ function approvalReason(state: CallState): string | undefined {
     case 'once':
       return granted() ? undefined : `first use of "${capability.name}" in this session`
     default: {
-      const risk = riskOf(state)
+      const risk = await riskOf(state)
       return risk === undefined || granted() ? undefined : risk
     }
   }
 }
 
-function riskOf(state: CallState): string | undefined {
-  const { capability, binding, args } = state
-  const riskFn = binding?.kind === 'feature' ? binding.slot.definition.risk : undefined
-  if (riskFn) {
+async function riskOf(state: CallState): Promise<string | undefined> {
+  const { capability, binding, args, ctx } = state
+  if (binding?.kind === 'feature' && binding.slot.definition.risk) {
+    const { slot } = binding
     try {
-      const reason = riskFn(args as never)
+      const reason = await slot.definition.risk!(args as never, {
+        turn: ctx.turn,
+        owner: slot.owner,
+        use: (token) => slot.plugin.resources.use(token),
+      })
       if (reason === undefined || reason === null || reason === '') return undefined
       return String(reason)
     } catch (error) {
