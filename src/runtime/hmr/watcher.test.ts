@@ -47,7 +47,8 @@ describe('createWatcher', () => {
   it("delivers one batch for an editor's unlink + add of the same file", async () => {
     const dir = await folder()
     const seen = recorder()
-    const w = watcher({ onBatch: seen.onBatch })
+    // A wide debounce: on a loaded machine two awaited writes can be more than 20 ms apart.
+    const w = watcher({ debounceMs: 100, onBatch: seen.onBatch })
     w.setPaths([join(dir, 'tools')])
     await w.ready
     await unlink(join(dir, 'tools/a.ts'))
@@ -60,7 +61,8 @@ describe('createWatcher', () => {
   it('delivers one batch for ten quick saves', async () => {
     const dir = await folder()
     const seen = recorder()
-    const w = watcher({ onBatch: seen.onBatch })
+    // A wide debounce: on a loaded machine two awaited writes can be more than 20 ms apart.
+    const w = watcher({ debounceMs: 100, onBatch: seen.onBatch })
     w.setPaths([join(dir, 'tools/a.ts')])
     await w.ready
     for (let i = 0; i < 10; i++) await writeFile(join(dir, 'tools/a.ts'), `save ${i}`)
@@ -72,7 +74,8 @@ describe('createWatcher', () => {
   it('reports a rename as one batch with both paths, ignoring editor swap files', async () => {
     const dir = await folder()
     const seen = recorder()
-    const w = watcher({ onBatch: seen.onBatch })
+    // A wide debounce: on a loaded machine two awaited writes can be more than 20 ms apart.
+    const w = watcher({ debounceMs: 100, onBatch: seen.onBatch })
     w.setPaths([join(dir, 'tools')])
     await w.ready
     await writeFile(join(dir, 'tools/.a.ts.swp'), 'swap')
