@@ -72,6 +72,10 @@ export const ErrorCode = {
   PROVIDER_UNAVAILABLE: 'PROVIDER_UNAVAILABLE',
   /** A path resolved outside the allowed roots. */
   PATH_ESCAPE: 'PATH_ESCAPE',
+  /** Options given to a host entry point are unsafe or malformed (a non-loopback MCP listener without a token). */
+  INVALID_OPTIONS: 'INVALID_OPTIONS',
+  /** A listener (the MCP HTTP endpoint) could not bind its host and port. */
+  LISTEN_FAILED: 'LISTEN_FAILED',
 } as const
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode]

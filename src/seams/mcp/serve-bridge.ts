@@ -1,0 +1,209 @@
+import { createRequire } from 'node:module'
+import {
+  type CallToolRequestParams,
+  type CallToolResult,
+  type Prompt,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server'
+import { messageOf } from '../../errors.js'
+import type { ApprovalPort } from '../../runtime/approval-types.js'
+import type { Root } from '../../runtime/root.js'
+import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
+import { createTurnIngress, type TurnEnvelope, type TurnOrigin } from '../../runtime/turn-ingress.js'
+import type { McpServeOptions } from './serve.js'
+import { elicitationApproval, supportsFormElicitation } from './serve-approval.js'
+import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js'
+import { SessionTurns } from './serve-turns.js'
+
+const VERSION: string = createRequire(import.meta.url)('../../../package.json').version
+const ORIGIN: TurnOrigin = Object.freeze({ kind: 'mcp' })
+const DEFAULT_PRINCIPAL = Object.freeze({ subjectId: 'mcp', roles: Object.freeze([]) as readonly string[] })
+
+/**
+ * The live generation as MCP servers: one SDK `Server` per MCP session, all sharing one catalog
+ * cache and one subscription to the root's publishes.
+ *
+ * Every `tools/call` runs on the generation live when it arrives, in its session's turn for that
+ * generation (see `SessionTurns`), with the MCP request's abort signal as the call's signal, so
+ * `notifications/cancelled` aborts exactly that call.
+ */
+export class McpBridge {
+  readonly #root: Root
+  readonly #owner: string
+  readonly #principal: { subjectId: string; roles?: readonly string[] }
+  readonly #session: string | undefined
+  readonly #log: (line: string) => void
+  readonly #verbose: boolean
+  /** Every session's server, and the subset that finished the handshake (announcements go there). */
+  readonly #servers = new Map<Server, SessionTurns>()
+  readonly #ready = new Set<Server>()
+  readonly #calls = new Set<Promise<unknown>>()
+  readonly #listing: TurnEnvelope
+  readonly #unsubscribe: () => void
+  #catalog: { generation: number; value: Promise<McpCatalog> } | undefined
+  #announced: Promise<McpCatalog | undefined>
+  #closing: Promise<void> | undefined
+
+  constructor(root: Root, options: McpServeOptions = {}) {
+    this.#root = root
+    this.#owner = options.owner ?? 'root'
+    this.#principal = options.principal ?? DEFAULT_PRINCIPAL
+    this.#session = options.session
+    const log = options.log
+    this.#verbose = log !== undefined
+    this.#log = log
+      ? (line) => {
+          try {
+            log(line)
+          } catch {
+            // A failing log sink never fails a call.
+          }
+        }
+      : () => {}
+    // What `tools/list` filters with: the same principal, owner and origin as a call's turn.
+    this.#listing = createTurnIngress({
+      session: this.#session ?? 'mcp',
+      principal: this.#principal,
+      owner: this.#owner,
+      origin: ORIGIN,
+      signal: new AbortController().signal,
+      journal: root.journal,
+      unattended: true,
+    })
+    this.#announced = this.catalog().catch(() => undefined)
+    this.#unsubscribe = root.on('generation', () => {
+      for (const turns of this.#servers.values()) turns.retireStale()
+      this.#publish()
+    })
+  }
+
+  /** The seam session of an MCP session: the configured one, else one per MCP session id. */
+  sessionFor(mcpSessionId: string | undefined): string {
+    return this.#session ?? (mcpSessionId ? `mcp:${mcpSessionId}` : 'mcp')
+  }
+
+  /** The live generation's catalog, projected once per generation number. */
+  catalog(): Promise<McpCatalog> {
+    let generation: Root['activeGeneration']
+    try {
+      generation = this.#root.activeGeneration
+    } catch (error) {
+      return Promise.reject(new ProtocolError(ProtocolErrorCode.InternalError, `the runtime is not serving: ${messageOf(error)}`))
+    }
+    const cached = this.#catalog
+    if (cached?.generation === generation.number) return cached.value
+    const value = this.#root.ingress.read(generation, this.#owner, this.#listing).then(toCatalog)
+    this.#catalog = { generation: generation.number, value }
+    value.catch(() => {
+      if (this.#catalog?.value === value) this.#catalog = undefined
+    })
+    return value
+  }
+
+  /** A server for one MCP session; `session` is the seam session its calls run in. */
+  open(session: string, onClose?: () => void): Server {
+    const server = new Server(
+      { name: 'seam-runtime', version: VERSION },
+      { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } } },
+    )
+    server.setRequestHandler('tools/list', async () => ({ tools: (await this.catalog()).tools as Tool[] }))
+    const turns = new SessionTurns(this.#root, { session, principal: this.#principal, owner: this.#owner, origin: ORIGIN }, this.#log)
+    server.setRequestHandler('tools/call', (request, ctx) => this.#track(this.#call(server, turns, request.params, ctx)))
+    server.setRequestHandler('prompts/list', async () => ({ prompts: (await this.catalog()).prompts as Prompt[] }))
+    server.setRequestHandler('prompts/get', async (request) => {
+      const skill = (await this.catalog()).skills.get(request.params.name)
+      if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`)
+      return { description: skill.description, messages: [{ role: 'user', content: { type: 'text', text: skill.instructions } }] }
+    })
+    server.oninitialized = () => {
+      if (this.#servers.has(server)) this.#ready.add(server)
+    }
+    server.onclose = () => {
+      this.#servers.delete(server)
+      this.#ready.delete(server)
+      this.#track(turns.close())
+      onClose?.()
+    }
+    this.#servers.set(server, turns)
+    return server
+  }
+
+  /** Stops announcing, closes every session (aborting their calls) and waits for the calls to settle. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#unsubscribe()
+      await Promise.allSettled([...this.#servers.keys()].map((server) => server.close()))
+      while (this.#calls.size > 0) await Promise.allSettled([...this.#calls])
+    })()
+    return this.#closing
+  }
+
+  async #call(server: Server, turns: SessionTurns, params: CallToolRequestParams, ctx: ServerContext): Promise<CallToolResult> {
+    const started = performance.now()
+    const call = { callId: `mcp-${String(ctx.mcpReq.id)}`, name: params.name, arguments: params.arguments ?? {} }
+    let outcome: ToolCallOutcome
+    try {
+      outcome = await turns.run(call, { signal: ctx.mcpReq.signal, approval: this.#approvalFor(server, ctx) })
+    } catch (error) {
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `the runtime could not run the call: ${messageOf(error)}`)
+    }
+    if (this.#verbose) {
+      const code = outcome.code ? ` ${outcome.code}` : ''
+      this.#log(`tools/call ${printable(params.name)} → ${outcome.status}${code} (${Math.round(performance.now() - started)} ms)`)
+    }
+    return toCallToolResult(outcome)
+  }
+
+  /**
+   * Fail closed: a port only when the client declared form elicitation on a 2025-era connection
+   * (a 2026-07-28 request carries an envelope and has no server-to-client request channel).
+   */
+  #approvalFor(server: Server, ctx: ServerContext): ApprovalPort | undefined {
+    if (ctx.mcpReq.envelope !== undefined) return undefined
+    if (!supportsFormElicitation(server.getClientCapabilities())) return undefined
+    // `send` relates the question to the call, so over HTTP it travels on the call's own stream.
+    return elicitationApproval((params, options) => ctx.mcpReq.send({ method: 'elicitation/create', params }, options))
+  }
+
+  /** Announces a publish to every ready session, once per change of the served lists. */
+  #publish(): void {
+    this.#announced = this.#announced.then(async (previous) => {
+      let next: McpCatalog
+      try {
+        next = await this.catalog()
+      } catch (error) {
+        this.#log(`could not project the published generation: ${messageOf(error)}`)
+        return previous
+      }
+      const tools = previous?.toolsText !== next.toolsText
+      const prompts = previous?.promptsText !== next.promptsText
+      if ((tools || prompts) && !this.#closing) {
+        await Promise.allSettled(
+          [...this.#ready].map(async (server) => {
+            if (tools) await server.sendToolListChanged()
+            if (prompts) await server.sendPromptListChanged()
+          }),
+        )
+        const what = [tools ? 'tools' : '', prompts ? 'prompts' : ''].filter(Boolean).join(' and ')
+        this.#log(`generation ${next.generation}: ${what} list_changed sent to ${this.#ready.size} session(s)`)
+      }
+      return next
+    })
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    this.#calls.add(promise)
+    void promise.finally(() => this.#calls.delete(promise)).catch(() => {})
+    return promise
+  }
+}
+
+/** A client-supplied name, quoted and cut, so a log line cannot be forged with control characters. */
+function printable(name: string): string {
+  const quoted = JSON.stringify(name)
+  return quoted.length > 80 ? `${quoted.slice(0, 79)}…` : quoted
+}

@@ -1,0 +1,215 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { type AddressInfo, isIP } from 'node:net'
+import { hostname, networkInterfaces } from 'node:os'
+import { Readable } from 'node:stream'
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
+import {
+  localhostAllowedHostnames,
+  validateHostHeader,
+  validateOriginHeader,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server'
+import { SeamError } from '../../errors.js'
+import type { Root } from '../../runtime/root.js'
+import type { McpServeOptions } from './serve.js'
+import { McpBridge } from './serve-bridge.js'
+
+export type McpHttpOptions = McpServeOptions & {
+  /** Default `127.0.0.1`. Any other than a loopback address needs `token`. */
+  host?: string
+  /** Default 4750; 0 picks a free port (read it from `url`). */
+  port?: number
+  /** When set, every request must carry `Authorization: Bearer <token>`. */
+  token?: string
+  /** Extra `Host` names to accept (a DNS name the server is reached by); loopback names always are. */
+  allowedHosts?: string[]
+}
+
+const PATH = '/mcp'
+const MAX_BODY_BYTES = 4 * 1024 * 1024
+
+interface Session {
+  readonly transport: WebStandardStreamableHTTPServerTransport
+}
+
+/**
+ * Serves the live generation over streamable HTTP at `http://<host>:<port>/mcp`, one MCP session
+ * (and SDK server) per client. Every request's `Host` and `Origin` must name this server (DNS
+ * rebinding), then carry the bearer token when one is configured (compared in constant time).
+ * `close()` ends every session (aborting running calls, which are still journaled) and the listener.
+ */
+export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ url: string; close(): Promise<void> }> {
+  const host = options.host ?? '127.0.0.1'
+  const port = options.port ?? 4750
+  const token = options.token?.trim() ? options.token : undefined
+  if (!isLoopback(host) && !token) {
+    throw new SeamError('INVALID_OPTIONS', `serving MCP on ${host}, which is not a loopback address, needs a bearer token`, {
+      hint: 'pass a token, or serve on 127.0.0.1',
+    })
+  }
+  const expected = token === undefined ? undefined : digest(token)
+  const allowed = allowedHostnames(host, options.allowedHosts ?? [])
+  const log = options.log ?? (() => {})
+  const bridge = new McpBridge(root, options)
+  const sessions = new Map<string, Session>()
+  let closing: Promise<void> | undefined
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`mcp http: request failed: ${error instanceof Error ? error.message : String(error)}`)
+      if (!res.headersSent) reply(res, 500, 'Internal server error')
+      else res.destroy()
+    })
+  })
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const hostCheck = validateHostHeader(req.headers.host, allowed)
+    if (!hostCheck.ok) return reply(res, 403, hostCheck.message)
+    const originCheck = validateOriginHeader(req.headers.origin, allowed)
+    if (!originCheck.ok) return reply(res, 403, originCheck.message)
+    if (expected && !bearerMatches(req.headers.authorization, expected)) {
+      log(`mcp http: refused a request without a valid bearer token from ${req.socket.remoteAddress ?? 'unknown'}`)
+      return reply(res, 401, 'Unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' })
+    }
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== PATH) return reply(res, 404, `Not found: MCP is served at ${PATH}`)
+    if (closing) return reply(res, 503, 'The server is shutting down')
+
+    const sessionId = header(req, 'mcp-session-id')
+    let session = sessionId === undefined ? undefined : sessions.get(sessionId)
+    if (sessionId !== undefined && !session) return reply(res, 404, 'Session not found')
+    const body = req.method === 'POST' ? await readBody(req) : undefined
+    if (body === 'too-large') return reply(res, 413, 'Request body too large', { connection: 'close' })
+    session ??= await openSession()
+    const abort = new AbortController()
+    res.on('close', () => abort.abort())
+    const request = new Request(new URL(req.url ?? PATH, 'http://localhost'), {
+      method: req.method,
+      headers: toHeaders(req),
+      body,
+      signal: abort.signal,
+    })
+    const response = await session.transport.handleRequest(request)
+    // A request that did not initialize a session (rejected by the transport) leaves nothing behind.
+    if (session.transport.sessionId === undefined) await session.transport.close()
+    res.writeHead(response.status, Object.fromEntries(response.headers))
+    if (!response.body) {
+      res.end()
+      return
+    }
+    const stream = Readable.fromWeb(response.body as NodeReadableStream)
+    res.on('close', () => stream.destroy())
+    stream.pipe(res)
+  }
+
+  async function openSession(): Promise<Session> {
+    const id = randomUUID()
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessioninitialized: () => {
+        sessions.set(id, session)
+        log(`mcp http: session ${id.slice(0, 8)} opened`)
+      },
+    })
+    const session: Session = { transport }
+    const server = bridge.open(bridge.sessionFor(id), () => {
+      if (sessions.delete(id)) log(`mcp http: session ${id.slice(0, 8)} closed`)
+    })
+    await server.connect(transport)
+    return session
+  }
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject)
+      http.listen(port, host, () => {
+        http.off('error', reject)
+        resolve()
+      })
+    })
+  } catch (error) {
+    await bridge.close()
+    const code = (error as { code?: unknown }).code
+    throw new SeamError('LISTEN_FAILED', `cannot serve MCP on ${host}:${port}${typeof code === 'string' ? ` (${code})` : ''}`, {
+      cause: error,
+      hint: code === 'EADDRINUSE' ? 'the port is taken: pick another one, or 0 for any free port' : undefined,
+    })
+  }
+  const bound = (http.address() as AddressInfo).port
+  const url = `http://${isIP(host) === 6 ? `[${host}]` : host}:${bound}${PATH}`
+  log(`mcp http: serving ${url}${token ? ' (bearer token required)' : ''}`)
+  return {
+    url,
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => http.close(() => resolve()))
+        await bridge.close()
+        http.closeAllConnections()
+        await stopped
+      })()
+      return closing
+    },
+  }
+}
+
+function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[(.*)\]$/, '$1').toLowerCase()
+  if (h === 'localhost') return true
+  if (isIP(h) === 4) return h.startsWith('127.')
+  return h === '::1' || h.startsWith('::ffff:127.')
+}
+
+/** Hostnames a `Host` (or browser `Origin`) header may name: loopback, the bound host, and on a wildcard bind every local address. */
+function allowedHostnames(host: string, extra: readonly string[]): string[] {
+  const names = new Set([...localhostAllowedHostnames(), ...extra])
+  const bracket = (address: string) => (isIP(address) === 6 ? `[${address}]` : address)
+  const bare = host.replace(/^\[(.*)\]$/, '$1')
+  if (bare === '0.0.0.0' || bare === '::') {
+    names.add(hostname())
+    for (const entries of Object.values(networkInterfaces())) for (const entry of entries ?? []) names.add(bracket(entry.address))
+  } else {
+    names.add(bracket(bare))
+  }
+  return [...names]
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest()
+}
+
+/** Compares digests, so neither the token's length nor its prefix leaks through timing. */
+function bearerMatches(authorization: string | undefined, expected: Buffer): boolean {
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '')
+  const same = timingSafeEqual(digest(match?.[1] ?? ''), expected)
+  return match !== null && same
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+function toHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers()
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value)
+  }
+  return headers
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > MAX_BODY_BYTES) return 'too-large'
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks)
+}
+
+/** A JSON-RPC error body, as the SDK's own HTTP guards answer. */
+function reply(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers })
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
+}

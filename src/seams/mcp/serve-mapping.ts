@@ -1,0 +1,71 @@
+import type { CallToolResult, Prompt, Tool } from '@modelcontextprotocol/server'
+import type { AgentCapabilities, SkillCapability, ToolCapability } from '../../runtime/capability-ingress.js'
+import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
+
+/** What one generation shows an MCP client: its tools and its skills as prompts. */
+export interface McpCatalog {
+  readonly generation: number
+  readonly tools: readonly Tool[]
+  readonly prompts: readonly Prompt[]
+  readonly skills: ReadonlyMap<string, SkillCapability>
+  /** The serialised lists: a publish announces `list_changed` only when one of these differs. */
+  readonly toolsText: string
+  readonly promptsText: string
+}
+
+/** Projects capabilities once; the result is served for every `tools/list` of that generation. */
+export function toCatalog(capabilities: AgentCapabilities): McpCatalog {
+  const tools = capabilities.tools.map(toMcpTool)
+  const prompts = capabilities.skills.map((skill): Prompt => ({ name: skill.name, description: skill.description }))
+  return {
+    generation: capabilities.generation,
+    tools,
+    prompts,
+    skills: new Map(capabilities.skills.map((skill) => [skill.name, skill])),
+    toolsText: JSON.stringify(tools),
+    promptsText: JSON.stringify(prompts),
+  }
+}
+
+/** MCP requires `type: 'object'` at the top of an input schema; anything else is wrapped. */
+export function toMcpTool(tool: ToolCapability): Tool {
+  const schema = tool.parameters as Record<string, unknown>
+  let inputSchema: Tool['inputSchema']
+  if (schema.type === 'object') inputSchema = schema as Tool['inputSchema']
+  else if (schema.type === undefined) inputSchema = { ...schema, type: 'object' }
+  else inputSchema = { type: 'object', allOf: [schema] }
+  const out: Tool = { name: tool.name, description: tool.description, inputSchema }
+  const hints = tool.annotations
+  if (hints && (hints.readOnlyHint !== undefined || hints.destructiveHint !== undefined)) {
+    out.annotations = {
+      ...(hints.readOnlyHint !== undefined ? { readOnlyHint: hints.readOnlyHint } : {}),
+      ...(hints.destructiveHint !== undefined ? { destructiveHint: hints.destructiveHint } : {}),
+    }
+  }
+  return out
+}
+
+/**
+ * A settled outcome as a `tools/call` result. Completed calls carry their content, and their value as
+ * `structuredContent` when it is a plain object; every other status is `isError` with the outcome's
+ * code in front of its (already explanatory) text: `[APPROVAL_UNAVAILABLE] The call …`.
+ */
+export function toCallToolResult(outcome: ToolCallOutcome): CallToolResult {
+  const content: CallToolResult['content'] = outcome.content.map((block) =>
+    block.type === 'text' ? { type: 'text', text: block.text } : { type: 'image', data: block.data, mimeType: block.mimeType },
+  )
+  if (outcome.status === 'completed') {
+    return isPlainObject(outcome.value) ? { content, structuredContent: outcome.value } : { content }
+  }
+  const tag = `[${outcome.code ?? outcome.status.toUpperCase()}]`
+  const first = content[0]
+  if (first?.type === 'text') content[0] = { type: 'text', text: `${tag} ${first.text}` }
+  else content.unshift({ type: 'text', text: `${tag} The call to "${outcome.name}" ${outcome.status === 'failed' ? 'failed' : `was ${outcome.status}`}.` })
+  return { content, isError: true }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}

@@ -1,0 +1,96 @@
+import { messageOf } from '../../errors.js'
+import type { ApprovalPort, ApprovalRequest } from '../../runtime/approval-types.js'
+import type { ToolCall, ToolCallOutcome } from '../../runtime/pipeline/types.js'
+import type { BeginTurnInput, Root } from '../../runtime/root.js'
+import type { Turn } from '../../runtime/turn.js'
+
+export type SessionTurnInput = Omit<BeginTurnInput, 'signal' | 'ports' | 'unattended'>
+
+/**
+ * The turns of one MCP session: one turn per generation, begun by the first call that generation
+ * serves. When a newer generation is published the old turn is ended as soon as its running calls
+ * have settled, so it never holds a retired generation longer than they do.
+ *
+ * Why not one turn per call: `turn/begin` and `turn/end` are two more journal appends (two more
+ * durable commits with SQLite) and a capability read on every call; a session turn pays them once.
+ * Each call still gets its own abort signal (the MCP request's) through `executeBatch`.
+ */
+export class SessionTurns {
+  readonly #root: Root
+  readonly #input: SessionTurnInput
+  readonly #log: (line: string) => void
+  /** The approval port of each running call, by call id: the turn's own port forwards to it. */
+  readonly #ports = new Map<string, ApprovalPort>()
+  readonly #ending = new Set<Promise<void>>()
+  #current: { generation: number; turn: Promise<Turn> } | undefined
+  #closed = false
+
+  constructor(root: Root, input: SessionTurnInput, log: (line: string) => void) {
+    this.#root = root
+    this.#input = input
+    this.#log = log
+  }
+
+  /**
+   * Runs one call in the live generation's turn. `approval` answers for this call only; the turn
+   * that a call without one begins is unattended, so calls needing approval fail closed.
+   */
+  async run(call: ToolCall, options: { signal: AbortSignal; approval?: ApprovalPort }): Promise<ToolCallOutcome> {
+    const turn = await this.#turn(options.approval !== undefined)
+    // No await between here and executeBatch: a retiring turn's idle() must see this call running.
+    if (options.approval) this.#ports.set(call.callId, options.approval)
+    try {
+      const [outcome] = await turn.tools.executeBatch([call], { signal: options.signal })
+      return outcome!
+    } finally {
+      this.#ports.delete(call.callId)
+    }
+  }
+
+  /** Ends the turn when a newer generation is live (called on every publish). */
+  retireStale(): void {
+    if (this.#current && this.#current.generation !== this.#root.generation) this.#retire()
+  }
+
+  /** Ends the current turn once its calls have settled. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true
+    this.#retire()
+    while (this.#ending.size > 0) await Promise.allSettled([...this.#ending])
+  }
+
+  #turn(attended: boolean): Promise<Turn> {
+    this.retireStale()
+    if (this.#current) return this.#current.turn
+    if (this.#closed) return Promise.reject(new Error('the MCP session is closed'))
+    const generation = this.#root.generation
+    const port: ApprovalPort = { request: (request) => this.#ask(request) }
+    const turn = this.#root.beginTurn({ ...this.#input, ...(attended ? { ports: { approval: port } } : { unattended: true }) })
+    const current = { generation, turn }
+    this.#current = current
+    turn.catch(() => {
+      if (this.#current === current) this.#current = undefined
+    })
+    return turn
+  }
+
+  #ask(request: ApprovalRequest) {
+    const port = this.#ports.get(request.callId)
+    if (!port) return Promise.reject(new Error('this call cannot ask for approval'))
+    return port.request(request)
+  }
+
+  #retire(): void {
+    const current = this.#current
+    if (!current) return
+    this.#current = undefined
+    const ending = current.turn
+      .then(async (turn) => {
+        await turn.tools.idle()
+        await turn.end()
+      })
+      .catch((error: unknown) => this.#log(`an MCP session turn did not end cleanly: ${messageOf(error)}`))
+    this.#ending.add(ending)
+    void ending.finally(() => this.#ending.delete(ending))
+  }
+}

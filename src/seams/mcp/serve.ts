@@ -1,0 +1,24 @@
+/**
+ * Serving the live generation over MCP (`seam mcp` on stdio, `seam dev` on streamable HTTP).
+ *
+ * - `tools/list` and `prompts/list` show the live generation's tools and skills, projected once per
+ *   generation for the configured principal, owner and an `{ kind: 'mcp' }` origin.
+ * - Every `tools/call` is one turn on the generation live when it arrives, through the whole
+ *   pipeline and the root's journal; the request's abort signal is the turn's signal.
+ * - Approval asks through form elicitation when the client supports it; otherwise the turn is
+ *   unattended and a call that needs approval is denied with `APPROVAL_UNAVAILABLE`.
+ * - A publish that changes the served lists sends `list_changed` to every connected session.
+ */
+export { serveHttp, type McpHttpOptions } from './serve-http.js'
+export { serveStdio, type McpStdioOptions } from './serve-stdio.js'
+
+export interface McpServeOptions {
+  /** The seam session calls run in (approval grants are per session). Default `'mcp'` on stdio, `mcp:<MCP session id>` over HTTP. */
+  session?: string
+  /** Who the calls run as. Default `{ subjectId: 'mcp' }`. */
+  principal?: { subjectId: string; roles?: string[] }
+  /** Whose capabilities are served. Default `'root'`. */
+  owner?: string
+  /** One line per session event and call (tool name, status, code, duration); never arguments or tokens. */
+  log?: (line: string) => void
+}
