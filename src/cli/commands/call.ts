@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto'
+import { userInfo } from 'node:os'
+import type { Command } from 'commander'
+import type { ContentBlock } from '../../runtime/journal/types.js'
+import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
+import { EXIT } from '../errors.js'
+import { ms } from '../format.js'
+import { type CliContext, type InStream, line, type Style, styleFor } from '../io.js'
+import { terminalApproval } from '../prompt.js'
+import { untilStopped } from '../signals.js'
+import { loadRuntime, openJournal, pluginDir } from '../workspace.js'
+
+interface CallFlags {
+  dir: string
+  session: string
+  json?: boolean
+}
+
+export function registerCall(program: Command, cli: CliContext): void {
+  program
+    .command('call')
+    .description('run one tool call through the full pipeline, journaled in <dir>/.seam/journal.db')
+    .argument('<tool>', 'the tool name')
+    .argument('[json]', 'the arguments as JSON text ("-" reads them from stdin)', '')
+    .option('--dir <dir>', 'the plugin folder', '.')
+    .option('--session <id>', 'the session the call belongs to', 'cli')
+    .option('--json', 'print the outcome object as JSON')
+    .action(async (tool: string, json: string, flags: CallFlags) => {
+      cli.exitCode = await call(cli, tool, json, flags)
+    })
+}
+
+async function call(cli: CliContext, tool: string, json: string, flags: CallFlags): Promise<number> {
+  const { io } = cli
+  const style = styleFor(io.stdout, io.env)
+  const dir = pluginDir(io.cwd, flags.dir)
+  const args = json === '-' ? await readAll(io.stdin) : json
+  // Approval needs a person at a terminal; otherwise the turn has no port and asking fails closed.
+  const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true
+  // With --json, stdout carries only the outcome object, so the question goes to stderr.
+  const prompt = flags.json ? io.stderr : io.stdout
+  const approval = interactive ? terminalApproval({ input: io.stdin, output: prompt, style: styleFor(prompt, io.env) }) : undefined
+  const { createRoot } = await loadRuntime()
+  const root = await createRoot({ dir, journal: await openJournal(dir) })
+  const stopping = untilStopped()
+  let outcome: ToolCallOutcome
+  let turnId: string
+  try {
+    const turn = await root.beginTurn({
+      session: flags.session,
+      principal: { subjectId: currentUser(), roles: [] },
+      origin: { kind: 'cli' },
+      signal: stopping.signal,
+      ports: approval ? { approval } : {},
+    })
+    turnId = turn.turnId
+    try {
+      outcome = await turn.tools.execute({ callId: `cli-${randomUUID().slice(0, 8)}`, name: tool, arguments: args })
+    } finally {
+      await turn.end()
+    }
+  } finally {
+    await root.close()
+    stopping.dispose()
+  }
+  if (flags.json) line(io.stdout, JSON.stringify({ ...outcome, turnId }, null, 2))
+  else printOutcome(cli, outcome, turnId, style)
+  return outcome.status === 'completed' ? EXIT.ok : EXIT.failed
+}
+
+/** `completed read_file (3.2 ms) · turn 3f2a9c1e` then the content text. */
+function printOutcome({ io }: CliContext, outcome: ToolCallOutcome, turnId: string, style: Style): void {
+  const ok = outcome.status === 'completed'
+  const status = ok ? style.green(outcome.status) : style.red(outcome.status)
+  const code = outcome.code ? ` ${style.bold(outcome.code)}${outcome.policy ? ` (${outcome.policy})` : ''}` : ''
+  line(io.stdout, `${status}${code} ${outcome.name} ${style.dim(`(${ms(outcome.durationMs)}) · turn ${turnId.slice(0, 8)} · generation ${outcome.generation}`)}`)
+  const text = contentText(outcome.content)
+  if (text !== '') line(io.stdout, text)
+  else if (!ok && outcome.reason) line(io.stdout, outcome.reason)
+}
+
+export function contentText(content: readonly ContentBlock[]): string {
+  return content.map((block) => (block.type === 'text' ? block.text : `[${block.type} ${block.mimeType}, ${block.data.length} base64 chars]`)).join('\n')
+}
+
+function currentUser(): string {
+  try {
+    return userInfo().username || 'cli'
+  } catch {
+    return 'cli'
+  }
+}
+
+async function readAll(stream: InStream): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
+  return Buffer.concat(chunks).toString('utf8')
+}

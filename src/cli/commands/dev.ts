@@ -1,0 +1,109 @@
+import { type Command, Option } from 'commander'
+import { messageOf } from '../../errors.js'
+import type { Root } from '../../runtime/root.js'
+import { EXIT, UsageError } from '../errors.js'
+import { follow } from '../follow.js'
+import { formatDiagnostic, ms } from '../format.js'
+import { type CliContext, line, type Style, styleFor } from '../io.js'
+import { type HttpServeOptions, httpServeOptions, loadServe } from '../mcp-server.js'
+import { logSink, untilStopped } from '../signals.js'
+import { loadRuntime, openJournal, pluginDir, runtimeVersion } from '../workspace.js'
+
+interface DevFlags {
+  port: string
+  host: string
+  token?: string
+  mcp: boolean
+  debounce?: string
+}
+
+export function registerDev(program: Command, cli: CliContext): void {
+  program
+    .command('dev')
+    .description('load a plugin folder with hot reload, the SQLite journal and an MCP HTTP server')
+    .argument('[dir]', 'the plugin folder', '.')
+    .option('--port <n>', 'MCP HTTP port (0 picks a free one)', '4750')
+    .option('--host <host>', 'MCP HTTP host; anything but loopback needs a token', '127.0.0.1')
+    .option('--token <token>', 'bearer token MCP clients must send (default $SEAM_MCP_TOKEN)')
+    .option('--no-mcp', 'do not serve MCP over HTTP')
+    .addOption(new Option('--debounce <ms>', 'quiet time before a reload').hideHelp())
+    .action(async (dir: string, flags: DevFlags, command: Command) => {
+      cli.exitCode = await dev(cli, dir, flags, command.optsWithGlobals().debug === true)
+    })
+}
+
+async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: boolean): Promise<number> {
+  const { io } = cli
+  const out = io.stdout
+  const style = styleFor(out, io.env)
+  const dir = pluginDir(io.cwd, dirArg)
+  const http = flags.mcp ? httpServeOptions(flags, io.env) : undefined
+  const debounceMs = parseDebounce(flags.debounce ?? io.env.SEAM_DEBOUNCE_MS)
+  const started = performance.now()
+  const { createRoot } = await loadRuntime()
+  const root = await createRoot({ dir, watch: true, journal: await openJournal(dir), debounceMs, log: logSink(out, style, debug) })
+  const stopping = untilStopped()
+  try {
+    const capabilities = await root.capabilities()
+    // Until the banner is out the server only announces its URL, which the banner shows.
+    let quiet = true
+    const log = (text: string) => {
+      if (!quiet) line(out, style.dim(text))
+    }
+    const mcp = http ? await startHttp(root, { ...http, log }, style) : { text: style.dim('off (--no-mcp)') }
+    const tools = capabilities.tools.map((t) => t.name)
+    const skills = capabilities.skills.map((s) => s.name)
+    line(out, `${style.bold('seam-runtime')} ${runtimeVersion()} ${style.dim('dev')} ${dir}`)
+    line(out, `  generation ${style.bold(String(root.generation))} live ${style.dim(`(${ms(performance.now() - started)})`)}`)
+    line(out, `  tools      ${names(tools)}`)
+    line(out, `  skills     ${names(skills)}`)
+    line(out, `  journal    ${root.journal.location}`)
+    const repaired = root.repaired
+    if (repaired && (repaired.results > 0 || repaired.turns > 0)) {
+      line(out, style.yellow(`  repaired   ${plural(repaired.results, 'call')} (OUTCOME_UNKNOWN) and ${plural(repaired.turns, 'turn')} left open by a crash`))
+    }
+    line(out, `  mcp        ${mcp.text}`)
+    for (const d of root.activeGeneration.diagnostics) line(out, `${style.yellow('warning:')} ${formatDiagnostic(d, style, dir)}`)
+    line(out, style.dim('watching for changes; Ctrl-C to stop'))
+    quiet = false
+    follow(root, out, style, dir)
+    await stopping.promise
+    line(out, style.dim('stopping…'))
+    await mcp.close?.().catch((error: unknown) => line(io.stderr, `seam: closing the MCP server failed: ${messageOf(error)}`))
+  } finally {
+    await root.close()
+    stopping.dispose()
+  }
+  line(out, style.dim('stopped'))
+  return EXIT.ok
+}
+
+async function startHttp(root: Root, options: HttpServeOptions, style: Style): Promise<{ text: string; close?: () => Promise<void> }> {
+  try {
+    const serve = await loadServe()
+    const server = await serve.serveHttp(root, options)
+    const auth = options.token ? style.dim(' (bearer token required)') : ''
+    return { text: `${style.cyan(server.url)}${auth}`, close: () => server.close() }
+  } catch (error) {
+    const busy = (error as { code?: string }).code === 'EADDRINUSE'
+    const why = busy ? `port ${options.port} is in use (pass --port or --no-mcp)` : messageOf(error)
+    return { text: style.yellow(`not serving: ${why}`) }
+  }
+}
+
+function parseDebounce(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined
+  if (!/^\d+$/.test(value)) throw new UsageError(`--debounce must be milliseconds, got "${value}"`)
+  return Number(value)
+}
+
+/** `3  a, b, c`; a long list is cut after a dozen names. */
+function names(list: readonly string[], max = 12): string {
+  if (list.length === 0) return '0'
+  const shown = list.length > max ? `${list.slice(0, max).join(', ')} and ${list.length - max} more` : list.join(', ')
+  return `${list.length}  ${shown}`
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
+}

@@ -1,0 +1,106 @@
+import { type Command, InvalidArgumentError } from 'commander'
+import type { JournalEvent, JournalStore } from '../../runtime/journal/types.js'
+import { CliError, EXIT } from '../errors.js'
+import { ms, table } from '../format.js'
+import { type CliContext, line, type Style, styleFor } from '../io.js'
+import { openExistingJournal, pluginDir } from '../workspace.js'
+
+interface JournalFlags {
+  turn?: string
+  tail?: number
+  json?: boolean
+}
+
+const DEFAULT_TAIL = 20
+/** How far back a short turn id is looked up. */
+const PREFIX_WINDOW = 100_000
+
+export function registerJournal(program: Command, cli: CliContext): void {
+  program
+    .command('journal')
+    .description('read <dir>/.seam/journal.db back, one line per event')
+    .argument('[dir]', 'the plugin folder', '.')
+    .option('--turn <id>', 'only this turn (a unique prefix of its id is enough)')
+    .option('--tail <n>', `only the last n events (default ${DEFAULT_TAIL} without --turn)`, positiveInteger)
+    .option('--json', 'print JSON lines, one event per line')
+    .action(async (dir: string, flags: JournalFlags) => {
+      cli.exitCode = await journal(cli, dir, flags)
+    })
+}
+
+async function journal(cli: CliContext, dirArg: string, flags: JournalFlags): Promise<number> {
+  const store = await openExistingJournal(pluginDir(cli.io.cwd, dirArg))
+  let events: JournalEvent[]
+  try {
+    events = flags.turn === undefined ? await store.tail(flags.tail ?? DEFAULT_TAIL) : await turnEvents(store, flags.turn)
+  } finally {
+    await store.close()
+  }
+  if (flags.turn !== undefined && flags.tail !== undefined) events = events.slice(-flags.tail)
+  const out = cli.io.stdout
+  if (flags.json) {
+    for (const event of events) line(out, JSON.stringify(event))
+    return EXIT.ok
+  }
+  const style = styleFor(out, cli.io.env)
+  if (events.length === 0) line(out, style.dim('the journal is empty'))
+  for (const row of table(events.map((e) => eventRow(e, style)))) line(out, row)
+  return EXIT.ok
+}
+
+async function turnEvents(store: JournalStore, id: string): Promise<JournalEvent[]> {
+  const exact = await store.read(id)
+  if (exact.length > 0) return exact
+  const ids = new Set((await store.tail(PREFIX_WINDOW)).map((e) => e.turnId).filter((t) => t.startsWith(id)))
+  if (ids.size > 1) throw new CliError(`turn id "${id}" is ambiguous: ${[...ids].slice(0, 5).join(', ')}`, 'give more of the id')
+  const [match] = ids
+  if (match === undefined) throw new CliError(`no turn "${id}" in ${store.location}`, 'list recent events with `seam journal --tail 50`')
+  return store.read(match)
+}
+
+/** time, turn (short), seq, kind, call id, and what the event says. */
+export function eventRow(event: JournalEvent, style: Style): string[] {
+  const callId = 'callId' in event ? event.callId : ''
+  return [style.dim(timestamp(event.at)), event.turnId.slice(0, 8), `#${event.seq}`, kindLabel(event.kind, style), callId, describe(event, style)]
+}
+
+function describe(event: JournalEvent, style: Style): string {
+  switch (event.kind) {
+    case 'turn/begin':
+      return `session ${event.session} · ${event.subjectId} · generation ${event.generation}${event.owner === 'root' ? '' : ` · owner ${event.owner}`}`
+    case 'tool/call':
+      return `${style.bold(event.name)} ${style.dim(clip(event.arguments || '{}', 80))}`
+    case 'approval/asked':
+      return `${event.summary}${event.reason ? style.dim(` (${event.reason})`) : ''}`
+    case 'approval/decided':
+      return event.decision.startsWith('allowed') ? style.green(event.decision) : style.red(event.decision)
+    case 'tool/result': {
+      const status = event.status === 'completed' ? style.green(event.status) : style.red(event.status)
+      const code = event.code ? ` ${event.code}${event.policy ? ` (${event.policy})` : ''}` : ''
+      return `${status}${code} ${style.dim(ms(event.durationMs))}`
+    }
+    case 'turn/end':
+      return event.reason
+  }
+}
+
+function kindLabel(kind: JournalEvent['kind'], style: Style): string {
+  return kind === 'tool/call' || kind === 'tool/result' ? style.cyan(kind) : kind
+}
+
+/** Local time, `2026-05-01 14:03:07.123`. */
+function timestamp(at: number): string {
+  const d = new Date(at)
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0')
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ')
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+function positiveInteger(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a positive integer')
+  return Number(value)
+}

@@ -1,0 +1,46 @@
+import { PassThrough } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { formatDiagnostic, formatPublish, schemaSummary } from './format.js'
+import { styleFor } from './io.js'
+
+describe('dev output formatting', () => {
+  const style = styleFor(new PassThrough(), {})
+
+  it('writes a publish line with added, changed and removed tools and skills', () => {
+    const diff = { tools: { added: ['search_files'], changed: ['read_file'], removed: ['old_tool'] }, skills: { added: ['triage'], changed: [], removed: [] } }
+    expect(formatPublish(4, diff, 18.4, style)).toBe('generation 4 live: +search_files ~read_file -old_tool +skill:triage (18 ms)')
+    const none = { tools: { added: [], changed: [], removed: [] }, skills: { added: [], changed: [], removed: [] } }
+    expect(formatPublish(5, none, 2.04, style)).toBe('generation 5 live: no changes (2 ms)')
+  })
+
+  it('summarises an input schema on one line', () => {
+    const schema = {
+      type: 'object',
+      properties: { path: { type: 'string' }, offset: { type: 'integer' }, mode: { enum: ['a', 'b'] }, tags: { type: 'array', items: { type: 'string' } } },
+      required: ['path'],
+    }
+    expect(schemaSummary(schema)).toBe('path: string, offset?: integer, mode?: "a" | "b", tags?: string[]')
+    expect(schemaSummary({ type: 'object', properties: {} })).toBe('(no arguments)')
+  })
+
+  it('names a diagnostic by its file relative to the plugin folder, says the location once, and indents the frame', () => {
+    const diagnostic = {
+      code: 'LOAD_FAILED' as const,
+      message: 'tools/broken.ts:3:25: Unexpected "*"',
+      file: '/plugin/tools/broken.ts',
+      line: 3,
+      column: 25,
+      frame: '> 3 |   execute() { return 1 +* 2 },\n    |                         ^',
+    }
+    expect(formatDiagnostic(diagnostic, style, '/plugin')).toBe(
+      'tools/broken.ts:3:25 Unexpected "*"\n  > 3 |   execute() { return 1 +* 2 },\n      |                         ^',
+    )
+  })
+
+  it('colours only a terminal, and never with NO_COLOR', () => {
+    const tty = Object.assign(new PassThrough(), { isTTY: true })
+    expect(styleFor(tty, {}).red('x')).toBe('\x1b[31mx\x1b[39m')
+    expect(styleFor(tty, { NO_COLOR: '1' }).red('x')).toBe('x')
+    expect(styleFor(new PassThrough(), {}).red('x')).toBe('x')
+  })
+})

@@ -1,0 +1,90 @@
+import path from 'node:path'
+import type { Diagnostic } from '../features/diagnostic.js'
+import type { GenerationDiff } from '../runtime/generation-builder.js'
+import type { Style } from './io.js'
+
+/** `+search_files ~read_file -old_tool +skill:triage`, or `no changes`. */
+export function formatDiff(diff: GenerationDiff, style: Style): string {
+  const tokens = (part: GenerationDiff['tools'], prefix: string) => [
+    ...part.added.map((n) => style.green(`+${prefix}${n}`)),
+    ...part.changed.map((n) => style.yellow(`~${prefix}${n}`)),
+    ...part.removed.map((n) => style.red(`-${prefix}${n}`)),
+  ]
+  const all = [...tokens(diff.tools, ''), ...tokens(diff.skills, 'skill:')]
+  return all.length === 0 ? style.dim('no changes') : all.join(' ')
+}
+
+/** `generation 4 live: +search_files ~read_file (18 ms)` */
+export function formatPublish(generation: number, diff: GenerationDiff, durationMs: number, style: Style): string {
+  return `${style.bold(`generation ${generation} live:`)} ${formatDiff(diff, style)} ${style.dim(`(${ms(durationMs)})`)}`
+}
+
+/** `tools/x.ts:3:10 message` and the code frame, indented; the file relative to `dir` when inside it. */
+export function formatDiagnostic(d: Diagnostic, style: Style, dir?: string): string {
+  const where = d.file ? [shortPath(d.file, dir), d.line, d.column].filter((v) => v !== undefined).join(':') : (d.source ?? d.code)
+  // Loader messages often repeat the location; say it once.
+  const message = d.file && d.line !== undefined ? d.message.replace(/^\S+?:\d+(?::\d+)?:\s+/, '') : d.message
+  const head = `${style.bold(where)} ${style.red(message)}`
+  if (!d.frame) return head
+  return `${head}\n${d.frame
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n')}`
+}
+
+export function shortPath(file: string, dir?: string): string {
+  if (!dir || !path.isAbsolute(file)) return file
+  const relative = path.relative(dir, file)
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative
+}
+
+export function ms(durationMs: number): string {
+  return durationMs < 10 ? `${Math.round(durationMs * 10) / 10} ms` : `${Math.round(durationMs)} ms`
+}
+
+/** One line for a tool's input schema: `path: string, offset?: integer`. */
+export function schemaSummary(schema: unknown): string {
+  if (!isObject(schema)) return '(any)'
+  const properties = isObject(schema.properties) ? schema.properties : {}
+  const required = new Set(Array.isArray(schema.required) ? schema.required : [])
+  const fields = Object.entries(properties).map(([key, value]) => `${key}${required.has(key) ? '' : '?'}: ${typeName(value, 0)}`)
+  if (fields.length === 0) return schema.type === 'object' || schema.type === undefined ? '(no arguments)' : typeName(schema, 0)
+  return fields.join(', ')
+}
+
+function typeName(schema: unknown, depth: number): string {
+  if (!isObject(schema)) return schema === true ? 'any' : 'never'
+  if (Array.isArray(schema.enum)) {
+    const values = schema.enum.slice(0, 4).map((v) => JSON.stringify(v))
+    return schema.enum.length > 4 ? `${values.join(' | ')} | …` : values.join(' | ')
+  }
+  if ('const' in schema) return JSON.stringify(schema.const)
+  const union = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined
+  if (union) return depth > 2 ? '…' : union.map((s) => typeName(s, depth + 1)).join(' | ')
+  if (Array.isArray(schema.type)) return schema.type.join(' | ')
+  if (schema.type === 'array') {
+    const item = depth > 2 ? '…' : typeName(schema.items ?? true, depth + 1)
+    return item.includes(' | ') ? `(${item})[]` : `${item}[]`
+  }
+  return typeof schema.type === 'string' ? schema.type : 'any'
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** Pads columns so a table lines up; the last column is never padded. */
+export function table(rows: readonly (readonly string[])[], gap = '  '): string[] {
+  const widths: number[] = []
+  for (const row of rows) {
+    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell))
+  }
+  return rows.map((row) =>
+    row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - visibleLength(cell)))).join(gap).trimEnd(),
+  )
+}
+
+function visibleLength(text: string): number {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colour codes
+  return text.replace(/\x1b\[[0-9;]*m/g, '').length
+}

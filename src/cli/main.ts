@@ -1,0 +1,50 @@
+import { Command, CommanderError } from 'commander'
+import { registerCall } from './commands/call.js'
+import { registerDev } from './commands/dev.js'
+import { registerJournal } from './commands/journal.js'
+import { registerMcp } from './commands/mcp.js'
+import { registerTools } from './commands/tools.js'
+import { EXIT, reportError } from './errors.js'
+import { type CliContext, type CliIo, processIo } from './io.js'
+import { runtimeVersion } from './workspace.js'
+
+/**
+ * Runs the `seam` command with `argv` (without `node` and the script) and resolves to its exit
+ * code: 0 success, 1 a call that did not complete or a runtime error, 2 a usage error.
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const cli: CliContext = { io, exitCode: EXIT.ok }
+  const program = new Command('seam')
+    .description('Host AI-agent tools and skills: hot-reloaded generations and one fail-closed call pipeline.')
+    .version(runtimeVersion(), '-v, --version')
+    .option('--debug', 'print stack traces with errors')
+    .exitOverride()
+    .showHelpAfterError('(run `seam --help` for usage)')
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: (text, write) => write(text.replace(/^error: /, 'seam: ')),
+    })
+  // Subcommands are created with program.command(), so they inherit the settings above.
+  registerDev(program, cli)
+  registerTools(program, cli)
+  registerCall(program, cli)
+  registerJournal(program, cli)
+  registerMcp(program, cli)
+  for (const command of program.commands) {
+    command.showHelpAfterError(`usage: seam ${command.name()} ${command.usage()}  (see \`seam ${command.name()} --help\`)`)
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' })
+    return cli.exitCode
+  } catch (error) {
+    if (error instanceof CommanderError) return commanderExit(error)
+    return reportError(error, io, { debug: program.opts().debug === true || argv.includes('--debug'), dir: io.cwd })
+  }
+}
+
+/** Help and version exit 0; every parse error (unknown command or flag, missing argument) exits 2. */
+function commanderExit(error: CommanderError): number {
+  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok
+  return EXIT.usage
+}

@@ -1,0 +1,54 @@
+import { PassThrough } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import type { ApprovalRequest } from '../runtime/approval-types.js'
+import { styleFor } from './io.js'
+import { terminalApproval } from './prompt.js'
+
+describe('the terminal approval prompt', () => {
+  const style = styleFor(new PassThrough(), {})
+  const request = (signal = new AbortController().signal): ApprovalRequest => ({
+    callId: 'c1',
+    name: 'write_file',
+    arguments: { path: 'notes.md' },
+    summary: 'write_file path="notes.md"',
+    reason: 'it would overwrite notes.md',
+    session: 's1',
+    signal,
+  })
+
+  async function answer(...lines: string[]): Promise<{ decision: string; shown: string }> {
+    const input = new PassThrough()
+    const output = new PassThrough()
+    let shown = ''
+    output.on('data', (chunk) => (shown += chunk))
+    const port = terminalApproval({ input, output, style })
+    const decision = port.request(request())
+    for (const text of lines) {
+      await new Promise((resolve) => setImmediate(resolve))
+      input.write(`${text}\n`)
+    }
+    input.end()
+    return { decision: await decision, shown }
+  }
+
+  it('asks with the summary and the reason, and maps y, s and n', async () => {
+    const yes = await answer('y')
+    expect(yes.decision).toBe('allowed-once')
+    expect(yes.shown).toContain('approval needed: it would overwrite notes.md')
+    expect(yes.shown).toContain('Allow write_file path="notes.md"? [y]es once / [s]ession / [n]o ')
+    expect((await answer('s')).decision).toBe('allowed-session')
+    expect((await answer('NO')).decision).toBe('rejected')
+  })
+
+  it('rejects on an empty answer, at end of input and on abort, and asks again after an unknown answer', async () => {
+    expect((await answer('')).decision).toBe('rejected')
+    expect((await answer()).decision).toBe('rejected')
+    const retry = await answer('maybe', 'yes')
+    expect(retry.decision).toBe('allowed-once')
+    expect(retry.shown).toContain('answer y, s or n')
+    const controller = new AbortController()
+    const pending = terminalApproval({ input: new PassThrough(), output: new PassThrough(), style }).request(request(controller.signal))
+    controller.abort()
+    expect(await pending).toBe('rejected')
+  })
+})

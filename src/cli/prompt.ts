@@ -1,0 +1,77 @@
+import { createInterface } from 'node:readline'
+import type { ApprovalAnswer, ApprovalPort, ApprovalRequest } from '../runtime/approval-types.js'
+import type { InStream, OutStream, Style } from './io.js'
+
+const ANSWERS: Record<string, ApprovalAnswer> = {
+  y: 'allowed-once',
+  yes: 'allowed-once',
+  s: 'allowed-session',
+  session: 'allowed-session',
+  n: 'rejected',
+  no: 'rejected',
+}
+
+/** Unrecognised answers before the prompt gives up and rejects. */
+const MAX_TRIES = 3
+
+export interface TerminalApprovalOptions {
+  readonly input: InStream
+  readonly output: OutStream
+  readonly style: Style
+}
+
+/**
+ * An approval port that asks on a terminal: `Allow write_file path="notes.md" …? [y]es once /
+ * [s]ession / [n]o`. An empty answer, end of input or an abort rejects (fail closed); questions
+ * from concurrent calls are asked one at a time.
+ */
+export function terminalApproval(options: TerminalApprovalOptions): ApprovalPort {
+  let queue: Promise<unknown> = Promise.resolve()
+  return {
+    available: true,
+    request(request) {
+      const answer = queue.then(() => ask(options, request))
+      queue = answer.catch(() => {})
+      return answer
+    },
+  }
+}
+
+async function ask({ input, output, style }: TerminalApprovalOptions, request: ApprovalRequest): Promise<ApprovalAnswer> {
+  if (request.signal.aborted) return 'rejected'
+  if (request.reason) output.write(`${style.yellow('approval needed:')} ${request.reason}\n`)
+  const question = `Allow ${style.bold(request.summary)}? ${style.dim('[y]es once / [s]ession / [n]o')} `
+  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+    const text = await readLine(input, output, question, request.signal)
+    if (text === undefined) {
+      output.write('\n')
+      return 'rejected'
+    }
+    const answer = ANSWERS[text.trim().toLowerCase()]
+    if (answer) return answer
+    if (text.trim() === '') return 'rejected'
+    output.write(`answer y, s or n\n`)
+  }
+  return 'rejected'
+}
+
+/** One line from `input`, or `undefined` at end of input or on abort. */
+function readLine(input: InStream, output: OutStream, question: string, signal: AbortSignal): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input, output, terminal: output.isTTY === true && input.isTTY === true })
+    let settled = false
+    const finish = (value: string | undefined) => {
+      if (settled) return
+      settled = true
+      signal.removeEventListener('abort', onAbort)
+      rl.close()
+      resolve(value)
+    }
+    const onAbort = () => finish(undefined)
+    signal.addEventListener('abort', onAbort, { once: true })
+    rl.once('close', () => finish(undefined))
+    // A terminal readline swallows Ctrl-C; pass it on, so the command aborts the call (and this question).
+    rl.once('SIGINT', () => process.kill(process.pid, 'SIGINT'))
+    rl.question(question, (answer) => finish(answer))
+  })
+}
