@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -7,8 +6,6 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 
 const BIN = fileURLToPath(new URL('../bin/seam.js', import.meta.url))
-/** The MCP server module (issue 7) lands separately; until it does, the CLI says so instead of serving. */
-const SERVING = existsSync(fileURLToPath(new URL('../src/seams/mcp/serve.ts', import.meta.url)))
 
 const tool = (description: string, approval: string, body: string) => `
 import { defineTool } from 'seam-runtime'
@@ -192,7 +189,7 @@ describe('seam dev', { timeout: 60_000 }, () => {
     expect(out.text).toMatch(/^ {2}tools +1 {2}echo$/m)
     expect(out.text).toMatch(/^ {2}skills +0$/m)
     expect(out.text).toContain(`journal    ${path.join(dir, '.seam', 'journal.db')}`)
-    expect(out.text).toMatch(SERVING ? /^ {2}mcp {8}http:\/\/127\.0\.0\.1:\d+\/mcp$/m : /^ {2}mcp {8}not serving: serving over MCP is not available/m)
+    expect(out.text).toMatch(/^ {2}mcp {8}http:\/\/127\.0\.0\.1:\d+\/mcp$/m)
 
     let mark = out.text.length
     await put(dir, 'tools/echo.ts', tool('Echo the text back.', 'never', 'return text'))
@@ -215,7 +212,7 @@ describe('seam dev', { timeout: 60_000 }, () => {
 })
 
 describe('seam mcp', { timeout: 60_000 }, () => {
-  it.skipIf(!SERVING)('serves the tools over stdio with only protocol messages on stdout, and exits 0 when the client closes stdin', async () => {
+  it('serves the tools over stdio with only protocol messages on stdout, and exits 0 when the client closes stdin', async () => {
     const dir = await pluginFolder({ 'tools/echo.ts': tool('Echo text back.', 'never', 'return { echoed: text }') })
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const child = start(['mcp', dir])

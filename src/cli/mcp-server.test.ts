@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { CliError, UsageError } from './errors.js'
-import { httpServeOptions, isLoopback, loadServe } from './mcp-server.js'
+import { UsageError } from './errors.js'
+import { httpServeOptions, isLoopback } from './mcp-server.js'
 
 describe('seam dev MCP HTTP options', () => {
   it('serves loopback without a token, and refuses any other host without one', () => {
@@ -18,12 +18,5 @@ describe('seam dev MCP HTTP options', () => {
   it('knows the loopback names', () => {
     for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]']) expect(isLoopback(host)).toBe(true)
     for (const host of ['0.0.0.0', '192.168.1.2', 'example.com', '::']) expect(isLoopback(host)).toBe(false)
-  })
-
-  it('says clearly when the MCP server module is missing', async () => {
-    const failure = await loadServe('../seams/mcp/no-such-serve.js').catch((error: unknown) => error)
-    expect(failure).toBeInstanceOf(CliError)
-    expect((failure as CliError).message).toMatch(/serving over MCP is not available/)
-    expect((failure as CliError).hint).toMatch(/--no-mcp/)
   })
 })

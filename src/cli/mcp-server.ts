@@ -1,44 +1,9 @@
-import type { Readable, Writable } from 'node:stream'
-import type { Root } from '../runtime/root.js'
-import { messageOf } from '../errors.js'
-import { CliError, UsageError } from './errors.js'
+import type { McpHttpOptions } from '../seams/mcp/serve.js'
+import { UsageError } from './errors.js'
 
-export interface ServeOptions {
-  readonly session?: string
-  readonly principal?: { subjectId: string; roles?: string[] }
-  /** One line per MCP session event and call. */
-  readonly log?: (line: string) => void
-}
-
-export interface StdioServeOptions extends ServeOptions {
-  readonly stdin?: Readable
-  readonly stdout?: Writable
-}
-
-export interface HttpServeOptions extends ServeOptions {
-  readonly host: string
-  readonly port: number
-  readonly token?: string
-}
-
-/** What `src/seams/mcp/serve.ts` provides: the live generation served over MCP. */
-export interface ServeModule {
-  serveStdio(root: Root, options?: StdioServeOptions): Promise<{ close(): Promise<void>; closed?: Promise<void> }>
-  serveHttp(root: Root, options: HttpServeOptions): Promise<{ url: string; close(): Promise<void> }>
-}
-
-// A variable specifier keeps the server out of the CLI's load path until a command needs it.
-const SERVE_MODULE = '../seams/mcp/serve.js'
-
-/** Loads the MCP server module; a missing one is a clear error, never a stack trace. */
-export async function loadServe(specifier = SERVE_MODULE): Promise<ServeModule> {
-  try {
-    return (await import(specifier)) as ServeModule
-  } catch (error) {
-    const missing = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && messageOf(error).includes(specifier.replace(/^(\.\.\/)+/, '').replace(/\.js$/, ''))
-    if (!missing) throw error
-    throw new CliError('serving over MCP is not available in this build (src/seams/mcp/serve.ts is missing)', 'update seam-runtime, or pass --no-mcp to `seam dev`')
-  }
+/** The MCP server (`serveStdio`, `serveHttp`), loaded only by the commands that serve, so the others start fast. */
+export function loadServe(): Promise<typeof import('../seams/mcp/serve.js')> {
+  return import('../seams/mcp/serve.js')
 }
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i
@@ -47,9 +12,11 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.test(host)
 }
 
+export type HttpServeOptions = McpHttpOptions & { host: string; port: number }
+
 /**
- * Validates `--host`, `--port` and `--token` (or `SEAM_MCP_TOKEN`): anything but loopback needs
- * a bearer token, so a dev server is never open to the network by accident.
+ * Validates `--host`, `--port` and `--token` (or `SEAM_MCP_TOKEN`) before anything starts:
+ * anything but loopback needs a bearer token, so a dev server is never open to the network by accident.
  */
 export function httpServeOptions(flags: { host: string; port: string; token?: string }, env: NodeJS.ProcessEnv): HttpServeOptions {
   const port = Number(flags.port)

@@ -40,7 +40,7 @@ async function mcp(cli: CliContext, dirArg: string, flags: { session?: string },
     line(err, style.dim(`seam mcp: generation ${root.generation} (${capabilities.tools.length} tools, ${capabilities.skills.length} skills) on stdio; journal ${root.journal.location}`))
     follow(root, err, style, dir)
     // The client ends the session by closing stdin; a signal ends it from this side.
-    await Promise.race([stopping.promise, server.closed ?? new Promise<void>((resolve) => io.stdin.once('end', resolve))])
+    await Promise.race([stopping.promise, server.closed])
     await server.close().catch((error: unknown) => line(err, `seam: closing the MCP server failed: ${messageOf(error)}`))
   } finally {
     await root.close()
