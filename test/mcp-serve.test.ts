@@ -7,7 +7,8 @@ import { sqliteJournal } from 'seam-runtime'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LOOKUP_V2, type ServePlugin, servePlugin, until } from '../src/seams/mcp/fixtures/serve-plugin.js'
 
-const ENTRY = fileURLToPath(new URL('../src/seams/mcp/fixtures/serve-stdio.ts', import.meta.url))
+/** The real command: `seam mcp <dir>` (journal at `<dir>/.seam/journal.db`). */
+const BIN = fileURLToPath(new URL('../bin/seam.js', import.meta.url))
 
 const text = (result: { content: unknown }) => (result.content as { text: string }[]).map((c) => c.text).join('\n')
 
@@ -21,7 +22,7 @@ async function journalTail(file: string, limit = 50) {
   }
 }
 
-describe('serving a watched plugin folder over stdio to a spawned MCP client', () => {
+describe('seam mcp: a watched plugin folder over stdio to an MCP client', () => {
   let plugin: ServePlugin
   let journal: string
   let client: Client
@@ -31,8 +32,8 @@ describe('serving a watched plugin folder over stdio to a spawned MCP client', (
 
   beforeAll(async () => {
     plugin = await servePlugin()
-    journal = path.join(plugin.scratch, 'journal.db')
-    transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', ENTRY, plugin.dir, journal], stderr: 'pipe' })
+    journal = path.join(plugin.dir, '.seam', 'journal.db')
+    transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', plugin.dir], stderr: 'pipe' })
     transport.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString()
     })
@@ -69,7 +70,7 @@ describe('serving a watched plugin folder over stdio to a spawned MCP client', (
 
   it('denies a call that needs approval to a client without elicitation', async () => {
     const plain = new Client({ name: 'plain', version: '1.0.0' })
-    await plain.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', ENTRY, plugin.dir], stderr: 'ignore' }))
+    await plain.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', plugin.dir], stderr: 'ignore' }))
     try {
       const result = await plain.callTool({ name: 'wipe', arguments: { id: 9 } })
       expect(result.isError).toBe(true)
