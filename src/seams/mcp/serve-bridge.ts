@@ -189,7 +189,8 @@ export class McpBridge {
           }),
         )
         const what = [tools ? 'tools' : '', prompts ? 'prompts' : ''].filter(Boolean).join(' and ')
-        this.#log(`generation ${next.generation}: ${what} list_changed sent to ${this.#ready.size} session(s)`)
+        // Said only when someone is listening: `seam dev` prints every log line.
+        if (this.#ready.size > 0) this.#log(`generation ${next.generation}: ${what} list_changed sent to ${this.#ready.size} session(s)`)
       }
       return next
     })
