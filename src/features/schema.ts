@@ -12,7 +12,8 @@ export function toJsonSchema(schema: unknown): JsonSchema {
   if (cached) return cached
   let json: JsonSchema
   if (isZodSchema(schema)) {
-    json = z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any' }) as JsonSchema
+    // The model writes inputs: a field with a default is optional to it.
+    json = z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' }) as JsonSchema
   } else {
     json = schema as JsonSchema
   }
