@@ -1,6 +1,9 @@
+import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
+import { hostname } from 'node:os'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { SeamError } from '../../errors.js'
+import { isProcessAlive } from './hosts.js'
 import type { PrivacyOptions } from './privacy.js'
 import { UNKNOWN_OUTCOME_TEXT } from './repair.js'
 import type { JournalEvent, JournalStore } from './types.js'
@@ -79,8 +82,38 @@ async function rejectsWith(promise: Promise<unknown>, code: string): Promise<Sea
   return error as SeamError
 }
 
+/** The event, written now rather than at the fixed `AT` (before this process started). */
+export const now = (event: JournalEvent): JournalEvent => ({ ...event, at: Date.now() })
+
+/** A pid of this machine that no process has: a child's, once it has exited and been reaped. */
+export function exitedPid(): number {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const { pid } = spawnSync(process.execPath, ['-e', ''])
+    if (pid !== undefined && pid > 0 && !isProcessAlive(pid)) return pid
+  }
+  throw new Error('Found no pid of an exited process.')
+}
+
+let exitedHost: string | undefined
+/** The host id of a process of this machine that has exited. */
+export function deadHostId(): string {
+  exitedHost ??= `${hostname()}:${exitedPid()}`
+  return exitedHost
+}
+
+/** The host id of a live process of this machine other than this one: the parent that runs the tests. */
+export function liveHostId(): string {
+  expect(isProcessAlive(process.ppid)).toBe(true)
+  return `${hostname()}:${process.ppid}`
+}
+
+/** A host id of another machine. */
+export const OTHER_MACHINE = 'another-machine.invalid:4242'
+
+type Appender = Pick<JournalStore, 'append'>
+
 /** Writes turns with open calls and open turns; returns how many of each repair must close. */
-async function writeInterruptedTurns(store: JournalStore): Promise<{ calls: number; turns: number }> {
+async function writeInterruptedTurns(store: Appender): Promise<{ calls: number; turns: number }> {
   for (const event of [begin('t1', 1), call('t1', 2, 'c1'), result('t1', 3, 'c1'), call('t1', 4, 'c2'), call('t1', 5, 'c3')]) {
     await store.append(event)
   }
@@ -95,6 +128,17 @@ export function describeJournalContract(name: string, backend: JournalBackend): 
     const created = await backend.storage()
     onTestFinished(() => created.dispose())
     return created
+  }
+
+  /**
+   * A store writing as `hostId`, and a store repairing as a process starting now would (on the same
+   * storage, with the default host id). A memory journal cannot be shared, so there one store does
+   * both and the writer sets `host` on each event, as a store of another process would have.
+   */
+  function writerAndRepairer(created: JournalStorage, hostId: string): { writer: Appender; repairer: JournalStore } {
+    const repairer = created.open()
+    if (backend.shared) return { writer: created.open({ hostId }), repairer }
+    return { writer: { append: (event) => repairer.append({ ...event, host: hostId }) }, repairer }
   }
 
   describe(`${name} journal contract`, () => {
@@ -152,8 +196,8 @@ export function describeJournalContract(name: string, backend: JournalBackend): 
     })
 
     it('repairs open calls with OUTCOME_UNKNOWN and open turns as interrupted, numbered after their last event', async () => {
-      const store = (await storage()).open()
-      const open = await writeInterruptedTurns(store)
+      const { writer, repairer: store } = writerAndRepairer(await storage(), deadHostId())
+      const open = await writeInterruptedTurns(writer)
       expect(await store.repair()).toEqual({ results: open.calls, turns: open.turns })
       const t1 = await store.read('t1')
       expect(t1.slice(5).map((event) => [event.seq, event.kind, 'callId' in event ? event.callId : undefined])).toEqual([
@@ -173,12 +217,55 @@ export function describeJournalContract(name: string, backend: JournalBackend): 
     })
 
     it('writes nothing when repair runs a second time', async () => {
-      const store = (await storage()).open()
-      await writeInterruptedTurns(store)
+      const { writer, repairer: store } = writerAndRepairer(await storage(), deadHostId())
+      await writeInterruptedTurns(writer)
       await store.repair()
       const before = await store.tail(100)
       expect(await store.repair()).toEqual({ results: 0, turns: 0 })
       expect(await store.tail(100)).toEqual(before)
+    })
+
+    it('leaves the open turn and call of a live process of this machine, which goes on appending to its turn', async () => {
+      const { writer, repairer } = writerAndRepairer(await storage(), liveHostId())
+      await writer.append(begin('t1', 1))
+      await writer.append(call('t1', 2, 'c1'))
+      expect(await repairer.repair()).toEqual({ results: 0, turns: 0 })
+      expect(await repairer.repair({ hosts: 'all' })).toEqual({ results: 0, turns: 0 })
+      await writer.append(result('t1', 3, 'c1'))
+      await writer.append(end('t1', 4))
+      const events = await repairer.read('t1')
+      expect(events.map((event) => [event.seq, event.kind])).toEqual([
+        [1, 'turn/begin'],
+        [2, 'tool/call'],
+        [3, 'tool/result'],
+        [4, 'turn/end'],
+      ])
+      expect(events[2]).toMatchObject({ status: 'completed' })
+      expect(events[3]).toMatchObject({ reason: 'ended' })
+    })
+
+    it('repairs the open turn and call of a process of this machine that has exited', async () => {
+      const { writer, repairer } = writerAndRepairer(await storage(), deadHostId())
+      await writer.append(now(begin('t1', 1)))
+      await writer.append(now(call('t1', 2, 'c1')))
+      expect(await repairer.repair()).toEqual({ results: 1, turns: 1 })
+      expect((await repairer.read('t1')).slice(2)).toMatchObject([
+        { seq: 3, kind: 'tool/result', callId: 'c1', code: 'OUTCOME_UNKNOWN' },
+        { seq: 4, kind: 'turn/end', reason: 'interrupted' },
+      ])
+    })
+
+    it("leaves another machine's open turns and calls unless told to repair all hosts", async () => {
+      const created = await storage()
+      const { writer, repairer } = writerAndRepairer(created, OTHER_MACHINE)
+      await writer.append(begin('t1', 1))
+      await writer.append(call('t1', 2, 'c1'))
+      await writer.append(call('t2', 1, 'c1'))
+      expect(await repairer.repair()).toEqual({ results: 0, turns: 0 })
+      expect(await repairer.read('t1')).toHaveLength(2)
+      expect(await repairer.repair({ hosts: 'all' })).toEqual({ results: 2, turns: 1 })
+      expect((await repairer.read('t1')).map((event) => event.kind)).toEqual(['turn/begin', 'tool/call', 'tool/result', 'turn/end'])
+      expect(await repairer.repair({ hosts: 'all' })).toEqual({ results: 0, turns: 0 })
     })
 
     it('keeps every append of 16 turns appending at once', async () => {
@@ -259,7 +346,7 @@ export function describeJournalContract(name: string, backend: JournalBackend): 
         const created = await storage()
         const a = created.open({ hostId: 'host-a' })
         const b = created.open({ hostId: 'host-b' })
-        const open = await writeInterruptedTurns(a)
+        const open = await writeInterruptedTurns(created.open({ hostId: deadHostId() }))
         const reports = await Promise.all([a.repair(), b.repair()])
         expect(reports[0].results + reports[1].results).toBe(open.calls)
         expect(reports[0].turns + reports[1].turns).toBe(open.turns)
@@ -270,6 +357,36 @@ export function describeJournalContract(name: string, backend: JournalBackend): 
           expect(results.sort()).toEqual(calls.sort())
           expect(events.filter((event) => event.kind === 'turn/end')).toHaveLength(1)
         }
+      })
+
+      it('leaves what another store of this process writes under the same host id, which goes on appending', async () => {
+        const created = await storage()
+        const writer = created.open()
+        await writer.append(now(begin('t1', 1)))
+        await writer.append(now(call('t1', 2, 'c1')))
+        const starting = created.open()
+        expect(await starting.repair()).toEqual({ results: 0, turns: 0 })
+        await writer.append(now(result('t1', 3, 'c1')))
+        await writer.append(now(end('t1', 4)))
+        expect((await starting.read('t1')).map((event) => [event.seq, event.kind, event.host])).toEqual([
+          [1, 'turn/begin', `${hostname()}:${process.pid}`],
+          [2, 'tool/call', `${hostname()}:${process.pid}`],
+          [3, 'tool/result', `${hostname()}:${process.pid}`],
+          [4, 'turn/end', `${hostname()}:${process.pid}`],
+        ])
+      })
+
+      it('repairs what an earlier process with the same host id left before this process started', async () => {
+        const created = await storage()
+        // A fixed host id, as a restarted container that is pid 1 again has.
+        const earlier = created.open({ hostId: 'web-1' })
+        await earlier.append(begin('t1', 1))
+        await earlier.append(call('t1', 2, 'c1'))
+        await earlier.append(now(begin('t2', 1)))
+        const restarted = created.open({ hostId: 'web-1' })
+        expect(await restarted.repair()).toEqual({ results: 1, turns: 1 })
+        expect((await restarted.read('t1')).at(-1)).toMatchObject({ kind: 'turn/end', reason: 'interrupted', host: 'web-1' })
+        expect(await restarted.read('t2')).toHaveLength(1)
       })
     })
   })

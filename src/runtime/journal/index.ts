@@ -2,4 +2,12 @@ export { type MemoryJournal, type MemoryJournalOptions, memoryJournal } from './
 export { type PostgresJournalOptions, postgresJournal } from './postgres.js'
 export type { PrivacyOptions } from './privacy.js'
 export { type SqliteJournalOptions, sqliteJournal } from './sqlite.js'
-export type { ContentBlock, JournalEvent, JournalEventKind, JournalStore, RepairReport } from './types.js'
+export type {
+  ContentBlock,
+  JournalEvent,
+  JournalEventKind,
+  JournalStore,
+  RepairHosts,
+  RepairOptions,
+  RepairReport,
+} from './types.js'

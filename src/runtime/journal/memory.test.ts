@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { begin, call, describeJournalContract, result } from './contract.test-suite.js'
+import { begin, call, describeJournalContract, now, result } from './contract.test-suite.js'
 import { memoryJournal } from './memory.js'
 import type { JournalStore } from './types.js'
 
@@ -56,5 +56,26 @@ describe('memoryJournal', () => {
     await journal.close()
     expect(await journal.read('t1')).toHaveLength(1)
     expect(await journal.tail(5)).toHaveLength(1)
+  })
+
+  it('repairs open turns and calls written without a host', async () => {
+    const journal = memoryJournal()
+    await journal.append(now(begin('t1', 1)))
+    await journal.append(now(call('t1', 2, 'c1')))
+    expect(await journal.repair()).toEqual({ results: 1, turns: 1 })
+    expect((await journal.read('t1')).map((event) => event.host)).toEqual([undefined, undefined, undefined, undefined])
+  })
+
+  it('stamps its hostId, when it has one, and leaves what it wrote itself since this process started', async () => {
+    const journal = memoryJournal({ hostId: 'web-1' })
+    await journal.append({ ...now(begin('t1', 1)), host: 'elsewhere' })
+    await journal.append(now(call('t1', 2, 'c1')))
+    await journal.append(call('t2', 1, 'c1'))
+    expect(await journal.repair()).toEqual({ results: 1, turns: 0 })
+    expect((await journal.read('t1')).map((event) => event.host)).toEqual(['web-1', 'web-1'])
+    expect((await journal.read('t2')).map((event) => [event.kind, event.host])).toEqual([
+      ['tool/call', 'web-1'],
+      ['tool/result', 'web-1'],
+    ])
   })
 })

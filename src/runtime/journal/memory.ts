@@ -1,11 +1,17 @@
 import { callIdOf, checkEvent, closedError, duplicateError } from './events.js'
+import { ownerGoneTest } from './hosts.js'
 import { DEFAULT_MAX_PAYLOAD_BYTES, type PrivacyOptions, protectEvent } from './privacy.js'
 import { countRepaired, type OpenCall, planRepair } from './repair.js'
-import type { ContentBlock, JournalEvent, JournalStore, RepairReport } from './types.js'
+import type { ContentBlock, JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
 
 export interface MemoryJournalOptions extends PrivacyOptions {
   /** Asked before each append; an error it returns rejects that append, as a journal that is down would. */
   readonly failWith?: (event: JournalEvent) => Error | undefined
+  /**
+   * Stamped on every event, as the durable stores do. Without it an event keeps the `host` it was
+   * appended with, so a test can play several writers on one memory journal.
+   */
+  readonly hostId?: string
 }
 
 /**
@@ -36,6 +42,7 @@ class MemoryJournalStore implements MemoryJournal {
   readonly location = 'memory'
   readonly #maxBytes: number
   readonly #failWith: ((event: JournalEvent) => Error | undefined) | undefined
+  readonly #host: string | undefined
   readonly #turns = new Map<string, TurnLog>()
   /** Every event in append order, for `tail`. */
   readonly #all: JournalEvent[] = []
@@ -45,6 +52,7 @@ class MemoryJournalStore implements MemoryJournal {
   constructor(options: MemoryJournalOptions) {
     this.#maxBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
     this.#failWith = options.failWith
+    this.#host = options.hostId
   }
 
   setAvailable(available: boolean): void {
@@ -68,18 +76,22 @@ class MemoryJournalStore implements MemoryJournal {
     return limit > 0 ? this.#all.slice(-limit) : []
   }
 
-  async repair(): Promise<RepairReport> {
+  /** See `JournalStore.repair`; this store's own host is its `hostId`, if it has one. */
+  async repair(options: RepairOptions = {}): Promise<RepairReport> {
     if (this.#closed) throw closedError(this.location)
+    const gone = ownerGoneTest(this.#host, options.hosts)
     const openCalls: OpenCall[] = []
     const openTurns: string[] = []
     const maxSeq = new Map<string, number>()
     for (const [turnId, log] of this.#turns) {
+      const open = !log.keys.has('turn/end')
       for (const event of log.events) {
-        if (event.kind === 'tool/call' && !log.keys.has(`tool/result\0${event.callId}`)) {
+        if (event.kind === 'tool/call' && !log.keys.has(`tool/result\0${event.callId}`) && gone(event)) {
           openCalls.push({ turnId, callId: event.callId })
+        } else if (event.kind === 'turn/begin' && open && gone(event)) {
+          openTurns.push(turnId)
         }
       }
-      if (log.keys.has('turn/begin') && !log.keys.has('turn/end')) openTurns.push(turnId)
       maxSeq.set(turnId, log.events.at(-1)?.seq ?? 0)
     }
     const planned = planRepair({ openCalls, openTurns, maxSeq, at: Date.now() })
@@ -100,7 +112,8 @@ class MemoryJournalStore implements MemoryJournal {
     const callId = callIdOf(event)
     const key = callId === undefined ? event.kind : `${event.kind}\0${callId}`
     if (log.keys.has(key) || log.seqs.has(event.seq)) return false
-    const stored = freeze(protectEvent(event, this.#maxBytes))
+    const safe = protectEvent(event, this.#maxBytes)
+    const stored = freeze(this.#host === undefined ? safe : { ...safe, host: this.#host })
     log.keys.add(key)
     log.seqs.add(event.seq)
     insertBySeq(log.events, stored)

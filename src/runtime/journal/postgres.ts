@@ -1,15 +1,18 @@
-import { hostname } from 'node:os'
 import pg from 'pg'
 import { checkEvent, closedError, duplicateError, toRow } from './events.js'
+import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { ensurePostgresSchema, quoteIdent } from './postgres-schema.js'
 import { DEFAULT_MAX_PAYLOAD_BYTES, type PrivacyOptions, protectEvent } from './privacy.js'
 import { countRepaired, type OpenCall, planRepair } from './repair.js'
-import type { JournalEvent, JournalStore, RepairReport } from './types.js'
+import type { JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
 
 export interface PostgresJournalOptions extends PrivacyOptions {
   /** The schema holding the journal tables (default `public`); created when missing. */
   readonly schema?: string
-  /** Stored on every event this store writes (default `hostname:pid`). */
+  /**
+   * Stamped on every event this store writes (default `hostname:pid`), so crash repair can tell a
+   * live writer from a dead one. Give each live process its own.
+   */
   readonly hostId?: string
 }
 
@@ -35,7 +38,7 @@ class PostgresJournalStore implements JournalStore {
   constructor(connectionString: string, options: PostgresJournalOptions) {
     const schema = options.schema ?? 'public'
     this.location = redactConnectionString(connectionString) + (schema === 'public' ? '' : ` (schema ${schema})`)
-    this.#host = options.hostId ?? `${hostname()}:${process.pid}`
+    this.#host = options.hostId ?? defaultHostId()
     this.#maxBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
     this.#sql = statements(`${quoteIdent(schema)}.seam_journal_events`)
     this.#pool = new pg.Pool({ connectionString })
@@ -65,13 +68,19 @@ class PostgresJournalStore implements JournalStore {
   }
 
   /**
-   * Every host may repair at once: each inserts its plan in one statement, and the unique indexes
-   * turn every event another repair already wrote into a no-op, so each call gets one result.
+   * See `JournalStore.repair`. Every host may repair at once: each inserts its plan in one
+   * statement, and the unique indexes turn every event another repair already wrote into a no-op,
+   * so each call gets one result. Another machine's open turns stay open unless `hosts: 'all'`.
    */
-  repair(): Promise<RepairReport> {
+  repair(options: RepairOptions = {}): Promise<RepairReport> {
     return this.#run(async () => {
-      const openCalls = (await this.#pool.query<OpenCall>(this.#sql.openCalls)).rows
-      const openTurns = (await this.#pool.query<{ turnId: string }>(this.#sql.openTurns)).rows.map((row) => row.turnId)
+      const gone = ownerGoneTest(this.#host, options.hosts)
+      const openCalls = (await this.#pool.query<OwnedRow & OpenCall>(this.#sql.openCalls)).rows
+        .filter((row) => gone(owner(row)))
+        .map(({ turnId, callId }) => ({ turnId, callId }))
+      const openTurns = (await this.#pool.query<OwnedRow & { turnId: string }>(this.#sql.openTurns)).rows
+        .filter((row) => gone(owner(row)))
+        .map((row) => row.turnId)
       if (openCalls.length === 0 && openTurns.length === 0) return { results: 0, turns: 0 }
       const turnIds = [...new Set([...openCalls.map((call) => call.turnId), ...openTurns])]
       const seqs = await this.#pool.query<{ turnId: string; max: number }>(this.#sql.maxSeq, [turnIds])
@@ -120,16 +129,26 @@ function statements(table: string) {
       ON CONFLICT DO NOTHING RETURNING kind`,
     read: `SELECT payload FROM ${table} WHERE turn_id = $1 ORDER BY seq`,
     tail: `SELECT payload FROM (SELECT id, payload FROM ${table} ORDER BY id DESC LIMIT $1) AS last ORDER BY id`,
-    openCalls: `SELECT c.turn_id AS "turnId", c.call_id AS "callId" FROM ${table} c
+    openCalls: `SELECT c.turn_id AS "turnId", c.call_id AS "callId", c.host, c.at FROM ${table} c
       WHERE c.kind = 'tool/call' AND NOT EXISTS (SELECT 1 FROM ${table} r
         WHERE r.turn_id = c.turn_id AND r.call_id = c.call_id AND r.kind = 'tool/result')
       ORDER BY c.turn_id, c.seq`,
-    openTurns: `SELECT b.turn_id AS "turnId" FROM ${table} b
+    openTurns: `SELECT b.turn_id AS "turnId", b.host, b.at FROM ${table} b
       WHERE b.kind = 'turn/begin' AND NOT EXISTS (SELECT 1 FROM ${table} e
         WHERE e.turn_id = b.turn_id AND e.kind = 'turn/end' AND e.call_id IS NULL)
       ORDER BY b.turn_id`,
     maxSeq: `SELECT turn_id AS "turnId", max(seq) AS max FROM ${table} WHERE turn_id = ANY($1) GROUP BY turn_id`,
   }
+}
+
+/** The writer columns of an open call or turn; `bigint` arrives as a string. */
+interface OwnedRow {
+  readonly host: string
+  readonly at: string
+}
+
+function owner(row: OwnedRow): Owner {
+  return { host: row.host, at: Number(row.at) }
 }
 
 /** `json` columns arrive parsed. */

@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { SeamError } from '../../errors.js'
-import { begin, call, describeJournalContract, result } from './contract.test-suite.js'
+import { begin, call, describeJournalContract, now, result } from './contract.test-suite.js'
 import { type SqliteJournalOptions, sqliteJournal } from './sqlite.js'
 import type { JournalStore } from './types.js'
 
@@ -110,5 +110,34 @@ describe('sqliteJournal', () => {
     expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'JOURNAL_DUPLICATE' })
     expect((await store.read('t1')).map((event) => event.seq)).toEqual([1, 2])
     expect(await store.read('t2')).toHaveLength(1)
+  })
+
+  it('stamps its host id on every event it writes, repairs included', async () => {
+    const store = sqliteJournal(join(tempDir(), 'journal.db'), { hostId: 'host-a' })
+    onTestFinished(() => store.close())
+    await store.append(begin('t1', 1))
+    await store.append(call('t1', 2, 'c1'))
+    expect(await store.repair()).toEqual({ results: 1, turns: 1 })
+    expect((await store.read('t1')).map((event) => event.host)).toEqual(['host-a', 'host-a', 'host-a', 'host-a'])
+  })
+
+  it('reads and repairs rows written before stores stamped a host', async () => {
+    const path = join(tempDir(), 'journal.db')
+    sqliteJournal(path).close()
+    const db = new Database(path)
+    db.prepare("INSERT INTO seam_journal_turns (no, turn_id) VALUES (1, 't1')").run()
+    const insert = db.prepare('INSERT INTO seam_journal_events (turn, seq, kind, call_id, at, host, payload) VALUES (1, ?, ?, ?, ?, NULL, ?)')
+    for (const event of [now(begin('t1', 1)), now(call('t1', 2, 'c1'))]) {
+      insert.run(event.seq, event.kind, 'callId' in event ? event.callId : null, event.at, JSON.stringify(event))
+    }
+    db.close()
+    const store = sqliteJournal(path)
+    onTestFinished(() => store.close())
+    expect((await store.read('t1')).map((event) => event.host)).toEqual([undefined, undefined])
+    expect(await store.repair()).toEqual({ results: 1, turns: 1 })
+    expect((await store.read('t1')).slice(2)).toMatchObject([
+      { kind: 'tool/result', code: 'OUTCOME_UNKNOWN', host: `${hostname()}:${process.pid}` },
+      { kind: 'turn/end', reason: 'interrupted' },
+    ])
   })
 })

@@ -2,10 +2,11 @@ import { resolve } from 'node:path'
 import type Database from 'better-sqlite3'
 import { type EventRow, checkEvent, closedError, duplicateError, toRow } from './events.js'
 import { GroupCommit } from './group-commit.js'
+import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { DEFAULT_MAX_PAYLOAD_BYTES, type PrivacyOptions, protectEvent } from './privacy.js'
 import { countRepaired, type OpenCall, planRepair } from './repair.js'
 import { journalFault, openJournalDatabase } from './sqlite-schema.js'
-import type { JournalEvent, JournalStore, RepairReport } from './types.js'
+import type { JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
 
 export interface SqliteJournalOptions extends PrivacyOptions {
   /** `FULL` (default) syncs every commit to disk; `NORMAL` may lose the last commits on power loss, never the file. */
@@ -15,6 +16,11 @@ export interface SqliteJournalOptions extends PrivacyOptions {
    * `false` commits each append on its own: the benchmark's baseline.
    */
   readonly groupCommit?: boolean
+  /**
+   * Stamped on every event this store writes (default `hostname:pid`), so crash repair can tell a
+   * live writer from a dead one. Give each live process its own.
+   */
+  readonly hostId?: string
 }
 
 /** Turn numbers are never reused, so cached ones stay valid; the cache is only bounded. */
@@ -28,12 +34,12 @@ const SQL = {
   read: `SELECT e.payload FROM seam_journal_events e JOIN seam_journal_turns t ON t.no = e.turn
     WHERE t.turn_id = ? ORDER BY e.seq`,
   tail: 'SELECT payload FROM (SELECT id, payload FROM seam_journal_events ORDER BY id DESC LIMIT ?) ORDER BY id',
-  openCalls: `SELECT t.turn_id AS turnId, c.call_id AS callId
+  openCalls: `SELECT t.turn_id AS turnId, c.call_id AS callId, c.host, c.at
     FROM seam_journal_events c JOIN seam_journal_turns t ON t.no = c.turn
     WHERE c.kind = 'tool/call' AND NOT EXISTS (SELECT 1 FROM seam_journal_events r
       WHERE r.turn = c.turn AND r.call_id = c.call_id AND r.kind = 'tool/result')
     ORDER BY c.turn, c.seq`,
-  openTurns: `SELECT t.turn_id FROM seam_journal_events b JOIN seam_journal_turns t ON t.no = b.turn
+  openTurns: `SELECT t.turn_id AS turnId, b.host, b.at FROM seam_journal_events b JOIN seam_journal_turns t ON t.no = b.turn
     WHERE b.kind = 'turn/begin' AND NOT EXISTS (SELECT 1 FROM seam_journal_events e
       WHERE e.turn = b.turn AND e.kind = 'turn/end' AND e.call_id IS NULL)
     ORDER BY b.turn`,
@@ -55,6 +61,7 @@ class SqliteJournalStore implements JournalStore {
   readonly location: string
   readonly #db: Database.Database
   readonly #maxBytes: number
+  readonly #host: string
   readonly #statements: { [name in keyof typeof SQL]: Database.Statement }
   readonly #turnNumbers = new Map<string, number>()
   /** Inserts a batch in one transaction; per row, the duplicate error or `undefined`. */
@@ -66,6 +73,7 @@ class SqliteJournalStore implements JournalStore {
     this.location = path
     this.#db = openJournalDatabase(path, options.synchronous ?? 'FULL')
     this.#maxBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
+    this.#host = options.hostId ?? defaultHostId()
     const prepare = (sql: string) => this.#db.prepare(sql)
     this.#statements = {
       addTurn: prepare(SQL.addTurn),
@@ -74,7 +82,7 @@ class SqliteJournalStore implements JournalStore {
       read: prepare(SQL.read).pluck(),
       tail: prepare(SQL.tail).pluck(),
       openCalls: prepare(SQL.openCalls),
-      openTurns: prepare(SQL.openTurns).pluck(),
+      openTurns: prepare(SQL.openTurns),
       maxSeq: prepare(SQL.maxSeq).pluck(),
     }
     const commit = this.#db.transaction((rows: readonly EventRow[]) =>
@@ -96,7 +104,7 @@ class SqliteJournalStore implements JournalStore {
     try {
       if (this.#closed) throw closedError(this.location)
       checkEvent(event)
-      const row = toRow(protectEvent(event, this.#maxBytes))
+      const row = toRow(protectEvent(event, this.#maxBytes), this.#host)
       if (this.#group !== undefined) return this.#group.push(row)
       const [refused] = this.#commit([row])
       return refused === undefined ? Promise.resolve() : Promise.reject(refused)
@@ -113,20 +121,25 @@ class SqliteJournalStore implements JournalStore {
     return limit > 0 ? this.#payloads(() => this.#statements.tail.all(Math.floor(limit))) : []
   }
 
-  async repair(): Promise<RepairReport> {
+  /**
+   * See `JournalStore.repair`. One immediate transaction: what it reads cannot change before its
+   * events are in, so another process repairing at the same time finds them written.
+   */
+  async repair(options: RepairOptions = {}): Promise<RepairReport> {
     this.#assertOpen()
     // Appends already waiting are part of the state being repaired.
     this.#group?.flush()
     const { openCalls, openTurns, maxSeq } = this.#statements
+    const gone = ownerGoneTest(this.#host, options.hosts)
     const repair = this.#db.transaction(() => {
-      const calls = openCalls.all() as OpenCall[]
-      const turns = openTurns.all() as string[]
+      const calls = (openCalls.all() as (OpenCall & Owner)[]).filter(gone).map(({ turnId, callId }) => ({ turnId, callId }))
+      const turns = (openTurns.all() as (Owner & { turnId: string })[]).filter(gone).map((turn) => turn.turnId)
       const seqs = new Map<string, number>()
       for (const turnId of [...calls.map((call) => call.turnId), ...turns]) {
         if (!seqs.has(turnId)) seqs.set(turnId, (maxSeq.get(turnId) as number | null) ?? 0)
       }
       const planned = planRepair({ openCalls: calls, openTurns: turns, maxSeq: seqs, at: Date.now() })
-      return countRepaired(planned.filter((event) => this.#insert(toRow(event))))
+      return countRepaired(planned.filter((event) => this.#insert(toRow(event, this.#host))))
     })
     try {
       return repair.immediate()

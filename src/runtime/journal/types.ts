@@ -20,7 +20,10 @@ interface EventBase {
   readonly seq: number
   /** Epoch milliseconds. */
   readonly at: number
-  /** The host that wrote the event (postgres journals shared by several hosts). */
+  /**
+   * The host id of the store that wrote the event, stamped by the durable stores (`hostname:pid` by
+   * default); crash repair uses it to tell a live writer from a dead one. Missing on older rows.
+   */
   readonly host?: string
 }
 
@@ -46,6 +49,18 @@ export type JournalEvent =
     })
   | (EventBase & { kind: 'turn/end'; reason: 'ended' | 'interrupted' })
 
+/** Which owners `repair` may treat as gone besides dead processes of this machine; see `JournalStore.repair`. */
+export type RepairHosts = 'dead-local' | 'all'
+
+export interface RepairOptions {
+  /**
+   * `'dead-local'` (default): close only what dead processes of this machine, and rows without a
+   * host, left open. `'all'` also closes what other machines left open, whose processes cannot be
+   * checked from here: only for an operator who knows those hosts are stopped for good.
+   */
+  readonly hosts?: RepairHosts
+}
+
 export interface RepairReport {
   /** `tool/result` events written with `OUTCOME_UNKNOWN`. */
   readonly results: number
@@ -68,7 +83,16 @@ export interface JournalStore {
   read(turnId: string): Promise<JournalEvent[]>
   /** The last `limit` events across turns, oldest first. */
   tail(limit: number): Promise<JournalEvent[]>
-  /** Closes every `tool/call` without a `tool/result` (`OUTCOME_UNKNOWN`) and every open turn. */
-  repair(): Promise<RepairReport>
+  /**
+   * Crash repair: closes `tool/call`s without a `tool/result` (writing `OUTCOME_UNKNOWN`) and turns
+   * without a `turn/end` (writing `interrupted`), but only those whose writer is gone, since several
+   * live processes may share one journal. The writer is the host of the `tool/call` or `turn/begin`:
+   * gone when it has no host (older rows), or is `hostname:pid` of this machine with no such process,
+   * or is this store's own host id on events older than this process. What other machines left stays
+   * open: each machine repairs its own dead processes when a process of it next opens the journal,
+   * or an operator passes `hosts: 'all'`. Repairs run twice, or by several hosts at once, still
+   * write one result per call; the counts are what this repair wrote.
+   */
+  repair(options?: RepairOptions): Promise<RepairReport>
   close(): Promise<void>
 }
