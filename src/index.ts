@@ -77,4 +77,12 @@ export type {
 
 // ── Journal ────────────────────────────────────────────────────────────────────────────────
 export { memoryJournal, postgresJournal, sqliteJournal } from './runtime/journal/index.js'
-export type { ContentBlock, JournalEvent, JournalEventKind, JournalStore, RepairReport } from './runtime/journal/index.js'
+export type {
+  ContentBlock,
+  JournalEvent,
+  JournalEventKind,
+  JournalStore,
+  RepairHosts,
+  RepairOptions,
+  RepairReport,
+} from './runtime/journal/index.js'
