@@ -198,6 +198,72 @@ describe('executeBatch: order and overlap', () => {
     expect(span('D').start).toBeGreaterThanOrEqual(span('C').end)
   })
 
+  it('commits a value that throws when read as INVALID_OUTPUT, with its live and durable results, between its neighbours', async () => {
+    const t = new Timeline()
+    const { root, journal } = await rootWith(
+      (ctx) => {
+        t.observe(ctx)
+        ctx.addTool('read', work(t, { isConcurrencySafe: safe }))
+        ctx.addTool(
+          'trap',
+          defineTool({
+            description: 'Returns a value whose getter throws.',
+            input: z.object({}),
+            approval: 'never',
+            isConcurrencySafe: safe,
+            execute: () => ({
+              get secret(): string {
+                throw new Error('do not read me')
+              },
+            }),
+          }),
+        )
+      },
+      { journal: t.journal() },
+    )
+    const turn = await beginTurn(root)
+    const outcomes = await turn.tools.executeBatch([call('A', 'read', { ms: 10 }), call('T', 'trap'), call('B', 'read', { ms: 1 })])
+
+    expect(summary(outcomes)).toEqual(['A completed', 'T failed INVALID_OUTPUT', 'B completed'])
+    expect((outcomes[1]!.content[0] as { text: string }).text).toContain('do not read me')
+    expect(t.of('result')).toEqual(['A', 'T', 'B'])
+    expect(t.of('tool/result')).toEqual(['A', 'T', 'B'])
+    await expectPaired(journal, turn.turnId)
+  })
+
+  it('runs sixteen safe calls at once on one turn signal without piling a listener per call onto it', async () => {
+    const t = new Timeline()
+    const warnings: string[] = []
+    const onWarning = (warning: Error) => warnings.push(warning.name)
+    process.on('warning', onWarning)
+    try {
+      const { root } = await rootWith((ctx) => {
+        ctx.addTool(
+          'wait',
+          defineTool({
+            description: 'Watches its signal while it works.',
+            input: workInput,
+            approval: 'never',
+            isConcurrencySafe: safe,
+            execute: async ({ ms }, { callId, signal }) => {
+              await t.body(callId, ms, signal)
+              return callId
+            },
+          }),
+        )
+      })
+      const turn = await beginTurn(root, { signal: new AbortController().signal, policy: { maxParallel: 16 } })
+      const outcomes = await turn.tools.executeBatch(Array.from({ length: 16 }, (_, n) => call(`c${n}`, 'wait', { ms: 20 })))
+      expect(outcomes.map((o) => o.value)).toEqual(Array.from({ length: 16 }, (_, n) => `c${n}`))
+      expect(t.maxRunning).toBe(16)
+      // Warnings are emitted on the next tick.
+      await sleep(5)
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning')
+  })
+
   it('keeps durable results in call order when a delayed first body is overtaken by a fast second one', async () => {
     const t = new Timeline()
     const { root, journal } = await rootWith(

@@ -5,6 +5,8 @@ import { type AgentCapabilities, bindingOf, CapabilityIngress, type ToolCapabili
 import type { Generation } from './generation.js'
 import type { JournalEvent } from './journal/types.js'
 import { classify } from './pipeline/classify.js'
+import { journalResult } from './pipeline/journal-result.js'
+import { observe } from './pipeline/observe.js'
 import { admission, commitment, execution, runStages } from './pipeline/runner.js'
 import { type AbandonedCall, type CallState, type RuntimeLimits, settle, type TurnContext } from './pipeline/state.js'
 import type { ToolCall, ToolCallOutcome } from './pipeline/types.js'
@@ -41,7 +43,8 @@ export interface TurnToolRuntimeOptions {
 export class TurnToolRuntime {
   readonly #ctx: TurnContext
   readonly #onContexts: ((contexts: readonly DeferredContext[]) => void) | undefined
-  readonly #running = new Set<Promise<unknown>>()
+  #active = 0
+  #idle: { promise: Promise<void>; resolve: () => void } | undefined
 
   constructor(options: TurnToolRuntimeOptions) {
     const { turn, generation, capabilities } = options
@@ -76,25 +79,35 @@ export class TurnToolRuntime {
     } catch (error) {
       return Promise.reject(error)
     }
-    return this.#track(this.#execute(call))
+    return this.#execute(call)
   }
 
   /** Resolves when no `execute`/`executeBatch` of this runtime is running. */
-  async idle(): Promise<void> {
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running])
+  idle(): Promise<void> {
+    if (this.#active === 0) return Promise.resolve()
+    this.#idle ??= withResolvers()
+    return this.#idle.promise
   }
 
   async #execute(call: ToolCall): Promise<ToolCallOutcome> {
-    const state = this.#state(call, this.#ctx.turn.signal)
-    await runAll(state)
-    this.#deliver([state])
-    return state.outcome!
+    this.#active += 1
+    try {
+      const state = this.#state(call, this.#ctx.turn.signal)
+      await runAll(state)
+      this.#deliver([state])
+      return state.outcome!
+    } finally {
+      this.#done()
+    }
   }
 
-  #track<T>(promise: Promise<T>): Promise<T> {
-    this.#running.add(promise)
-    void promise.finally(() => this.#running.delete(promise)).catch(() => {})
-    return promise
+  // A counter rather than a set of tracked promises: no extra promise chain per call.
+  #done(): void {
+    this.#active -= 1
+    if (this.#active === 0 && this.#idle) {
+      this.#idle.resolve()
+      this.#idle = undefined
+    }
   }
 
   /**
@@ -109,7 +122,8 @@ export class TurnToolRuntime {
     } catch (error) {
       return Promise.reject(error)
     }
-    return this.#track(this.#executeBatch(calls, options))
+    this.#active += 1
+    return this.#executeBatch(calls, options).finally(() => this.#done())
   }
 
   async #executeBatch(calls: readonly ToolCall[], options: { signal?: AbortSignal }): Promise<ToolCallOutcome[]> {
@@ -166,8 +180,12 @@ export class TurnToolRuntime {
 }
 
 async function runAll(state: CallState): Promise<void> {
-  await guarded(state, () => runStages(state, admission))
-  if (!state.settled) await guarded(state, () => runStages(state, execution))
+  try {
+    await runStages(state, admission)
+    if (!state.settled) await runStages(state, execution)
+  } catch (error) {
+    fault(state, error)
+  }
   await commit(state)
 }
 
@@ -176,27 +194,44 @@ async function guarded(state: CallState, run: () => Promise<void>): Promise<void
   try {
     await run()
   } catch (error) {
-    settle(state, {
-      status: 'failed',
-      code: 'TOOL_ERROR',
-      message: `The call to "${state.call.name}" failed inside the runtime: ${messageOf(error)}`,
-      details: { internal: true },
-    })
+    fault(state, error)
   }
 }
 
+function fault(state: CallState, error: unknown): void {
+  settle(state, {
+    status: 'failed',
+    code: 'TOOL_ERROR',
+    message: `The call to "${state.call.name}" failed inside the runtime: ${messageOf(error)}`,
+    details: { internal: true },
+  })
+}
+
 async function commit(state: CallState): Promise<void> {
-  await guarded(state, () => runStages(state, commitment, true))
-  if (!state.outcome) {
-    state.outcome = Object.freeze({
-      callId: state.call.callId,
-      name: state.call.name,
-      generation: state.ctx.generation.number,
-      status: 'failed',
-      code: 'TOOL_ERROR',
-      content: Object.freeze([{ type: 'text' as const, text: `The call to "${state.call.name}" failed inside the runtime.` }]),
-      durationMs: performance.now() - state.startedAt,
-    })
+  try {
+    await runStages(state, commitment, true)
+    return
+  } catch (error) {
+    fault(state, error)
+  }
+  // Normalization finished, so observers ran: only a journal that throws synchronously gets here.
+  if (state.outcome) return
+  // A commit stage failed before the outcome existed: the call still gets one outcome, one live
+  // result and one durable tool/result.
+  state.outcome = Object.freeze({
+    callId: state.call.callId,
+    name: state.call.name,
+    generation: state.ctx.generation.number,
+    status: 'failed',
+    code: 'TOOL_ERROR',
+    content: Object.freeze([{ type: 'text' as const, text: `The call to "${state.call.name}" failed inside the runtime.` }]),
+    durationMs: performance.now() - state.startedAt,
+  })
+  observe(state)
+  try {
+    await journalResult(state)
+  } catch {
+    // A journal that throws synchronously: crash repair closes the call.
   }
 }
 
@@ -208,6 +243,14 @@ async function abortedBeforeDispatch(state: CallState): Promise<void> {
     message: `The call to "${state.call.name}" was cancelled before it started; nothing was run.`,
   })
   await commit(state)
+}
+
+function withResolvers(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => {
+    resolve = r
+  })
+  return { promise, resolve }
 }
 
 function chain(previous: Promise<void>, next: () => Promise<void>): Promise<void> {

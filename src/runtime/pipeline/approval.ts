@@ -7,11 +7,18 @@ import { type CallState, type Settlement, settle } from './state.js'
  * Stage 5: decide whether a person must approve, ask the turn's `ApprovalPort` once, journal the
  * question and the answer. Only `allowed-*` continues; everything else is a denial (fail closed).
  */
-export async function checkApproval(state: CallState): Promise<void> {
+export function checkApproval(state: CallState): Promise<void> | undefined {
+  if (!state.capability || !state.exec) return undefined
+  const reason = approvalReason(state)
+  // No prompt needed without consulting `risk` (modes never/always/once): stay synchronous.
+  if (reason === undefined) return undefined
+  if (typeof reason === 'string') return ask(state, reason)
+  return reason.then((r) => (r === undefined ? undefined : ask(state, r)))
+}
+
+async function ask(state: CallState, reason: string): Promise<void> {
   const { ctx, capability, exec } = state
   if (!capability || !exec) return
-  const reason = await approvalReason(state)
-  if (reason === undefined) return
   const { turn } = ctx
   const summary = summarize(exec.name, exec.arguments)
   try {
@@ -42,23 +49,26 @@ export async function checkApproval(state: CallState): Promise<void> {
 }
 
 /** Why this call needs a person's approval, or `undefined` when it does not. */
-async function approvalReason(state: CallState): Promise<string | undefined> {
+function approvalReason(state: CallState): string | undefined | Promise<string | undefined> {
   const { ctx, capability, binding, args } = state
   if (!capability || !binding || !args) return undefined
   if (state.askReasons?.length) return state.askReasons.join('; ')
-  const granted = () => ctx.grants.has(ctx.turn.session, capability.fingerprint)
   switch (capability.approval) {
     case 'never':
       return undefined
     case 'always':
       return `"${capability.name}" always asks for approval`
     case 'once':
-      return granted() ? undefined : `first use of "${capability.name}" in this session`
-    default: {
-      const risk = await riskOf(state)
-      return risk === undefined || granted() ? undefined : risk
-    }
+      return ctx.grants.has(ctx.turn.session, capability.fingerprint) ? undefined : `first use of "${capability.name}" in this session`
+    default:
+      return onRisk(state)
   }
+}
+
+async function onRisk(state: CallState): Promise<string | undefined> {
+  const { ctx, capability } = state
+  const risk = await riskOf(state)
+  return risk === undefined || ctx.grants.has(ctx.turn.session, capability!.fingerprint) ? undefined : risk
 }
 
 async function riskOf(state: CallState): Promise<string | undefined> {

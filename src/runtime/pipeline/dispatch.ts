@@ -1,5 +1,6 @@
 import { SeamError, messageOf } from '../../errors.js'
 import type { ToolContext } from '../../features/define-tool.js'
+import type { ToolExecutionResult, ToolInvocationContext } from '../../seams/types.js'
 import { silentLogger } from '../logger.js'
 import { type CallState, settle, toDeferred } from './state.js'
 import type { DispatchResult, ExecuteWrapper, ToolExecution } from './types.js'
@@ -13,20 +14,22 @@ type BodyResult = DispatchResult | typeof ABANDONED
  * `graceMs` after its deadline (or after a caller abort) is settled without it and tracked as
  * abandoned: it keeps its generation leased until it really settles.
  */
-export async function dispatch(state: CallState): Promise<void> {
+export function dispatch(state: CallState): Promise<void> | undefined {
   const { exec } = state
-  if (!exec) return
+  if (!exec) return undefined
   const wrappers = state.ctx.generation.hooks.execute
   const run = new BodyRun(state)
-  let result: BodyResult
-  try {
-    result = wrappers.length === 0 ? await run.start(undefined) : await wrap(wrappers, 0, exec, run, undefined)
-  } catch (error) {
-    result = { ok: false, error: `an execute wrapper failed: ${messageOf(error)}`, details: { stage: 'execute-wrapper' } }
-  } finally {
-    run.finish()
-  }
-  decide(state, run, result)
+  const result = wrappers.length === 0 ? run.start(undefined) : wrap(wrappers, 0, exec, run, undefined)
+  return result.then(
+    (r) => {
+      run.finish()
+      decide(state, run, r)
+    },
+    (error: unknown) => {
+      run.finish()
+      decide(state, run, { ok: false, error: `an execute wrapper failed: ${messageOf(error)}`, details: { stage: 'execute-wrapper' } })
+    },
+  )
 }
 
 function wrap(wrappers: readonly ExecuteWrapper[], index: number, exec: ToolExecution, run: BodyRun, signal: AbortSignal | undefined): Promise<BodyResult> {
@@ -39,7 +42,11 @@ function wrap(wrappers: readonly ExecuteWrapper[], index: number, exec: ToolExec
     const substituted = replacement instanceof AbortSignal ? replacement : signal
     return wrap(wrappers, index + 1, exec, run, substituted).then((r) => (r === ABANDONED ? run.abandonedResult() : r))
   }
-  return Promise.resolve(wrapper(exec, next)).then((r) => (run.abandoned ? ABANDONED : validResult(r)))
+  try {
+    return Promise.resolve(wrapper(exec, next)).then((r) => (run.abandoned ? ABANDONED : validResult(r)))
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }
 
 function validResult(result: unknown): DispatchResult {
@@ -87,7 +94,43 @@ function decide(state: CallState, run: BodyRun, result: BodyResult): void {
   })
 }
 
-/** One body invocation with its deadline, grace period and signals. */
+/**
+ * The runs listening to one caller signal. One `abort` listener per signal (a turn's, a batch's, a
+ * wrapper's) fans out to the runs in flight, instead of one listener added and removed per call.
+ */
+const listeners = new WeakMap<AbortSignal, Set<BodyRun>>()
+
+function watch(signal: AbortSignal, run: BodyRun): void {
+  let runs = listeners.get(signal)
+  if (!runs) {
+    const set = new Set<BodyRun>()
+    runs = set
+    listeners.set(signal, set)
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const r of [...set]) r.abortFrom(signal)
+        set.clear()
+      },
+      { once: true },
+    )
+  }
+  runs.add(run)
+}
+
+function onDeadline(run: BodyRun): void {
+  run.expire()
+}
+
+function onGrace(run: BodyRun): void {
+  run.abandon()
+}
+
+/**
+ * One body invocation with its deadline, grace period and signals. The body's `AbortController`
+ * is created only when the body (or provider) reads its signal: creating an `AbortSignal` costs
+ * microseconds on Node 20, and most bodies finish without ever looking at it.
+ */
 class BodyRun {
   readonly state: CallState
   readonly timeoutMs: number
@@ -97,16 +140,29 @@ class BodyRun {
   /** The body failed because of the caller's abort (not a failure of its own). */
   abortCaused = false
   #controller: AbortController | undefined
+  /** Set once the body's signal is (or would be) aborted. */
+  #reason: { value: unknown } | undefined
+  #watched: AbortSignal[] = []
   #deadline: NodeJS.Timeout | undefined
   #grace: NodeJS.Timeout | undefined
-  #cleanups: (() => void)[] = []
-  #settleEarly: ((r: BodyResult) => void) | undefined
+  #resolve: ((r: BodyResult) => void) | undefined
+  #release: (() => void) | undefined
+  #settled = false
 
   constructor(state: CallState) {
     this.state = state
     const { ctx, capability } = state
     this.timeoutMs = capability?.timeoutMs ?? ctx.turn.policy.timeoutMs ?? ctx.limits.timeoutMs
     this.graceMs = ctx.turn.policy.graceMs ?? ctx.limits.graceMs
+  }
+
+  /** The signal handed to the body: created on first read, already aborted if the run was. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController()
+      if (this.#reason) this.#controller.abort(this.#reason.value)
+    }
+    return this.#controller.signal
   }
 
   abandonedResult(): DispatchResult {
@@ -116,72 +172,83 @@ class BodyRun {
   start(substituted: AbortSignal | undefined): Promise<BodyResult> {
     const { state } = this
     state.dispatched = true
-    const controller = new AbortController()
-    this.#controller = controller
-    // Re-fuse the caller's signal: a wrapper may replace the dispatch signal, never drop the caller's.
-    this.#link(state.signal)
-    if (substituted && substituted !== state.signal) this.#link(substituted)
-    this.#deadline = setTimeout(() => {
-      this.timedOut = true
-      controller.abort(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'))
-      this.#startGrace()
-    }, this.timeoutMs)
-    let body: Promise<DispatchResult>
-    try {
-      body = invokeBody(state, controller.signal)
-    } catch (error) {
-      body = Promise.resolve(this.#failure(error))
-    }
-    const settled = body.then(
-      (r) => r,
-      (error: unknown) => this.#failure(error),
-    )
-    const early = new Promise<BodyResult>((resolve) => {
-      this.#settleEarly = resolve
+    return new Promise<BodyResult>((resolve) => {
+      this.#resolve = resolve
+      // Re-fuse the caller's signal: a wrapper may replace the dispatch signal, never drop the caller's.
+      this.#link(state.signal)
+      if (substituted && substituted !== state.signal) this.#link(substituted)
+      this.#deadline = setTimeout(onDeadline, this.timeoutMs, this)
+      let body: Promise<DispatchResult>
+      try {
+        body = invokeBody(state, this)
+      } catch (error) {
+        body = Promise.resolve(this.#failure(error))
+      }
+      body.then(
+        (r) => this.#bodySettled(r),
+        (error: unknown) => this.#bodySettled(this.#failure(error)),
+      )
     })
-    void settled.finally(() => this.#release?.())
-    return Promise.race([settled, early])
   }
-
-  #release: (() => void) | undefined
 
   finish(): void {
     clearTimeout(this.#deadline)
     clearTimeout(this.#grace)
-    for (const cleanup of this.#cleanups) cleanup()
-    this.#cleanups = []
+    for (const signal of this.#watched) listeners.get(signal)?.delete(this)
+    this.#watched = []
+  }
+
+  /** The caller's (or a wrapper's) signal aborted. */
+  abortFrom(signal: AbortSignal): void {
+    this.#abort(signal.reason)
+    this.#startGrace()
+  }
+
+  expire(): void {
+    this.timedOut = true
+    this.#abort(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'))
+    this.#startGrace()
+  }
+
+  abandon(): void {
+    if (this.#settled) return
+    const { ctx, call } = this.state
+    this.abandoned = true
+    // The body outlived its deadline: keep its generation alive until it really settles.
+    this.#release = ctx.lease()
+    ctx.onAbandoned({ callId: call.callId, name: call.name, generation: ctx.generation.number, since: Date.now() })
+    this.#resolve?.(ABANDONED)
+  }
+
+  #bodySettled(result: DispatchResult): void {
+    this.#settled = true
+    this.#release?.()
+    this.#resolve?.(result)
+  }
+
+  #abort(reason: unknown): void {
+    if (this.#reason) return
+    this.#reason = { value: reason }
+    this.#controller?.abort(reason)
   }
 
   #link(signal: AbortSignal): void {
     if (signal.aborted) {
-      this.#onAbort(signal)
+      this.abortFrom(signal)
       return
     }
-    const listener = () => this.#onAbort(signal)
-    signal.addEventListener('abort', listener, { once: true })
-    this.#cleanups.push(() => signal.removeEventListener('abort', listener))
-  }
-
-  #onAbort(signal: AbortSignal): void {
-    this.#controller?.abort(signal.reason)
-    this.#startGrace()
+    watch(signal, this)
+    this.#watched.push(signal)
   }
 
   #startGrace(): void {
     if (this.#grace) return
-    this.#grace = setTimeout(() => {
-      const { ctx, call } = this.state
-      this.abandoned = true
-      // The body outlived its deadline: keep its generation alive until it really settles.
-      this.#release = ctx.lease()
-      ctx.onAbandoned({ callId: call.callId, name: call.name, generation: ctx.generation.number, since: Date.now() })
-      this.#settleEarly?.(ABANDONED)
-    }, this.graceMs)
+    this.#grace = setTimeout(onGrace, this.graceMs, this)
   }
 
   #failure(error: unknown): DispatchResult {
-    const signal = this.#controller?.signal
-    if (signal?.aborted && (error === signal.reason || (error instanceof Error && error.name === 'AbortError'))) {
+    const reason = this.#reason
+    if (reason && (error === reason.value || (error instanceof Error && error.name === 'AbortError'))) {
       this.abortCaused = true
     }
     const details = this.state.ctx.locate(error)
@@ -189,44 +256,54 @@ class BodyRun {
   }
 }
 
-function invokeBody(state: CallState, signal: AbortSignal): Promise<DispatchResult> {
+function invokeBody(state: CallState, run: BodyRun): Promise<DispatchResult> {
   const { binding, args, ctx, call } = state
   if (!binding || !args) return Promise.resolve({ ok: false, error: 'no binding' })
   if (binding.kind === 'seam') {
-    return binding.service
-      .execute(binding.scope, call.name, args, {
-        callId: call.callId,
-        turnId: ctx.turn.turnId,
-        session: ctx.turn.session,
-        principal: ctx.turn.principal,
-        generation: ctx.generation.number,
-        owner: binding.scope,
-        signal,
-        question: ctx.turn.ports.question,
-        turn: ctx.turn,
-      })
-      .then((r): DispatchResult => {
-        if (r?.success === true) return { ok: true, value: r.output }
-        if (r?.success === false) return { ok: false, error: String(r.error), details: r.metadata ? { metadata: r.metadata } : undefined }
-        return { ok: false, error: `the tool service "${binding.service.id}" returned an invalid result` }
-      })
+    const context: ToolInvocationContext = {
+      callId: call.callId,
+      turnId: ctx.turn.turnId,
+      session: ctx.turn.session,
+      principal: ctx.turn.principal,
+      generation: ctx.generation.number,
+      owner: binding.scope,
+      get signal() {
+        return run.signal
+      },
+      question: ctx.turn.ports.question,
+      turn: ctx.turn,
+    }
+    const { service } = binding
+    return service.execute(binding.scope, call.name, args, context).then((r) => seamResult(r, service.id))
   }
   const { slot } = binding
   const toolCtx: ToolContext = {
-    signal,
+    get signal() {
+      return run.signal
+    },
     callId: call.callId,
     turn: ctx.turn,
     generation: ctx.generation.number,
     owner: slot.owner,
-    use: (token) => slot.plugin.resources.use(token),
-    deferContext: (message) => {
+    use(token) {
+      return slot.plugin.resources.use(token)
+    },
+    deferContext(message) {
       state.toolContexts ??= []
       state.toolContexts.push(toDeferred(message))
     },
     log: silentLogger,
   }
   const value = slot.definition.execute(args as never, toolCtx)
-  return value instanceof Promise
-    ? value.then((v): DispatchResult => ({ ok: true, value: v }))
-    : Promise.resolve({ ok: true, value })
+  return value instanceof Promise ? value.then(completed) : Promise.resolve({ ok: true, value })
+}
+
+function seamResult(r: ToolExecutionResult | undefined, serviceId: string): DispatchResult {
+  if (r?.success === true) return { ok: true, value: r.output }
+  if (r?.success === false) return { ok: false, error: String(r.error), details: r.metadata ? { metadata: r.metadata } : undefined }
+  return { ok: false, error: `the tool service "${serviceId}" returned an invalid result` }
+}
+
+function completed(value: unknown): DispatchResult {
+  return { ok: true, value }
 }

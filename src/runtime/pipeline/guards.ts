@@ -5,10 +5,15 @@ import { type CallState, settle } from './state.js'
  * Stage 6: monotonic owner rules, after approval. A reason string denies; nothing a hook or a
  * person answered can override it. A guard that throws or returns a non-string denies (fail closed).
  */
-export async function checkGuards(state: CallState): Promise<void> {
+export function checkGuards(state: CallState): Promise<void> | undefined {
+  if (!state.exec || state.ctx.generation.hooks.guards.length === 0) return undefined
+  return runGuards(state)
+}
+
+async function runGuards(state: CallState): Promise<void> {
   const { exec } = state
   const guards = state.ctx.generation.hooks.guards
-  if (!exec || guards.length === 0) return
+  if (!exec) return
   for (const guard of guards) {
     let reason: unknown
     try {

@@ -16,16 +16,23 @@ export function normalize(state: CallState): void {
   const definition = state.binding?.kind === 'feature' ? state.binding.slot.definition : undefined
   if (!state.settled && state.hasValue) checkValue(state)
   let content: ContentBlock[]
-  if (state.settled) {
-    content = state.content ?? text(state.settled.message)
+  // Content built here from fresh objects needs neither validation nor a defensive copy.
+  let owned = false
+  if (state.content) {
+    content = state.content
+  } else if (state.settled) {
+    content = text(state.settled.message)
+    owned = true
   } else {
-    content = state.content ?? renderValue(state)
+    content = renderValue(state)
+    owned = !definition?.render || state.settled !== undefined
   }
-  if (!state.settled) {
+  if (!state.settled && !owned) {
     const problem = invalidContent(content)
     if (problem) {
       settle(state, { status: 'failed', code: 'INVALID_OUTPUT', message: `The tool "${state.call.name}" produced invalid content: ${problem}` })
       content = text(state.settled!.message)
+      owned = true
     }
   }
   let details: Record<string, unknown> | undefined = state.settled?.details
@@ -40,6 +47,7 @@ export function normalize(state: CallState): void {
       })
       if (invalidContent(finalized)) throw new Error('finalizeContent returned invalid content')
       content = finalized
+      owned = false
     } catch (error) {
       details = { ...details, finalizeError: messageOf(error) }
     }
@@ -55,15 +63,33 @@ export function normalize(state: CallState): void {
     policy: settled?.policy,
     reason: settled?.reason,
     value: settled ? undefined : state.value,
-    content: deepFreeze(content.map((block) => ({ ...block }))),
-    contexts: contexts.length > 0 ? Object.freeze(contexts) : undefined,
+    content: owned ? freezeBlocks(content) : deepFreeze(content.map((block) => ({ ...block }))),
+    contexts: contexts ? Object.freeze(contexts) : undefined,
     details: details ? deepFreeze({ ...details }) : undefined,
     durationMs: Math.round((performance.now() - state.startedAt) * 1000) / 1000,
   }
   state.outcome = Object.freeze(outcome)
 }
 
+function freezeBlocks(content: ContentBlock[]): readonly ContentBlock[] {
+  for (const block of content) Object.freeze(block)
+  return Object.freeze(content)
+}
+
 function checkValue(state: CallState): void {
+  try {
+    checkLossless(state)
+  } catch (error) {
+    // A getter or proxy that throws while the value is read: the value is not plain JSON.
+    settle(state, {
+      status: 'failed',
+      code: 'INVALID_OUTPUT',
+      message: `The tool "${state.call.name}" returned a value that could not be read as JSON: ${messageOf(error)}.`,
+    })
+  }
+}
+
+function checkLossless(state: CallState): void {
   const lossy = findLossy(state.value)
   if (lossy) {
     settle(state, {
@@ -117,6 +143,8 @@ function invalidContent(content: unknown): string | undefined {
 }
 
 /** Tool-deferred contexts precede decision contexts; a block has already dropped the former. */
-function collectContexts(state: CallState): DeferredContext[] {
-  return [...(state.toolContexts ?? []), ...(state.decisionContexts ?? [])]
+function collectContexts(state: CallState): DeferredContext[] | undefined {
+  const { toolContexts, decisionContexts } = state
+  if (!toolContexts?.length && !decisionContexts?.length) return undefined
+  return [...(toolContexts ?? []), ...(decisionContexts ?? [])]
 }

@@ -7,10 +7,18 @@ import type { PreDecision, ToolExecution } from './types.js'
  * pre-execute middleware. `ask` decisions are collected for the approval stage. Fails closed: a hook
  * that throws or answers something else denies.
  */
-export async function checkPermission(state: CallState): Promise<void> {
+export function checkPermission(state: CallState): Promise<void> | undefined {
+  const { ctx, capability, exec } = state
+  if (!capability || !exec) return undefined
+  const restricted = capability.permissions.length + capability.platforms.length + capability.scopes.length > 0
+  // The common case (no restrictions, no hooks) stays synchronous: no promise, no microtask hop.
+  if (!restricted && ctx.generation.hooks.preExecute.length === 0) return undefined
+  return checkRestricted(state, restricted)
+}
+
+async function checkRestricted(state: CallState, restricted: boolean): Promise<void> {
   const { ctx, capability, exec } = state
   if (!capability || !exec) return
-  const restricted = capability.permissions.length + capability.platforms.length + capability.scopes.length > 0
   if (restricted && !(await ctx.ingress.isVisible(capability, ctx.turn))) {
     settle(state, {
       status: 'denied',

@@ -7,10 +7,15 @@ import type { DispatchResult, PostDecision, PostExecuteHook, ToolExecution } fro
  * the value (never both) and add contexts; `block` turns the result into a valueless failure and
  * keeps only the block's own contexts. A hook that throws or answers wrongly blocks (fail closed).
  */
-export async function postExecute(state: CallState): Promise<void> {
+export function postExecute(state: CallState): Promise<void> | undefined {
+  if (state.ctx.generation.hooks.postExecute.length === 0 || !state.exec || !state.dispatch) return undefined
+  return runHooks(state)
+}
+
+async function runHooks(state: CallState): Promise<void> {
   const hooks = state.ctx.generation.hooks.postExecute
   const { exec, dispatch } = state
-  if (hooks.length === 0 || !exec || !dispatch) return
+  if (!exec || !dispatch) return
   // Only a result the body produced is post-processed; cancellation and timeouts stay as they are.
   if (state.settled && state.settled.code !== 'TOOL_ERROR') return
   let decision: PostDecision

@@ -40,9 +40,10 @@ export const commitment = [
 
 /** Runs `stages` in order until one settles the call (or all of them, with `always`). */
 export async function runStages(state: CallState, stages: readonly (readonly [string, Stage])[], always = false): Promise<void> {
-  for (const [, stage] of stages) {
+  // An index loop: destructuring `for (const [, stage] of stages)` allocates iterators per call.
+  for (let index = 0; index < stages.length; index += 1) {
     if (!always && state.settled) return
-    const pending = stage(state)
+    const pending = stages[index]![1](state)
     // Synchronous stages return undefined: no microtask hop on the hot path.
     if (pending !== undefined) await pending
   }
