@@ -1,8 +1,7 @@
 import { SeamError, messageOf } from '../../errors.js'
-import type { ToolContext } from '../../features/define-tool.js'
-import type { ToolExecutionResult, ToolInvocationContext } from '../../seams/types.js'
-import { silentLogger } from '../logger.js'
-import { type CallState, settle, toDeferred } from './state.js'
+import type { ToolExecutionResult } from '../../seams/types.js'
+import { SeamBodyContext, ToolBodyContext } from './body-context.js'
+import { type CallState, settle } from './state.js'
 import type { DispatchResult, ExecuteWrapper, ToolExecution } from './types.js'
 
 const ABANDONED: unique symbol = Symbol('abandoned')
@@ -257,44 +256,13 @@ class BodyRun {
 }
 
 function invokeBody(state: CallState, run: BodyRun): Promise<DispatchResult> {
-  const { binding, args, ctx, call } = state
+  const { binding, args, call } = state
   if (!binding || !args) return Promise.resolve({ ok: false, error: 'no binding' })
   if (binding.kind === 'seam') {
-    const context: ToolInvocationContext = {
-      callId: call.callId,
-      turnId: ctx.turn.turnId,
-      session: ctx.turn.session,
-      principal: ctx.turn.principal,
-      generation: ctx.generation.number,
-      owner: binding.scope,
-      get signal() {
-        return run.signal
-      },
-      question: ctx.turn.ports.question,
-      turn: ctx.turn,
-    }
     const { service } = binding
-    return service.execute(binding.scope, call.name, args, context).then((r) => seamResult(r, service.id))
+    return service.execute(binding.scope, call.name, args, new SeamBodyContext(run, state, binding)).then((r) => seamResult(r, service.id))
   }
-  const { slot } = binding
-  const toolCtx: ToolContext = {
-    get signal() {
-      return run.signal
-    },
-    callId: call.callId,
-    turn: ctx.turn,
-    generation: ctx.generation.number,
-    owner: slot.owner,
-    use(token) {
-      return slot.plugin.resources.use(token)
-    },
-    deferContext(message) {
-      state.toolContexts ??= []
-      state.toolContexts.push(toDeferred(message))
-    },
-    log: silentLogger,
-  }
-  const value = slot.definition.execute(args as never, toolCtx)
+  const value = binding.slot.definition.execute(args as never, new ToolBodyContext(run, state, binding))
   return value instanceof Promise ? value.then(completed) : Promise.resolve({ ok: true, value })
 }
 

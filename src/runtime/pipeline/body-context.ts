@@ -1,0 +1,93 @@
+import type { ToolContext, ToolLogger } from '../../features/define-tool.js'
+import type { Principal, QuestionPort, ToolInvocationContext } from '../../seams/types.js'
+import type { ToolBinding } from '../capability-ingress.js'
+import { silentLogger } from '../logger.js'
+import type { Token } from '../resources.js'
+import type { TurnEnvelope } from '../turn-ingress.js'
+import { type CallState, toDeferred } from './state.js'
+
+/** Where a body's signal comes from: created on first read (see `BodyRun`). */
+export interface SignalSource {
+  readonly signal: AbortSignal
+}
+
+type FeatureBinding = Extract<ToolBinding, { kind: 'feature' }>
+type SeamBinding = Extract<ToolBinding, { kind: 'seam' }>
+
+/**
+ * What a `defineTool` body receives. `signal`, `use` and `deferContext` are getters on the
+ * prototype, created on first read: a body that never reads them costs no `AbortController` and no
+ * closures (an object literal with a getter costs more still). The functions they return do not
+ * depend on `this`, so a body may destructure them.
+ */
+export class ToolBodyContext implements ToolContext {
+  readonly callId: string
+  readonly turn: TurnEnvelope
+  readonly generation: number
+  readonly owner: string
+  readonly log: ToolLogger = silentLogger
+  readonly #source: SignalSource
+  readonly #state: CallState
+  readonly #binding: FeatureBinding
+  #use: (<T>(token: Token<T>) => T) | undefined
+  #defer: ToolContext['deferContext'] | undefined
+
+  constructor(source: SignalSource, state: CallState, binding: FeatureBinding) {
+    this.#source = source
+    this.#state = state
+    this.#binding = binding
+    this.callId = state.call.callId
+    this.turn = state.ctx.turn
+    this.generation = state.ctx.generation.number
+    this.owner = binding.slot.owner
+  }
+
+  get signal(): AbortSignal {
+    return this.#source.signal
+  }
+
+  get use(): <T>(token: Token<T>) => T {
+    const { plugin } = this.#binding.slot
+    this.#use ??= (token) => plugin.resources.use(token)
+    return this.#use
+  }
+
+  get deferContext(): ToolContext['deferContext'] {
+    const state = this.#state
+    this.#defer ??= (message) => {
+      state.toolContexts ??= []
+      state.toolContexts.push(toDeferred(message))
+    }
+    return this.#defer
+  }
+}
+
+/** What `ToolService.execute` receives for a seam tool; `signal` is created on first read. */
+export class SeamBodyContext implements ToolInvocationContext {
+  readonly callId: string
+  readonly turnId: string
+  readonly session: string
+  readonly principal: Principal
+  readonly generation: number
+  readonly owner: string
+  readonly question: QuestionPort | undefined
+  readonly turn: TurnEnvelope
+  readonly #source: SignalSource
+
+  constructor(source: SignalSource, state: CallState, binding: SeamBinding) {
+    const { turn } = state.ctx
+    this.#source = source
+    this.callId = state.call.callId
+    this.turnId = turn.turnId
+    this.session = turn.session
+    this.principal = turn.principal
+    this.generation = state.ctx.generation.number
+    this.owner = binding.scope
+    this.question = turn.ports.question
+    this.turn = turn
+  }
+
+  get signal(): AbortSignal {
+    return this.#source.signal
+  }
+}
