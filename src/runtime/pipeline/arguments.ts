@@ -11,6 +11,11 @@ import { type CallState, settle } from './state.js'
 export function parseArguments(state: CallState): void {
   const { call, capability, binding } = state
   if (!capability || !binding) return
+  // In a batch the classifier already parsed these exact arguments against this schema, and froze them.
+  if (state.classifyArgs && typeof call.arguments === 'string') {
+    accept(state, state.classifyArgs)
+    return
+  }
   let args: unknown
   if (typeof call.arguments === 'string') {
     const raw = call.arguments.trim()
@@ -42,7 +47,12 @@ export function parseArguments(state: CallState): void {
     )
     return
   }
-  state.args = deepFreeze(result.value as Record<string, unknown>)
+  accept(state, deepFreeze(result.value as Record<string, unknown>))
+}
+
+function accept(state: CallState, args: Readonly<Record<string, unknown>>): void {
+  const { call } = state
+  state.args = args
   state.exec = Object.freeze({
     callId: call.callId,
     name: call.name,

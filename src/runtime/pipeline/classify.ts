@@ -1,3 +1,4 @@
+import { deepFreeze } from '../../features/schema.js'
 import { bindingOf } from '../capability-ingress.js'
 import { validators } from '../validation.js'
 import type { CallState } from './state.js'
@@ -23,7 +24,13 @@ export function classify(state: CallState): boolean {
   }
 }
 
-function parse(state: CallState): Record<string, unknown> | undefined {
+/** The call's arguments as its tool's schema reads them; parsed once per call, frozen (classifiers are user code). */
+function parse(state: CallState): Readonly<Record<string, unknown>> | undefined {
+  if (state.classifyArgs === undefined) state.classifyArgs = parseOnce(state) ?? null
+  return state.classifyArgs ?? undefined
+}
+
+function parseOnce(state: CallState): Readonly<Record<string, unknown>> | undefined {
   const raw = state.call.arguments
   let args: unknown
   try {
@@ -36,5 +43,8 @@ function parse(state: CallState): Record<string, unknown> | undefined {
   const binding = bindingOf(capability)
   const schema = binding?.kind === 'feature' ? binding.slot.definition.input : capability.parameters
   const result = validators.forSchema(schema)(args)
-  return result.ok ? (result.value as Record<string, unknown>) : undefined
+  if (!result.ok) return undefined
+  const value = result.value as Record<string, unknown>
+  // Freeze only what this module parsed: object arguments may be the caller's own objects.
+  return typeof raw === 'string' ? deepFreeze(value) : value
 }

@@ -63,6 +63,8 @@ export interface CallState {
   readonly startedAt: number
   /** `tool/call` was written; only then is a `tool/result` written. */
   journaled: boolean
+  /** Arguments as the concurrency classifier saw them (`null`: unparseable or invalid). */
+  classifyArgs?: Readonly<Record<string, unknown>> | null
   capability?: ToolCapability
   binding?: ToolBinding
   args?: Readonly<Record<string, unknown>>
