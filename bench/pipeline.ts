@@ -2,11 +2,13 @@
  * Issue 3: calls per second through the whole pipeline (`turn.tools.execute`, memory journal, no
  * hooks) for a zod tool and a seam tool, each against a hand-rolled baseline doing only what any
  * tool call must: `JSON.parse`, a precompiled validator of the same schema, one async call.
- * Target: the pipeline at most 4× the baseline's time per call. `node --import tsx bench/pipeline.ts`
+ * Target: the pipeline at most 4× the baseline's time per call. A diagnostic row runs the zod tool
+ * against a journal that keeps nothing, to tell the pipeline's own cost from the memory journal's.
+ * `node --import tsx bench/pipeline.ts`
  */
 import { Ajv } from 'ajv'
 import { z } from 'zod'
-import { capabilitySeamToken, createRoot, definePlugin, defineTool, memoryJournal, SeamIntegration, type ToolService } from '../src/index.js'
+import { capabilitySeamToken, createRoot, definePlugin, defineTool, type JournalStore, memoryJournal, SeamIntegration, type ToolService } from '../src/index.js'
 import {
   type BenchReport,
   type Contender,
@@ -61,10 +63,23 @@ const plugin = definePlugin({
   },
 })
 
+/** Accepts every event and keeps none: isolates the pipeline's own cost from the journal's. */
+function discardingJournal(): JournalStore {
+  return {
+    kind: 'discard',
+    location: 'nowhere',
+    append: () => Promise.resolve(),
+    read: () => Promise.resolve([]),
+    tail: () => Promise.resolve([]),
+    repair: () => Promise.resolve({ results: 0, turns: 0 }),
+    close: () => Promise.resolve(),
+  }
+}
+
 /** One round through the pipeline: a fresh root and turn (untimed), then `CALLS_PER_ROUND` calls. */
-function pipelineRound(name: string): () => Promise<Sample> {
+function pipelineRound(name: string, journal: () => JournalStore = memoryJournal): () => Promise<Sample> {
   return async () => {
-    const root = await createRoot({ plugin, journal: memoryJournal() })
+    const root = await createRoot({ plugin, journal: journal(), repair: false })
     try {
       const turn = await root.beginTurn({ session: 'bench', principal: { subjectId: 'bench' } })
       const sample = await timeLoop(CALLS_PER_ROUND, async (index) => {
@@ -103,14 +118,15 @@ export async function run(): Promise<BenchReport> {
     { label: 'pipeline: zod tool', round: pipelineRound('lookup_ticket') },
     { label: 'baseline: JSON.parse + Ajv + await', round: baselineRound('ajv') },
     { label: 'pipeline: seam tool (Ajv)', round: pipelineRound('fetch_ticket') },
+    { label: 'diagnostic: zod tool, discarding journal', round: pipelineRound('lookup_ticket', discardingJournal) },
   ]
   const measured = await interleave(contenders, { rounds: ROUNDS, warmup: WARMUP })
-  const [zodBase, zodPipe, ajvBase, seamPipe] = measured as [Measured, Measured, Measured, Measured]
+  const [zodBase, zodPipe, ajvBase, seamPipe, zodBare] = measured as [Measured, Measured, Measured, Measured, Measured]
   const row = (m: Measured, base: Measured) => {
     const perCall = msPerOp(m)
     return [m.label, formatRate(1000 / perCall), formatMs(perCall), m === base ? '1.00×' : formatRatio(pairedRatio(m, base))]
   }
-  const rows = [row(zodBase, zodBase), row(zodPipe, zodBase), row(ajvBase, ajvBase), row(seamPipe, ajvBase)]
+  const rows = [row(zodBase, zodBase), row(zodPipe, zodBase), row(ajvBase, ajvBase), row(seamPipe, ajvBase), row(zodBare, zodBase)]
   return {
     name: 'pipeline',
     lines: [
