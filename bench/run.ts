@@ -2,8 +2,9 @@
  * `npm run bench [-- name…]`: runs every `bench/<name>.ts` that exports `run()` (or only the named
  * ones), one after another in this process, prints each table, then a summary of every target.
  * A benchmark reports its targets by returning a `BenchReport`; one that only prints gets no verdict.
+ * Files without a `run` export (child scripts a benchmark spawns) are never imported.
  */
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { type BenchReport, formatVerdict } from './harness.js'
@@ -11,11 +12,14 @@ import { type BenchReport, formatVerdict } from './harness.js'
 const HERE = dirname(fileURLToPath(import.meta.url))
 const NOT_BENCHMARKS = new Set(['harness', 'run'])
 
+/** Read, not imported: a child script may do its work (or refuse to run) at import time. */
+const EXPORTS_RUN = /export\s+(?:async\s+)?function\s+run\s*\(|export\s+(?:const|let)\s+run\b|export\s*\{[^}]*\brun\b[^}]*\}/
+
 function available(): string[] {
   return readdirSync(HERE)
     .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
     .map((file) => basename(file, '.ts'))
-    .filter((name) => !NOT_BENCHMARKS.has(name))
+    .filter((name) => !NOT_BENCHMARKS.has(name) && EXPORTS_RUN.test(readFileSync(join(HERE, `${name}.ts`), 'utf8')))
     .sort()
 }
 
