@@ -40,11 +40,13 @@ describe('memoryJournal', () => {
     expect((await journal.read('t1')).map((event) => event.kind)).toEqual(['tool/call'])
   })
 
-  it('keeps what was journaled when the caller changes its event afterwards', async () => {
+  it('keeps what was journaled: the appended event is frozen, so the caller cannot change it afterwards', async () => {
     const journal = memoryJournal()
     const event = result('t1', 1, 'c1', 'original') as { content: { type: 'text'; text: string }[] }
     await journal.append(event as Parameters<typeof journal.append>[0])
-    event.content[0]!.text = 'changed'
+    expect(() => {
+      event.content[0]!.text = 'changed'
+    }).toThrow(TypeError)
     const [stored] = await journal.read('t1')
     expect(stored).toMatchObject({ content: [{ text: 'original' }] })
     expect(Object.isFrozen(stored)).toBe(true)

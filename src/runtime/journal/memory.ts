@@ -2,7 +2,7 @@ import { callIdOf, checkEvent, closedError, duplicateError } from './events.js'
 import { ownerGoneTest } from './hosts.js'
 import { DEFAULT_MAX_PAYLOAD_BYTES, type PrivacyOptions, protectEvent } from './privacy.js'
 import { countRepaired, type OpenCall, planRepair } from './repair.js'
-import type { ContentBlock, JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
+import type { JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
 
 export interface MemoryJournalOptions extends PrivacyOptions {
   /** Asked before each append; an error it returns rejects that append, as a journal that is down would. */
@@ -24,12 +24,25 @@ export interface MemoryJournal extends JournalStore {
   setAvailable(available: boolean): void
 }
 
+/** One bit per kind: what a turn (or one call of it) already holds. */
+const KIND_BIT: Readonly<Record<JournalEvent['kind'], number>> = {
+  'turn/begin': 1,
+  'turn/end': 2,
+  'tool/call': 1,
+  'approval/asked': 2,
+  'approval/decided': 4,
+  'tool/result': 8,
+}
+
 interface TurnLog {
   /** In seq order. */
   readonly events: JournalEvent[]
-  /** `kind` for turn events, `kind \0 callId` for call events. */
-  readonly keys: Set<string>
-  readonly seqs: Set<number>
+  /** Kind bits of the turn events. */
+  turnKinds: number
+  /** Kind bits per call id. */
+  readonly calls: Map<string, number>
+  /** The highest seq held; a later seq needs no search (the common case). */
+  lastSeq: number
 }
 
 /** A journal held in memory: for tests and throwaway runs. Same contract as the durable stores. */
@@ -84,9 +97,9 @@ class MemoryJournalStore implements MemoryJournal {
     const openTurns: string[] = []
     const maxSeq = new Map<string, number>()
     for (const [turnId, log] of this.#turns) {
-      const open = !log.keys.has('turn/end')
+      const open = (log.turnKinds & KIND_BIT['turn/end']) === 0
       for (const event of log.events) {
-        if (event.kind === 'tool/call' && !log.keys.has(`tool/result\0${event.callId}`) && gone(event)) {
+        if (event.kind === 'tool/call' && ((log.calls.get(event.callId) ?? 0) & KIND_BIT['tool/result']) === 0 && gone(event)) {
           openCalls.push({ turnId, callId: event.callId })
         } else if (event.kind === 'turn/begin' && open && gone(event)) {
           openTurns.push(turnId)
@@ -102,31 +115,43 @@ class MemoryJournalStore implements MemoryJournal {
     this.#closed = true
   }
 
-  /** Stores a frozen copy; `false` when a uniqueness rule refuses it. */
+  /** Stores the event frozen; `false` when a uniqueness rule refuses it. Runs on every append: keep it lean. */
   #insert(event: JournalEvent): boolean {
     let log = this.#turns.get(event.turnId)
     if (log === undefined) {
-      log = { events: [], keys: new Set(), seqs: new Set() }
+      log = { events: [], turnKinds: 0, calls: new Map(), lastSeq: 0 }
       this.#turns.set(event.turnId, log)
     }
+    const bit = KIND_BIT[event.kind]
     const callId = callIdOf(event)
-    const key = callId === undefined ? event.kind : `${event.kind}\0${callId}`
-    if (log.keys.has(key) || log.seqs.has(event.seq)) return false
+    const held = callId === undefined ? log.turnKinds : (log.calls.get(callId) ?? 0)
+    if ((held & bit) !== 0) return false
+    if (event.seq <= log.lastSeq && log.events.some((e) => e.seq === event.seq)) return false
     const safe = protectEvent(event, this.#maxBytes)
     const stored = freeze(this.#host === undefined ? safe : { ...safe, host: this.#host })
-    log.keys.add(key)
-    log.seqs.add(event.seq)
-    insertBySeq(log.events, stored)
+    if (callId === undefined) log.turnKinds |= bit
+    else log.calls.set(callId, held | bit)
+    if (event.seq > log.lastSeq) {
+      log.lastSeq = event.seq
+      log.events.push(stored)
+    } else {
+      insertBySeq(log.events, stored)
+    }
     this.#all.push(stored)
     return true
   }
 }
 
-/** A frozen shallow copy (content blocks too), so neither the caller nor a reader can change what was journaled. */
+/**
+ * Frozen, so neither the caller nor a reader can change what was journaled. An event the runtime
+ * handed over is frozen in place (it keeps no other use for it); content blocks too.
+ */
 function freeze(event: JournalEvent): JournalEvent {
-  if (event.kind !== 'tool/result') return Object.freeze({ ...event })
-  const content = Object.freeze(event.content.map((block) => Object.freeze({ ...block }))) as ContentBlock[]
-  return Object.freeze({ ...event, content })
+  if (event.kind === 'tool/result' && !Object.isFrozen(event.content)) {
+    for (const block of event.content) Object.freeze(block)
+    Object.freeze(event.content)
+  }
+  return Object.isFrozen(event) ? event : Object.freeze(event)
 }
 
 /** Events almost always arrive in seq order, so this is a push; an early seq is placed by a scan from the end. */
