@@ -4,7 +4,41 @@
  * instances, sparse arrays). Returns `undefined` when the value round-trips exactly.
  */
 export function findLossy(value: unknown): { path: string; problem: string } | undefined {
+  // Runs on every completed call: a quick pass that builds no paths and no set, and the exact
+  // walk only when the quick pass finds something (or nesting so deep it may be a cycle).
+  if (isPlainJson(value, 0)) return undefined
   return walk(value, '', new Set())
+}
+
+const MAX_QUICK_DEPTH = 64
+
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0)
+    case 'object': {
+      if (value === null) return true
+      if (depth >= MAX_QUICK_DEPTH) return false
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false
+        }
+        return true
+      }
+      const proto = Object.getPrototypeOf(value)
+      if (proto !== Object.prototype && proto !== null) return false
+      if (Object.getOwnPropertySymbols(value).length > 0) return false
+      for (const key in value) {
+        if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false
+      }
+      return true
+    }
+    default:
+      return false
+  }
 }
 
 function walk(value: unknown, path: string, seen: Set<object>): { path: string; problem: string } | undefined {

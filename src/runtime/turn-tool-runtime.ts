@@ -153,7 +153,7 @@ export class TurnToolRuntime {
       await guarded(state, () => runStages(state, admission))
       const body = state.settled ? Promise.resolve() : guarded(state, () => runStages(state, execution))
       const previous = committed
-      const done = chain(previous.then(() => body), () => commit(state))
+      const done = chain(previous.then(() => body), () => commit(state) ?? Promise.resolve())
       committed = done
       running.add(done)
       void done.finally(() => running.delete(done))
@@ -181,16 +181,21 @@ export class TurnToolRuntime {
 
 async function runAll(state: CallState): Promise<void> {
   try {
-    await runStages(state, admission)
-    if (!state.settled) await runStages(state, execution)
+    const admitted = runStages(state, admission)
+    if (admitted !== undefined) await admitted
+    if (!state.settled) {
+      const executed = runStages(state, execution)
+      if (executed !== undefined) await executed
+    }
   } catch (error) {
     fault(state, error)
   }
-  await commit(state)
+  const committed = commit(state)
+  if (committed !== undefined) await committed
 }
 
 /** An unexpected fault inside a stage still settles the call (fail closed), never escapes. */
-async function guarded(state: CallState, run: () => Promise<void>): Promise<void> {
+async function guarded(state: CallState, run: () => Promise<void> | undefined): Promise<void> {
   try {
     await run()
   } catch (error) {
@@ -207,13 +212,17 @@ function fault(state: CallState, error: unknown): void {
   })
 }
 
-async function commit(state: CallState): Promise<void> {
+/** Stages 8–11; `undefined` when they all finished synchronously. */
+function commit(state: CallState): Promise<void> | undefined {
   try {
-    await runStages(state, commitment, true)
-    return
+    return runStages(state, commitment, true)?.catch((error: unknown) => recover(state, error))
   } catch (error) {
-    fault(state, error)
+    return recover(state, error)
   }
+}
+
+async function recover(state: CallState, error: unknown): Promise<void> {
+  fault(state, error)
   // Normalization finished, so observers ran: only a journal that throws synchronously gets here.
   if (state.outcome) return
   // A commit stage failed before the outcome existed: the call still gets one outcome, one live

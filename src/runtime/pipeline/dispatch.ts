@@ -1,6 +1,7 @@
 import { SeamError, messageOf } from '../../errors.js'
 import type { ToolExecutionResult } from '../../seams/types.js'
 import { SeamBodyContext, ToolBodyContext } from './body-context.js'
+import { type Due, deadlines } from './deadlines.js'
 import { type CallState, settle } from './state.js'
 import type { DispatchResult, ExecuteWrapper, ToolExecution } from './types.js'
 
@@ -117,12 +118,12 @@ function watch(signal: AbortSignal, run: BodyRun): void {
   runs.add(run)
 }
 
-function onDeadline(run: BodyRun): void {
-  run.expire()
-}
-
-function onGrace(run: BodyRun): void {
-  run.abandon()
+/** A run's deadline, then its grace period, in the shared deadline queue. */
+class RunTimer implements Due {
+  constructor(
+    readonly due: number,
+    readonly fire: () => void,
+  ) {}
 }
 
 /**
@@ -142,8 +143,8 @@ class BodyRun {
   /** Set once the body's signal is (or would be) aborted. */
   #reason: { value: unknown } | undefined
   #watched: AbortSignal[] = []
-  #deadline: NodeJS.Timeout | undefined
-  #grace: NodeJS.Timeout | undefined
+  #deadline: RunTimer | undefined
+  #grace: RunTimer | undefined
   #resolve: ((r: BodyResult) => void) | undefined
   #release: (() => void) | undefined
   #settled = false
@@ -176,7 +177,8 @@ class BodyRun {
       // Re-fuse the caller's signal: a wrapper may replace the dispatch signal, never drop the caller's.
       this.#link(state.signal)
       if (substituted && substituted !== state.signal) this.#link(substituted)
-      this.#deadline = setTimeout(onDeadline, this.timeoutMs, this)
+      this.#deadline = new RunTimer(performance.now() + this.timeoutMs, () => this.expire())
+      deadlines.add(this.#deadline)
       let body: Promise<DispatchResult>
       try {
         body = invokeBody(state, this)
@@ -191,8 +193,8 @@ class BodyRun {
   }
 
   finish(): void {
-    clearTimeout(this.#deadline)
-    clearTimeout(this.#grace)
+    if (this.#deadline) deadlines.delete(this.#deadline)
+    if (this.#grace) deadlines.delete(this.#grace)
     for (const signal of this.#watched) listeners.get(signal)?.delete(this)
     this.#watched = []
   }
@@ -242,7 +244,8 @@ class BodyRun {
 
   #startGrace(): void {
     if (this.#grace) return
-    this.#grace = setTimeout(onGrace, this.graceMs, this)
+    this.#grace = new RunTimer(performance.now() + this.graceMs, () => this.abandon())
+    deadlines.add(this.#grace)
   }
 
   #failure(error: unknown): DispatchResult {

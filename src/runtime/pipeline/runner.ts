@@ -38,20 +38,21 @@ export const commitment = [
   ['tool/result', journalResult],
 ] as const satisfies readonly (readonly [string, Stage])[]
 
-/** Runs `stages` in order until one settles the call (or all of them, with `always`). */
-export async function runStages(state: CallState, stages: readonly (readonly [string, Stage])[], always = false): Promise<void> {
+/**
+ * Runs `stages` in order until one settles the call (or all of them, with `always`). Returns
+ * `undefined` when every stage finished synchronously: no promise, no microtask hop on the hot path.
+ */
+export function runStages(
+  state: CallState,
+  stages: readonly (readonly [string, Stage])[],
+  always = false,
+  from = 0,
+): Promise<void> | undefined {
   // An index loop: destructuring `for (const [, stage] of stages)` allocates iterators per call.
-  for (let index = 0; index < stages.length; index += 1) {
-    if (!always && state.settled) return
+  for (let index = from; index < stages.length; index += 1) {
+    if (!always && state.settled) return undefined
     const pending = stages[index]![1](state)
-    // Synchronous stages return undefined: no microtask hop on the hot path.
-    if (pending !== undefined) await pending
+    if (pending !== undefined) return pending.then(() => runStages(state, stages, always, index + 1))
   }
-}
-
-/** One call, start to finish. */
-export async function runCall(state: CallState): Promise<void> {
-  await runStages(state, admission)
-  if (!state.settled) await runStages(state, execution)
-  await runStages(state, commitment, true)
+  return undefined
 }
