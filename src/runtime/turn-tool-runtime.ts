@@ -8,7 +8,7 @@ import { classify } from './pipeline/classify.js'
 import { journalResult } from './pipeline/journal-result.js'
 import { observe } from './pipeline/observe.js'
 import { admission, commitment, execution, runStages } from './pipeline/runner.js'
-import { type AbandonedCall, type CallState, type RuntimeLimits, settle, type TurnContext } from './pipeline/state.js'
+import { type AbandonedCall, CallState, type RuntimeLimits, settle, type TurnContext } from './pipeline/state.js'
 import type { ToolCall, ToolCallOutcome } from './pipeline/types.js'
 import type { TurnEnvelope } from './turn-ingress.js'
 
@@ -164,7 +164,7 @@ export class TurnToolRuntime {
   }
 
   #state(call: ToolCall, signal: AbortSignal): CallState {
-    return { ctx: this.#ctx, call, signal, startedAt: performance.now(), journaled: false, dispatched: false, hasValue: false }
+    return new CallState(this.#ctx, call, signal)
   }
 
   #deliver(states: readonly CallState[]): void {

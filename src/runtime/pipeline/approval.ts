@@ -8,7 +8,7 @@ import { type CallState, type Settlement, settle } from './state.js'
  * question and the answer. Only `allowed-*` continues; everything else is a denial (fail closed).
  */
 export function checkApproval(state: CallState): Promise<void> | undefined {
-  if (!state.capability || !state.exec) return undefined
+  if (!state.capability || !state.args) return undefined
   const reason = approvalReason(state)
   // No prompt needed without consulting `risk` (modes never/always/once): stay synchronous.
   if (reason === undefined) return undefined

@@ -51,17 +51,7 @@ export function parseArguments(state: CallState): void {
 }
 
 function accept(state: CallState, args: Readonly<Record<string, unknown>>): void {
-  const { call } = state
   state.args = args
-  state.exec = Object.freeze({
-    callId: call.callId,
-    name: call.name,
-    arguments: state.args,
-    token: Symbol(call.callId),
-    turn: state.ctx.turn,
-    generation: state.ctx.generation.number,
-    signal: state.signal,
-  })
 }
 
 function invalid(state: CallState, message: string, issues: readonly { path: string }[]): void {

@@ -15,11 +15,10 @@ type BodyResult = DispatchResult | typeof ABANDONED
  * abandoned: it keeps its generation leased until it really settles.
  */
 export function dispatch(state: CallState): Promise<void> | undefined {
-  const { exec } = state
-  if (!exec) return undefined
+  if (!state.args) return undefined
   const wrappers = state.ctx.generation.hooks.execute
   const run = new BodyRun(state)
-  const result = wrappers.length === 0 ? run.start(undefined) : wrap(wrappers, 0, exec, run, undefined)
+  const result = wrappers.length === 0 ? run.start(undefined) : wrap(wrappers, 0, state.exec!, run, undefined)
   return result.then(
     (r) => {
       run.finish()

@@ -6,7 +6,7 @@ import { type CallState, settle } from './state.js'
  * person answered can override it. A guard that throws or returns a non-string denies (fail closed).
  */
 export function checkGuards(state: CallState): Promise<void> | undefined {
-  if (!state.exec || state.ctx.generation.hooks.guards.length === 0) return undefined
+  if (!state.args || state.ctx.generation.hooks.guards.length === 0) return undefined
   return runGuards(state)
 }
 

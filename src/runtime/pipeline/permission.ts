@@ -8,8 +8,8 @@ import type { PreDecision, ToolExecution } from './types.js'
  * that throws or answers something else denies.
  */
 export function checkPermission(state: CallState): Promise<void> | undefined {
-  const { ctx, capability, exec } = state
-  if (!capability || !exec) return undefined
+  const { ctx, capability } = state
+  if (!capability || !state.args) return undefined
   const restricted = capability.permissions.length + capability.platforms.length + capability.scopes.length > 0
   // The common case (no restrictions, no hooks) stays synchronous: no promise, no microtask hop.
   if (!restricted && ctx.generation.hooks.preExecute.length === 0) return undefined

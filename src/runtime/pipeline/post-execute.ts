@@ -8,7 +8,7 @@ import type { DispatchResult, PostDecision, PostExecuteHook, ToolExecution } fro
  * keeps only the block's own contexts. A hook that throws or answers wrongly blocks (fail closed).
  */
 export function postExecute(state: CallState): Promise<void> | undefined {
-  if (state.ctx.generation.hooks.postExecute.length === 0 || !state.exec || !state.dispatch) return undefined
+  if (state.ctx.generation.hooks.postExecute.length === 0 || !state.args || !state.dispatch) return undefined
   return runHooks(state)
 }
 

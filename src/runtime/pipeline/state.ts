@@ -55,31 +55,57 @@ export interface Settlement {
 }
 
 /** The mutable working state of one call inside the runner; never escapes it. */
-export interface CallState {
+export class CallState {
   readonly ctx: TurnContext
   readonly call: ToolCall
   /** The signal of the caller (turn, or batch). */
   readonly signal: AbortSignal
-  readonly startedAt: number
+  readonly startedAt = performance.now()
   /** `tool/call` was written; only then is a `tool/result` written. */
-  journaled: boolean
+  journaled = false
   /** Arguments as the concurrency classifier saw them (`null`: unparseable or invalid). */
-  classifyArgs?: Readonly<Record<string, unknown>> | null
-  capability?: ToolCapability
-  binding?: ToolBinding
-  args?: Readonly<Record<string, unknown>>
-  exec?: ToolExecution
-  askReasons?: string[]
+  classifyArgs: Readonly<Record<string, unknown>> | null | undefined = undefined
+  capability: ToolCapability | undefined = undefined
+  binding: ToolBinding | undefined = undefined
+  /** Validated, deep-frozen arguments: set once the arguments stage accepted them. */
+  args: Readonly<Record<string, unknown>> | undefined = undefined
+  askReasons: string[] | undefined = undefined
   /** Set when the body (or provider) was entered. */
-  dispatched: boolean
-  dispatch?: DispatchResult
-  settled?: Settlement
-  value?: unknown
-  hasValue: boolean
-  content?: ContentBlock[]
-  toolContexts?: DeferredContext[]
-  decisionContexts?: DeferredContext[]
-  outcome?: ToolCallOutcome
+  dispatched = false
+  dispatch: DispatchResult | undefined = undefined
+  settled: Settlement | undefined = undefined
+  value: unknown = undefined
+  hasValue = false
+  content: ContentBlock[] | undefined = undefined
+  toolContexts: DeferredContext[] | undefined = undefined
+  decisionContexts: DeferredContext[] | undefined = undefined
+  outcome: ToolCallOutcome | undefined = undefined
+  #exec: ToolExecution | undefined = undefined
+
+  constructor(ctx: TurnContext, call: ToolCall, signal: AbortSignal) {
+    this.ctx = ctx
+    this.call = call
+    this.signal = signal
+  }
+
+  /**
+   * The frozen view hooks, guards, wrappers and observers receive, once the arguments are
+   * accepted. Built on first use: a call that meets no hook never pays for it (or its token).
+   */
+  get exec(): ToolExecution | undefined {
+    if (this.#exec === undefined && this.args !== undefined) {
+      this.#exec = Object.freeze({
+        callId: this.call.callId,
+        name: this.call.name,
+        arguments: this.args,
+        token: Symbol(this.call.callId),
+        turn: this.ctx.turn,
+        generation: this.ctx.generation.number,
+        signal: this.signal,
+      })
+    }
+    return this.#exec
+  }
 }
 
 export function settle(state: CallState, settlement: Settlement): void {
