@@ -32,18 +32,17 @@ export function callIdOf(event: JournalEvent): string | undefined {
  * would slip past the uniqueness rule, or be dropped silently by SQLite's `INSERT OR IGNORE`.
  */
 export function checkEvent(event: JournalEvent): void {
+  // No closures here: this runs on every append, and a per-call closure is an allocation (and,
+  // under tsx's keepNames, a defineProperty) for a path that almost never throws.
   if (event === null || typeof event !== 'object') throw badEvent(event, 'to be an object')
-  const bad = (what: string): never => {
-    throw badEvent(event, what)
-  }
-  if (typeof event.turnId !== 'string' || event.turnId === '') bad('a non-empty `turnId`')
-  if (!Number.isSafeInteger(event.seq) || event.seq < 1) bad('a positive integer `seq`')
-  if (!Number.isFinite(event.at)) bad('an `at` in epoch milliseconds')
+  if (typeof event.turnId !== 'string' || event.turnId === '') throw badEvent(event, 'a non-empty `turnId`')
+  if (!Number.isSafeInteger(event.seq) || event.seq < 1) throw badEvent(event, 'a positive integer `seq`')
+  if (!Number.isFinite(event.at)) throw badEvent(event, 'an `at` in epoch milliseconds')
   if (CALL_KINDS.has(event.kind)) {
     const callId = callIdOf(event)
-    if (typeof callId !== 'string' || callId === '') bad(`a non-empty \`callId\` on ${event.kind}`)
+    if (typeof callId !== 'string' || callId === '') throw badEvent(event, `a non-empty \`callId\` on ${event.kind}`)
   } else if (!TURN_KINDS.has(event.kind)) {
-    bad('a known `kind`')
+    throw badEvent(event, 'a known `kind`')
   }
 }
 
