@@ -150,10 +150,11 @@ export class TurnToolRuntime {
         await runAll(state)
         continue
       }
-      await guarded(state, () => runStages(state, admission))
-      const body = state.settled ? Promise.resolve() : guarded(state, () => runStages(state, execution))
+      const admitted = attempt(state, admission)
+      if (admitted !== undefined) await admitted
+      const body = state.settled ? undefined : attempt(state, execution)
       const previous = committed
-      const done = chain(previous.then(() => body), () => commit(state) ?? Promise.resolve())
+      const done = chain(body === undefined ? previous : previous.then(() => body), () => commit(state) ?? Promise.resolve())
       committed = done
       running.add(done)
       void done.finally(() => running.delete(done))
@@ -192,6 +193,16 @@ async function runAll(state: CallState): Promise<void> {
   }
   const committed = commit(state)
   if (committed !== undefined) await committed
+}
+
+/** `runStages` with faults settled (fail closed); `undefined` when every stage was synchronous. */
+function attempt(state: CallState, stages: Parameters<typeof runStages>[1]): Promise<void> | undefined {
+  try {
+    return runStages(state, stages)?.catch((error: unknown) => fault(state, error))
+  } catch (error) {
+    fault(state, error)
+    return undefined
+  }
 }
 
 /** An unexpected fault inside a stage still settles the call (fail closed), never escapes. */
