@@ -45,6 +45,8 @@ interface TurnLog {
   lastSeq: number
 }
 
+const APPENDED: Promise<void> = Promise.resolve()
+
 /** A journal held in memory: for tests and throwaway runs. Same contract as the durable stores. */
 export function memoryJournal(options: MemoryJournalOptions = {}): MemoryJournal {
   return new MemoryJournalStore(options)
@@ -72,13 +74,19 @@ class MemoryJournalStore implements MemoryJournal {
     this.#available = available
   }
 
-  async append(event: JournalEvent): Promise<void> {
-    if (this.#closed) throw closedError(this.location)
-    checkEvent(event)
-    if (!this.#available) throw new Error('The memory journal is unavailable (setAvailable(false)).')
-    const failure = this.#failWith?.(event)
-    if (failure !== undefined) throw failure
-    if (!this.#insert(event)) throw duplicateError({ ...event, callId: callIdOf(event) ?? null }, this.location)
+  /** Not `async`: an append that succeeds hands back one shared settled promise, allocating none. */
+  append(event: JournalEvent): Promise<void> {
+    try {
+      if (this.#closed) throw closedError(this.location)
+      checkEvent(event)
+      if (!this.#available) throw new Error('The memory journal is unavailable (setAvailable(false)).')
+      const failure = this.#failWith?.(event)
+      if (failure !== undefined) throw failure
+      if (!this.#insert(event)) throw duplicateError({ ...event, callId: callIdOf(event) ?? null }, this.location)
+      return APPENDED
+    } catch (error) {
+      return Promise.reject(error)
+    }
   }
 
   async read(turnId: string): Promise<JournalEvent[]> {
