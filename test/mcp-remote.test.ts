@@ -1,3 +1,6 @@
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
@@ -13,7 +16,7 @@ import {
   type ToolService,
 } from 'seam-runtime'
 import type { ChangeNotifyingService } from '../src/seams/types.js'
-import { everythingTransport, fixtureTransport, waitFor } from '../src/seams/mcp/fixtures/test-helpers.js'
+import { everythingTransport, filesystemTransport, fixtureTransport, waitFor } from '../src/seams/mcp/fixtures/test-helpers.js'
 import { beginTurn, expectPaired } from './kit.js'
 
 /** Only some of a service's tools: both test servers have an `echo`, which the seam rejects as a clash. */
@@ -48,23 +51,33 @@ function mount(services: () => McpToolService[], extra?: (ctx: PluginContext) =>
 describe('remote MCP servers mounted at the root', () => {
   let root: Root
   let everything: McpToolService
+  let files: string
   const journal = memoryJournal()
 
   beforeAll(async () => {
+    files = await realpath(await mkdtemp(path.join(tmpdir(), 'seam-mcp-files-')))
+    await writeFile(path.join(files, 'notes.md'), '# Notes\nthe printer is on fire\n')
     root = await createRoot({
       plugin: mount(
         () => {
           everything = new McpToolService({ id: 'everything', transport: everythingTransport(), reconnect: { initialDelayMs: 50, maxDelayMs: 400 } })
-          return [everything, new McpToolService({ id: 'fixture', transport: fixtureTransport() })]
+          return [
+            everything,
+            new McpToolService({ id: 'fixture', transport: fixtureTransport() }),
+            new McpToolService({ id: 'filesystem', transport: filesystemTransport(files) }),
+          ]
         },
         (ctx) => ctx.addTool('local_note', defineTool({ description: 'A local feature tool.', input: z.object({}), approval: 'never', execute: () => 'local' })),
-        { fixture: ['fail'] },
+        { fixture: ['fail'], filesystem: ['read_text_file', 'list_directory'] },
       ),
       journal,
       approval: { request: async () => 'allowed-once' },
     })
   })
-  afterAll(() => root?.close())
+  afterAll(async () => {
+    await root?.close()
+    await rm(files, { recursive: true, force: true })
+  })
 
   it('projects remote tools next to Feature tools, with their source', async () => {
     const caps = await root.capabilities()
@@ -80,6 +93,17 @@ describe('remote MCP servers mounted at the root', () => {
     expect(outcome).toMatchObject({ status: 'completed', value: [{ type: 'text', text: 'Echo: hi' }] })
     await turn.end()
     await expectPaired(journal, turn.turnId)
+  })
+
+  it('reads a file through the filesystem server, and fails outside its root with the server message', async () => {
+    const turn = await beginTurn(root)
+    const read = await turn.tools.execute({ callId: 'c1', name: 'read_text_file', arguments: JSON.stringify({ path: path.join(files, 'notes.md') }) })
+    expect(read.status).toBe('completed')
+    expect(JSON.stringify(read.value)).toContain('the printer is on fire')
+    const outside = await turn.tools.execute({ callId: 'c2', name: 'read_text_file', arguments: JSON.stringify({ path: '/etc/hostname' }) })
+    expect(outside).toMatchObject({ status: 'failed', code: 'TOOL_ERROR' })
+    expect((outside.content[0] as { text: string }).text).toMatch(/outside allowed directories|Access denied/i)
+    await turn.end()
   })
 
   it('rejects invalid arguments against the remote schema before the server sees them', async () => {

@@ -15,7 +15,7 @@ import type { AbandonedCall, RuntimeLimits } from './pipeline/state.js'
 import type { PipelineHooks } from './pipeline/types.js'
 import { DisposableScope } from './scope.js'
 import { Turn } from './turn.js'
-import { createTurnIngress, type TurnIngressInput } from './turn-ingress.js'
+import { createTurnIngress, NEVER_ABORTED, type TurnIngressInput } from './turn-ingress.js'
 import { DEFAULT_LIMITS, TurnToolRuntime } from './turn-tool-runtime.js'
 import type { DeferredContext } from '../features/define-tool.js'
 import { locateError } from '../features/loader/index.js'
@@ -199,7 +199,7 @@ export class Root {
       const approval = input.ports?.approval ?? (input.unattended ? undefined : this.#options.approval)
       const envelope = createTurnIngress({
         ...input,
-        signal: input.signal ?? new AbortController().signal,
+        signal: input.signal ?? NEVER_ABORTED,
         ports: { ...input.ports, approval },
         journal: this.journal,
       })

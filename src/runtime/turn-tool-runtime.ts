@@ -10,7 +10,7 @@ import { observe } from './pipeline/observe.js'
 import { admission, commitment, execution, runStages } from './pipeline/runner.js'
 import { type AbandonedCall, CallState, type RuntimeLimits, settle, type TurnContext } from './pipeline/state.js'
 import type { ToolCall, ToolCallOutcome } from './pipeline/types.js'
-import type { TurnEnvelope } from './turn-ingress.js'
+import { NEVER_ABORTED, type TurnEnvelope } from './turn-ingress.js'
 
 export const DEFAULT_LIMITS: RuntimeLimits = Object.freeze({
   timeoutMs: 30_000,
@@ -72,14 +72,25 @@ export class TurnToolRuntime {
     }
   }
 
-  /** Runs one call through the whole pipeline. */
-  execute(call: ToolCall): Promise<ToolCallOutcome> {
+  /** Runs one call through the whole pipeline; `signal` cancels this call only (the turn's still applies). */
+  execute(call: ToolCall, options: { signal?: AbortSignal } = {}): Promise<ToolCallOutcome> {
     try {
       assertCall(call)
+      if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+        throw new SeamError('INVALID_CALL', 'execute: `signal` must be an AbortSignal')
+      }
     } catch (error) {
       return Promise.reject(error)
     }
-    return this.#execute(call)
+    return this.#execute(call, this.#signal(options.signal))
+  }
+
+  /** The turn's signal with a call's or batch's own, fused only when both can abort. */
+  #signal(extra: AbortSignal | undefined): AbortSignal {
+    const turnSignal = this.#ctx.turn.signal
+    if (extra === undefined || extra === turnSignal) return turnSignal
+    if (turnSignal === NEVER_ABORTED) return extra
+    return AbortSignal.any([turnSignal, extra])
   }
 
   /** Resolves when no `execute`/`executeBatch` of this runtime is running. */
@@ -89,10 +100,10 @@ export class TurnToolRuntime {
     return this.#idle.promise
   }
 
-  async #execute(call: ToolCall): Promise<ToolCallOutcome> {
+  async #execute(call: ToolCall, signal: AbortSignal): Promise<ToolCallOutcome> {
     this.#active += 1
     try {
-      const state = this.#state(call, this.#ctx.turn.signal)
+      const state = this.#state(call, signal)
       await runAll(state)
       this.#deliver([state])
       return state.outcome!
@@ -127,8 +138,7 @@ export class TurnToolRuntime {
   }
 
   async #executeBatch(calls: readonly ToolCall[], options: { signal?: AbortSignal }): Promise<ToolCallOutcome[]> {
-    const turnSignal = this.#ctx.turn.signal
-    const signal = options.signal ? AbortSignal.any([turnSignal, options.signal]) : turnSignal
+    const signal = this.#signal(options.signal)
     const states = calls.map((call) => this.#state(call, signal))
     const maxParallel = Math.max(1, this.#ctx.turn.policy.maxParallel ?? this.#ctx.limits.maxParallel)
     const running = new Set<Promise<void>>()

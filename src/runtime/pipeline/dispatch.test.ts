@@ -55,6 +55,24 @@ describe('dispatch: wrappers, signals, timeouts', () => {
     expect(outcome.value).toBeUndefined()
   })
 
+  it('cancels one call through its own signal while the turn keeps serving', async () => {
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('wait', defineTool({
+        description: 'Waits until cancelled.',
+        input: z.object({}),
+        approval: 'never',
+        execute: (_a, { signal }) => new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+      }))
+      ctx.addTool('quick', defineTool({ description: 'Q.', input: z.object({}), approval: 'never', execute: () => 'done' }))
+    })
+    const turn = await beginTurn(root)
+    const controller = new AbortController()
+    const pending = turn.tools.execute({ callId: 'c1', name: 'wait', arguments: '{}' }, { signal: controller.signal })
+    setTimeout(() => controller.abort(new Error('this call only')), 5)
+    expect(await pending).toMatchObject({ status: 'cancelled', code: 'ABORTED' })
+    expect(await turn.tools.execute({ callId: 'c2', name: 'quick', arguments: '{}' })).toMatchObject({ status: 'completed', value: 'done' })
+  })
+
   it('keeps a specific body failure over a cancellation', async () => {
     const { root } = await rootWith((ctx) => {
       ctx.addTool('t', defineTool({

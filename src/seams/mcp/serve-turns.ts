@@ -13,7 +13,7 @@ export type SessionTurnInput = Omit<BeginTurnInput, 'signal' | 'ports' | 'unatte
  *
  * Why not one turn per call: `turn/begin` and `turn/end` are two more journal appends (two more
  * durable commits with SQLite) and a capability read on every call; a session turn pays them once.
- * Each call still gets its own abort signal (the MCP request's) through `executeBatch`.
+ * Each call still gets its own abort signal (the MCP request's) through `execute`.
  */
 export class SessionTurns {
   readonly #root: Root
@@ -40,8 +40,7 @@ export class SessionTurns {
     // No await between here and executeBatch: a retiring turn's idle() must see this call running.
     if (options.approval) this.#ports.set(call.callId, options.approval)
     try {
-      const [outcome] = await turn.tools.executeBatch([call], { signal: options.signal })
-      return outcome!
+      return await turn.tools.execute(call, { signal: options.signal })
     } finally {
       this.#ports.delete(call.callId)
     }
