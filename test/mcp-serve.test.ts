@@ -103,7 +103,8 @@ describe('seam mcp: a watched plugin folder over stdio to an MCP client', () => 
     await until('list_changed', () => changed > 0, 10_000)
     const lookup = (await client.listTools()).tools.find((t) => t.name === 'lookup')!
     expect(Object.keys(lookup.inputSchema.properties ?? {})).toEqual(['id', 'verbose'])
-    expect(stderr).toMatch(/tools list_changed sent to 1 session/)
+    // The server logs after the notification went out: the client may hear it first.
+    await until('the publish to be logged', () => /tools list_changed sent to 1 session/.test(stderr))
   })
 
   it('exits when the client ends the session', async () => {

@@ -126,6 +126,21 @@ describe('createWatcher', () => {
     expect(seen.batches.flat().every((path) => path.startsWith(skills))).toBe(true)
   })
 
+  it('reports a missing folder created with its file in one go (mkdir -p, then write at once)', async () => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const dir = await folder()
+      const seen = recorder()
+      const w = watcher({ onBatch: seen.onBatch })
+      const skills = join(dir, 'agent/skills')
+      w.setPaths([skills])
+      await w.ready
+      await mkdir(skills, { recursive: true })
+      await writeFile(join(skills, 'notes.md'), '# Notes')
+      // The folder itself, or the file in it: either makes a reload list the folder.
+      await until(() => seen.batches.flat().some((path) => path === skills || path === join(skills, 'notes.md')))
+    }
+  })
+
   it('raises nothing when followed files are only read', async () => {
     const dir = await folder()
     const seen = recorder()

@@ -98,6 +98,10 @@ class ChokidarWatcher implements Watcher {
     const seen = (path: string) => {
       const absolute = resolve(path)
       if (followed(absolute) && !(absolute !== root && NOISE.test(basename(absolute)))) this.#record(absolute)
+      // A folder on the way to a missing path appeared (`mkdir -p agent/skills` then a write): the
+      // files may already be there before a nested watch exists. Report the path itself (a reload
+      // lists the folder) and follow it again from its new nearest ancestor.
+      else if (anchor !== root && onTheWay(absolute) && existsSync(absolute)) this.#reanchor(root)
     }
     watcher.on('all', (_event, path) => seen(path))
     // chokidar can drop the second of two quick writes (a 5 ms throttle plus an mtime check that may
@@ -109,6 +113,14 @@ class ChokidarWatcher implements Watcher {
     })
     watcher.on('error', this.#onError)
     return { watcher, ready }
+  }
+
+  #reanchor(root: string): void {
+    const current = this.#roots.get(root)
+    if (current === undefined || this.#closing !== undefined) return
+    this.#roots.set(root, this.#follow(root))
+    current.watcher.close().catch(this.#onError)
+    this.#record(root)
   }
 
   #record(path: string): void {
