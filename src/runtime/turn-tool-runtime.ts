@@ -82,7 +82,8 @@ export class TurnToolRuntime {
     } catch (error) {
       return Promise.reject(error)
     }
-    return this.#execute(call, this.#signal(options.signal))
+    const signal = this.#signal(options.signal)
+    return this.#execute(call, signal, signal === options.signal)
   }
 
   /** The turn's signal with a call's or batch's own, fused only when both can abort. */
@@ -100,10 +101,11 @@ export class TurnToolRuntime {
     return this.#idle.promise
   }
 
-  async #execute(call: ToolCall, signal: AbortSignal): Promise<ToolCallOutcome> {
+  async #execute(call: ToolCall, signal: AbortSignal, ownSignal = false): Promise<ToolCallOutcome> {
     this.#active += 1
     try {
       const state = this.#state(call, signal)
+      state.ownSignal = ownSignal
       await runAll(state)
       this.#deliver([state])
       return state.outcome!

@@ -2,6 +2,7 @@ import { SeamError, messageOf } from '../../errors.js'
 import type { ToolExecutionResult } from '../../seams/types.js'
 import { SeamBodyContext, ToolBodyContext } from './body-context.js'
 import { type Due, deadlines } from './deadlines.js'
+import { NEVER_ABORTED } from '../turn-ingress.js'
 import { type CallState, settle } from './state.js'
 import type { DispatchResult, ExecuteWrapper, ToolExecution } from './types.js'
 
@@ -142,6 +143,8 @@ class BodyRun {
   /** Set once the body's signal is (or would be) aborted. */
   #reason: { value: unknown } | undefined
   #watched: AbortSignal[] = []
+  #own: AbortSignal | undefined
+  #onOwnAbort: (() => void) | undefined
   #deadline: RunTimer | undefined
   #grace: RunTimer | undefined
   #resolve: ((r: BodyResult) => void) | undefined
@@ -196,6 +199,8 @@ class BodyRun {
     if (this.#grace) deadlines.delete(this.#grace)
     for (const signal of this.#watched) listeners.get(signal)?.delete(this)
     this.#watched = []
+    if (this.#own && this.#onOwnAbort) this.#own.removeEventListener('abort', this.#onOwnAbort)
+    this.#own = undefined
   }
 
   /** The caller's (or a wrapper's) signal aborted. */
@@ -233,13 +238,22 @@ class BodyRun {
   }
 
   #link(signal: AbortSignal): void {
+    if (signal === NEVER_ABORTED) return
     if (signal.aborted) {
       this.abortFrom(signal)
+      return
+    }
+    if (signal === this.state.signal && this.state.ownSignal) {
+      // A signal of this call alone (an MCP request's): one listener, removed when the run ends.
+      this.#onOwnAbort = () => this.abortFrom(signal)
+      signal.addEventListener('abort', this.#onOwnAbort, { once: true })
+      this.#own = signal
       return
     }
     watch(signal, this)
     this.#watched.push(signal)
   }
+
 
   #startGrace(): void {
     if (this.#grace) return

@@ -63,6 +63,8 @@ export class CallState {
   readonly startedAt = performance.now()
   /** `tool/call` was written; only then is a `tool/result` written. */
   journaled = false
+  /** `signal` belongs to this call alone (not shared with its turn or batch). */
+  ownSignal = false
   /** Arguments as the concurrency classifier saw them (`null`: unparseable or invalid). */
   classifyArgs: Readonly<Record<string, unknown>> | null | undefined = undefined
   capability: ToolCapability | undefined = undefined
