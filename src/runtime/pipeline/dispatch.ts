@@ -19,8 +19,9 @@ export function dispatch(state: CallState): Promise<void> | undefined {
   if (!state.args) return undefined
   const wrappers = state.ctx.generation.hooks.execute
   const run = new BodyRun(state)
-  const result = wrappers.length === 0 ? run.start(undefined) : wrap(wrappers, 0, state.exec!, run, undefined)
-  return result.then(
+  // Without wrappers the run decides the call itself when the body settles: one promise less.
+  if (wrappers.length === 0) return run.run()
+  return wrap(wrappers, 0, state.exec!, run, undefined).then(
     (r) => {
       run.finish()
       decide(state, run, r)
@@ -131,8 +132,10 @@ class RunTimer implements Due {
  * is created only when the body (or provider) reads its signal: creating an `AbortSignal` costs
  * microseconds on Node 20, and most bodies finish without ever looking at it.
  */
-class BodyRun {
+class BodyRun implements Due {
   readonly state: CallState
+  /** The deadline: the run is its own entry in the deadline queue (no timer object per call). */
+  due = 0
   readonly timeoutMs: number
   readonly graceMs: number
   timedOut = false
@@ -145,9 +148,10 @@ class BodyRun {
   #watched: AbortSignal[] = []
   #own: AbortSignal | undefined
   #onOwnAbort: (() => void) | undefined
-  #deadline: RunTimer | undefined
+  #queued = false
   #grace: RunTimer | undefined
-  #resolve: ((r: BodyResult) => void) | undefined
+  #resolve: ((r: BodyResult | undefined) => void) | undefined
+  #decides = false
   #release: (() => void) | undefined
   #settled = false
 
@@ -171,31 +175,48 @@ class BodyRun {
     return { ok: false, error: 'abandoned' }
   }
 
+  /** Deadline reached (the deadline queue calls this). */
+  fire(): void {
+    this.#queued = false
+    this.expire()
+  }
+
+  /** Runs the body; resolves with its result (for the wrappers around it). */
   start(substituted: AbortSignal | undefined): Promise<BodyResult> {
+    return new Promise<BodyResult>((resolve) => this.#begin(substituted, false, resolve as (r: BodyResult | undefined) => void))
+  }
+
+  /** Runs the body and settles the call from its result (no wrappers): one promise in all. */
+  run(): Promise<void> {
+    return new Promise<void>((resolve) => this.#begin(undefined, true, () => resolve()))
+  }
+
+  #begin(substituted: AbortSignal | undefined, decides: boolean, resolve: (r: BodyResult | undefined) => void): void {
     const { state } = this
     state.dispatched = true
-    return new Promise<BodyResult>((resolve) => {
-      this.#resolve = resolve
-      // Re-fuse the caller's signal: a wrapper may replace the dispatch signal, never drop the caller's.
-      this.#link(state.signal)
-      if (substituted && substituted !== state.signal) this.#link(substituted)
-      this.#deadline = new RunTimer(performance.now() + this.timeoutMs, () => this.expire())
-      deadlines.add(this.#deadline)
-      let body: Promise<DispatchResult>
-      try {
-        body = invokeBody(state, this)
-      } catch (error) {
-        body = Promise.resolve(this.#failure(error))
-      }
-      body.then(
-        (r) => this.#bodySettled(r),
-        (error: unknown) => this.#bodySettled(this.#failure(error)),
-      )
-    })
+    this.#decides = decides
+    this.#resolve = resolve
+    // Re-fuse the caller's signal: a wrapper may replace the dispatch signal, never drop the caller's.
+    this.#link(state.signal)
+    if (substituted && substituted !== state.signal) this.#link(substituted)
+    this.due = performance.now() + this.timeoutMs
+    this.#queued = true
+    deadlines.add(this)
+    let body: Promise<DispatchResult>
+    try {
+      body = invokeBody(state, this)
+    } catch (error) {
+      body = Promise.resolve(this.#failure(error))
+    }
+    body.then(
+      (r) => this.#bodySettled(r),
+      (error: unknown) => this.#bodySettled(this.#failure(error)),
+    )
   }
 
   finish(): void {
-    if (this.#deadline) deadlines.delete(this.#deadline)
+    if (this.#queued) deadlines.delete(this)
+    this.#queued = false
     if (this.#grace) deadlines.delete(this.#grace)
     for (const signal of this.#watched) listeners.get(signal)?.delete(this)
     this.#watched = []
@@ -222,13 +243,30 @@ class BodyRun {
     // The body outlived its deadline: keep its generation alive until it really settles.
     this.#release = ctx.lease()
     ctx.onAbandoned({ callId: call.callId, name: call.name, generation: ctx.generation.number, since: Date.now() })
-    this.#resolve?.(ABANDONED)
+    this.#complete(ABANDONED)
   }
 
   #bodySettled(result: DispatchResult): void {
     this.#settled = true
     this.#release?.()
-    this.#resolve?.(result)
+    this.#complete(result)
+  }
+
+  #complete(result: BodyResult): void {
+    const resolve = this.#resolve
+    if (resolve === undefined) return
+    this.#resolve = undefined
+    if (!this.#decides) {
+      resolve(result)
+      return
+    }
+    this.finish()
+    try {
+      decide(this.state, this, result)
+    } catch (error) {
+      settle(this.state, { status: 'failed', code: 'TOOL_ERROR', message: `The call to "${this.state.call.name}" failed inside the runtime: ${messageOf(error)}`, details: { internal: true } })
+    }
+    resolve(undefined)
   }
 
   #abort(reason: unknown): void {
@@ -266,7 +304,12 @@ class BodyRun {
     if (reason && (error === reason.value || (error instanceof Error && error.name === 'AbortError'))) {
       this.abortCaused = true
     }
-    const details = this.state.ctx.locate(error)
+    let details: Record<string, unknown> | undefined
+    try {
+      details = this.state.ctx.locate(error)
+    } catch {
+      details = undefined
+    }
     return { ok: false, error: messageOf(error), details }
   }
 }
