@@ -294,6 +294,35 @@ describe('serveHttp: who may connect', () => {
     await expect(serveHttp(root, { port })).rejects.toMatchObject({ code: 'LISTEN_FAILED', hint: expect.stringContaining('port') })
   })
 
+  it('expires a session whose client vanished without ending it', async () => {
+    const logs: string[] = []
+    const server = await serveHttp(root, { port: 0, sessionIdleMs: 80, log: (line) => logs.push(line) })
+    onTestFinished(() => server.close())
+    const transport = new StreamableHTTPClientTransport(new URL(server.url))
+    const client = new Client({ name: 'vanishing', version: '1.0.0' })
+    await client.connect(transport)
+    await client.listTools()
+    const sessionId = transport.sessionId!
+    // Close the client side only: no DELETE, so the server still holds the session.
+    await client.close()
+    await until('the session to expire', () => logs.some((line) => line.includes(`session ${sessionId.slice(0, 8)} expired`)), 3_000)
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    })
+    expect(response.status).toBe(404)
+  })
+
+  it('keeps a connected client session alive past the idle time while its event stream is open', async () => {
+    const server = await serveHttp(root, { port: 0, sessionIdleMs: 80 })
+    onTestFinished(() => server.close())
+    const client = await connect(server.url)
+    await client.listTools()
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+  })
+
   it('close() ends the sessions and the listener, and is idempotent', async () => {
     const server = await serveHttp(root, { port: 0 })
     const client = await connect(server.url)

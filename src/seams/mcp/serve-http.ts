@@ -24,14 +24,25 @@ export type McpHttpOptions = McpServeOptions & {
   token?: string
   /** Extra `Host` names to accept (a DNS name the server is reached by); loopback names always are. */
   allowedHosts?: string[]
+  /**
+   * A session with no request or event stream open for this long is closed (default 30 minutes):
+   * a client that vanished without ending its session must not hold a server and a turn forever.
+   */
+  sessionIdleMs?: number
 }
 
 const PATH = '/mcp'
 const MAX_BODY_BYTES = 4 * 1024 * 1024
 
 interface Session {
+  readonly id: string
   readonly transport: WebStandardStreamableHTTPServerTransport
+  /** Requests (and event streams) of this session still open. */
+  open: number
+  lastSeen: number
 }
+
+const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
 
 /**
  * Serves the live generation over streamable HTTP at `http://<host>:<port>/mcp`, one MCP session
@@ -54,6 +65,17 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
   const bridge = new McpBridge(root, options)
   const sessions = new Map<string, Session>()
   let closing: Promise<void> | undefined
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS
+  const sweeper = setInterval(() => {
+    const now = Date.now()
+    for (const session of sessions.values()) {
+      if (session.open > 0 || now - session.lastSeen < idleMs) continue
+      sessions.delete(session.id)
+      log(`mcp http: session ${session.id.slice(0, 8)} expired after ${Math.round(idleMs / 1000)} s idle`)
+      session.transport.close().catch(() => {})
+    }
+  }, Math.max(10, Math.min(60_000, Math.floor(idleMs / 4))))
+  sweeper.unref()
 
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -81,8 +103,15 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
     const body = req.method === 'POST' ? await readBody(req) : undefined
     if (body === 'too-large') return reply(res, 413, 'Request body too large', { connection: 'close' })
     session ??= await openSession()
+    const current = session
+    current.open += 1
+    current.lastSeen = Date.now()
     const abort = new AbortController()
-    res.on('close', () => abort.abort())
+    res.on('close', () => {
+      abort.abort()
+      current.open -= 1
+      current.lastSeen = Date.now()
+    })
     const request = new Request(new URL(req.url ?? PATH, 'http://localhost'), {
       method: req.method,
       headers: toHeaders(req),
@@ -111,7 +140,7 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
         log(`mcp http: session ${id.slice(0, 8)} opened`)
       },
     })
-    const session: Session = { transport }
+    const session: Session = { id, transport, open: 0, lastSeen: Date.now() }
     const server = bridge.open(bridge.sessionFor(id), () => {
       if (sessions.delete(id)) log(`mcp http: session ${id.slice(0, 8)} closed`)
     })
@@ -128,6 +157,7 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
       })
     })
   } catch (error) {
+    clearInterval(sweeper)
     await bridge.close()
     const code = (error as { code?: unknown }).code
     throw new SeamError('LISTEN_FAILED', `cannot serve MCP on ${host}:${port}${typeof code === 'string' ? ` (${code})` : ''}`, {
@@ -142,6 +172,7 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
     url,
     close() {
       closing ??= (async () => {
+        clearInterval(sweeper)
         const stopped = new Promise<void>((resolve) => http.close(() => resolve()))
         await bridge.close()
         http.closeAllConnections()
