@@ -28,13 +28,22 @@ class ValidatorCache {
   #draft2020: Ajv2020 | undefined
   readonly #byText = new Map<string, { validate: Validator; schema: object; ajv: Ajv | Ajv2020 }>()
   readonly #byObject = new WeakMap<object, Validator>()
+  readonly #untrustedByObject = new WeakMap<object, Validator>()
 
-  forSchema(schema: unknown): Validator {
+  /**
+   * The validator for a zod schema or a JSON Schema. `untrusted` (a remote provider's schema) drops
+   * `pattern` and `patternProperties` before compiling: a hostile regex would otherwise run on the
+   * host's event loop (ReDoS). The provider still validates its own input authoritatively.
+   */
+  forSchema(schema: unknown, untrusted = false): Validator {
     if (schema === null || typeof schema !== 'object') return acceptAny
-    const known = this.#byObject.get(schema)
+    const cache = untrusted ? this.#untrustedByObject : this.#byObject
+    const known = cache.get(schema)
     if (known) return known
-    const validate = isZodSchema(schema) ? zodValidator(schema) : this.#jsonValidator(schema as Record<string, unknown>)
-    this.#byObject.set(schema, validate)
+    const validate = isZodSchema(schema)
+      ? zodValidator(schema)
+      : this.#jsonValidator(untrusted ? (withoutPatterns(schema) as Record<string, unknown>) : (schema as Record<string, unknown>))
+    cache.set(schema, validate)
     return validate
   }
 
@@ -100,6 +109,18 @@ function ajvMessage(e: { keyword: string; message?: string; params: Record<strin
 }
 
 const acceptAny: Validator = (value) => ({ ok: true, value })
+
+/** A copy of a JSON Schema without regular expressions (`pattern`, `patternProperties`), at any depth. */
+function withoutPatterns(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object' || depth > 64) return value
+  if (Array.isArray(value)) return value.map((item) => withoutPatterns(item, depth + 1))
+  const copy: Record<string, unknown> = {}
+  for (const [key, item] of Object.entries(value)) {
+    if ((key === 'pattern' && typeof item === 'string') || key === 'patternProperties') continue
+    copy[key] = withoutPatterns(item, depth + 1)
+  }
+  return copy
+}
 
 function zodValidator(schema: { safeParse(v: unknown): unknown }): Validator {
   return (value) => {

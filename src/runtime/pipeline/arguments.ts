@@ -38,7 +38,7 @@ export function parseArguments(state: CallState): void {
     return
   }
   const schema = binding.kind === 'feature' ? binding.slot.definition.input : capability.parameters
-  const result = validators.forSchema(schema)(args)
+  const result = validators.forSchema(schema, binding.kind === 'seam')(args)
   if (!result.ok) {
     invalid(
       state,

@@ -42,7 +42,7 @@ function parseOnce(state: CallState): Readonly<Record<string, unknown>> | undefi
   const capability = state.ctx.tools.get(state.call.name)!
   const binding = bindingOf(capability)
   const schema = binding?.kind === 'feature' ? binding.slot.definition.input : capability.parameters
-  const result = validators.forSchema(schema)(args)
+  const result = validators.forSchema(schema, binding?.kind !== 'feature')(args)
   if (!result.ok) return undefined
   const value = result.value as Record<string, unknown>
   // Freeze only what this module parsed: object arguments may be the caller's own objects.
