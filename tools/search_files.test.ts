@@ -48,6 +48,16 @@ describe('search_files', () => {
     expect(textOf(bad)).toContain('the pattern is not a valid regular expression')
   })
 
+  it('refuses a regular expression with nested repetition instead of stalling the host on it', async () => {
+    const { call, workspace } = await workspaceRoot()
+    await project(workspace)
+    const started = performance.now()
+    const refused = await call('search_files', { pattern: '^(a+)+$', regex: true })
+    expect(refused).toMatchObject({ status: 'failed', code: 'TOOL_ERROR' })
+    expect(textOf(refused)).toContain('repeats a group that itself repeats')
+    expect(performance.now() - started).toBeLessThan(2_000)
+  })
+
   it('narrows by glob and path, and searches one file when path names a file', async () => {
     const { call, workspace } = await workspaceRoot()
     await project(workspace)

@@ -88,11 +88,19 @@ export default defineTool({
   },
 })
 
+/** A group containing `+`, `*` or `{n,}` that is itself followed by `+`, `*` or `{`. */
+const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d*,\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,?\d*\})/
+
 function matcherOf(pattern: string, regex: boolean, ignoreCase: boolean): (line: string) => boolean {
   if (!regex) {
     if (!ignoreCase) return (line) => line.includes(pattern)
     const needle = pattern.toLowerCase()
     return (line) => line.toLowerCase().includes(needle)
+  }
+  // A nested quantifier (`(a+)+`, `(\w*)*`, `(a|aa)+`-style groups quantified again) can take
+  // exponential time on one line and would stall the whole host: refuse it up front.
+  if (NESTED_QUANTIFIER.test(pattern)) {
+    throw new Error('the regular expression repeats a group that itself repeats (like (a+)+); rewrite it without the nested repetition')
   }
   let re: RegExp
   try {
