@@ -106,7 +106,8 @@ export class TurnToolRuntime {
     try {
       const state = this.#state(call, signal)
       state.ownSignal = ownSignal
-      await runAll(state)
+      const ran = runAll(state)
+      if (ran !== undefined) await ran
       this.#deliver([state])
       return state.outcome!
     } finally {
@@ -192,19 +193,20 @@ export class TurnToolRuntime {
   }
 }
 
-async function runAll(state: CallState): Promise<void> {
-  try {
-    const admitted = runStages(state, admission)
-    if (admitted !== undefined) await admitted
-    if (!state.settled) {
-      const executed = runStages(state, execution)
-      if (executed !== undefined) await executed
-    }
-  } catch (error) {
-    fault(state, error)
-  }
-  const committed = commit(state)
-  if (committed !== undefined) await committed
+/**
+ * One call, start to finish; `undefined` when every stage finished synchronously (never in
+ * practice: the journal is awaited), so the common path adds no promise of its own.
+ */
+function runAll(state: CallState): Promise<void> | undefined {
+  const admitted = attempt(state, admission)
+  if (admitted !== undefined) return admitted.then(() => afterAdmission(state))
+  return afterAdmission(state)
+}
+
+function afterAdmission(state: CallState): Promise<void> | undefined {
+  const executed = state.settled ? undefined : attempt(state, execution)
+  if (executed !== undefined) return executed.then(() => commit(state))
+  return commit(state)
 }
 
 /** `runStages` with faults settled (fail closed); `undefined` when every stage was synchronous. */

@@ -18,12 +18,17 @@ export function parseArguments(state: CallState): void {
   }
   let args: unknown
   if (typeof call.arguments === 'string') {
-    const raw = call.arguments.trim()
+    const raw = call.arguments
     try {
-      args = raw === '' ? {} : JSON.parse(raw)
+      // JSON.parse skips surrounding white space itself; only an empty (or blank) text means `{}`.
+      args = JSON.parse(raw)
     } catch (error) {
-      invalid(state, `the arguments are not valid JSON (${messageOf(error)}). Send one JSON object.`, [])
-      return
+      if (raw.trim() === '') {
+        args = {}
+      } else {
+        invalid(state, `the arguments are not valid JSON (${messageOf(error)}). Send one JSON object.`, [])
+        return
+      }
     }
   } else {
     const lossy = findLossy(call.arguments)
