@@ -7,6 +7,13 @@ import type { SkillService, ToolExecutionResult, ToolInvocationContext, ToolSche
 
 type Entries<T> = ReadonlyMap<string, T> | { entries(): Iterable<[string, T]> }
 
+/** One entry by name: a direct lookup for a map, a scan for any other registry (no copy per call). */
+function entryOf<T>(registry: Entries<T>, name: string): T | undefined {
+  if (registry instanceof Map) return (registry as ReadonlyMap<string, T>).get(name)
+  for (const [key, value] of registry.entries()) if (key === name) return value
+  return undefined
+}
+
 /**
  * Adapts a turn's `QuestionPort` as an `ask_user` tool for hosts that compose their own catalog.
  * Fails with a clear error when the turn has no question port (unattended turns never do).
@@ -85,7 +92,7 @@ export class ToolRegistryAsService implements ToolService {
   }
 
   async execute(_scope: string, toolName: string, input: unknown, context?: ToolInvocationContext): Promise<ToolExecutionResult> {
-    const tool = new Map(this.#registry.entries()).get(toolName)
+    const tool = entryOf(this.#registry, toolName)
     if (!tool) return { success: false, error: `Unknown tool: ${toolName}` }
     if (!context) return { success: false, error: 'Turn context required' }
     let args = input as Record<string, unknown>
@@ -133,7 +140,7 @@ export class SkillRegistryAsService implements SkillService {
   }
 
   async describe(_scope: string, skillId: string): Promise<string> {
-    const skill = new Map(this.#registry.entries()).get(skillId)
+    const skill = entryOf(this.#registry, skillId)
     if (!skill) throw new Error(`Skill not found: ${skillId}`)
     return skill.instructions
   }
