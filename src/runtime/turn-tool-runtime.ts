@@ -1,14 +1,12 @@
-import { SeamError, messageOf } from '../errors.js'
+import { SeamError } from '../errors.js'
 import type { DeferredContext } from '../features/define-tool.js'
 import { ApprovalGrants } from './approval.js'
 import { type AgentCapabilities, bindingOf, CapabilityIngress, type ToolCapability } from './capability-ingress.js'
 import type { Generation } from './generation.js'
 import type { JournalEvent } from './journal/types.js'
 import { classify } from './pipeline/classify.js'
-import { journalResult } from './pipeline/journal-result.js'
-import { observe } from './pipeline/observe.js'
-import { admission, commitment, execution, runStages } from './pipeline/runner.js'
-import { type AbandonedCall, CallState, type RuntimeLimits, settle, type TurnContext } from './pipeline/state.js'
+import { abortedBeforeDispatch, admission, attempt, commit, execution, runCall } from './pipeline/runner.js'
+import { type AbandonedCall, CallState, type RuntimeLimits, type TurnContext } from './pipeline/state.js'
 import type { ToolCall, ToolCallOutcome } from './pipeline/types.js'
 import { NEVER_ABORTED, type TurnEnvelope } from './turn-ingress.js'
 
@@ -106,8 +104,7 @@ export class TurnToolRuntime {
     try {
       const state = this.#state(call, signal)
       state.ownSignal = ownSignal
-      const ran = runAll(state)
-      if (ran !== undefined) await ran
+      await runCall(state)
       this.#deliver([state])
       return state.outcome!
     } finally {
@@ -160,7 +157,7 @@ export class TurnToolRuntime {
       }
       if (!classify(state)) {
         await committed
-        await runAll(state)
+        await runCall(state)
         continue
       }
       const admitted = attempt(state, admission)
@@ -191,92 +188,6 @@ export class TurnToolRuntime {
       // Delivery is the host's concern; it cannot unsettle committed outcomes.
     }
   }
-}
-
-/**
- * One call, start to finish; `undefined` when every stage finished synchronously (never in
- * practice: the journal is awaited), so the common path adds no promise of its own.
- */
-function runAll(state: CallState): Promise<void> | undefined {
-  const admitted = attempt(state, admission)
-  if (admitted !== undefined) return admitted.then(() => afterAdmission(state))
-  return afterAdmission(state)
-}
-
-function afterAdmission(state: CallState): Promise<void> | undefined {
-  const executed = state.settled ? undefined : attempt(state, execution)
-  if (executed !== undefined) return executed.then(() => commit(state))
-  return commit(state)
-}
-
-/** `runStages` with faults settled (fail closed); `undefined` when every stage was synchronous. */
-function attempt(state: CallState, stages: Parameters<typeof runStages>[1]): Promise<void> | undefined {
-  try {
-    return runStages(state, stages)?.catch((error: unknown) => fault(state, error))
-  } catch (error) {
-    fault(state, error)
-    return undefined
-  }
-}
-
-/** An unexpected fault inside a stage still settles the call (fail closed), never escapes. */
-async function guarded(state: CallState, run: () => Promise<void> | undefined): Promise<void> {
-  try {
-    await run()
-  } catch (error) {
-    fault(state, error)
-  }
-}
-
-function fault(state: CallState, error: unknown): void {
-  settle(state, {
-    status: 'failed',
-    code: 'TOOL_ERROR',
-    message: `The call to "${state.call.name}" failed inside the runtime: ${messageOf(error)}`,
-    details: { internal: true },
-  })
-}
-
-/** Stages 8–11; `undefined` when they all finished synchronously. */
-function commit(state: CallState): Promise<void> | undefined {
-  try {
-    return runStages(state, commitment, true)?.catch((error: unknown) => recover(state, error))
-  } catch (error) {
-    return recover(state, error)
-  }
-}
-
-async function recover(state: CallState, error: unknown): Promise<void> {
-  fault(state, error)
-  // Normalization finished, so observers ran: only a journal that throws synchronously gets here.
-  if (state.outcome) return
-  // A commit stage failed before the outcome existed: the call still gets one outcome, one live
-  // result and one durable tool/result.
-  state.outcome = Object.freeze({
-    callId: state.call.callId,
-    name: state.call.name,
-    generation: state.ctx.generation.number,
-    status: 'failed',
-    code: 'TOOL_ERROR',
-    content: Object.freeze([{ type: 'text' as const, text: `The call to "${state.call.name}" failed inside the runtime.` }]),
-    durationMs: performance.now() - state.startedAt,
-  })
-  observe(state)
-  try {
-    await journalResult(state)
-  } catch {
-    // A journal that throws synchronously: crash repair closes the call.
-  }
-}
-
-async function abortedBeforeDispatch(state: CallState): Promise<void> {
-  await guarded(state, () => runStages(state, [admission[0]]))
-  settle(state, {
-    status: 'cancelled',
-    code: 'ABORTED_BEFORE_DISPATCH',
-    message: `The call to "${state.call.name}" was cancelled before it started; nothing was run.`,
-  })
-  await commit(state)
 }
 
 function withResolvers(): { promise: Promise<void>; resolve: () => void } {

@@ -119,6 +119,35 @@ function watch(signal: AbortSignal, run: BodyRun): void {
   runs.add(run)
 }
 
+/**
+ * Runs started in this event-loop turn, armed together at its end (one `setImmediate` for all of
+ * them). Runs that finished meanwhile are skipped, and dropped early when many pile up (calls
+ * awaited one after another never leave the microtask queue).
+ */
+class ArmingQueue {
+  #runs: BodyRun[] = []
+  #scheduled = false
+
+  defer(run: BodyRun): void {
+    this.#runs.push(run)
+    if (!this.#scheduled) {
+      this.#scheduled = true
+      setImmediate(this.#flush)
+    } else if (this.#runs.length >= 64) {
+      this.#runs = this.#runs.filter((r) => !r.finished)
+    }
+  }
+
+  readonly #flush = (): void => {
+    this.#scheduled = false
+    const runs = this.#runs
+    this.#runs = []
+    for (const run of runs) run.arm()
+  }
+}
+
+const arming = new ArmingQueue()
+
 /** A run's deadline, then its grace period, in the shared deadline queue. */
 class RunTimer implements Due {
   constructor(
@@ -154,6 +183,11 @@ class BodyRun implements Due {
   #decides = false
   #release: (() => void) | undefined
   #settled = false
+  #armed = false
+  #finished = false
+  #substituted: AbortSignal | undefined
+  /** The tool service's id, for a seam tool. */
+  #seam: string | undefined
 
   constructor(state: CallState) {
     this.state = state
@@ -165,6 +199,8 @@ class BodyRun implements Due {
   /** The signal handed to the body: created on first read, already aborted if the run was. */
   get signal(): AbortSignal {
     if (!this.#controller) {
+      // A body that reads its signal is told of an abort at once.
+      this.arm()
       this.#controller = new AbortController()
       if (this.#reason) this.#controller.abort(this.#reason.value)
     }
@@ -196,25 +232,62 @@ class BodyRun implements Due {
     state.dispatched = true
     this.#decides = decides
     this.#resolve = resolve
-    // Re-fuse the caller's signal: a wrapper may replace the dispatch signal, never drop the caller's.
-    this.#link(state.signal)
-    if (substituted && substituted !== state.signal) this.#link(substituted)
+    this.#substituted = substituted
     this.due = performance.now() + this.timeoutMs
-    this.#queued = true
-    deadlines.add(this)
-    let body: Promise<DispatchResult>
+    // Listening for aborts and joining the deadline queue wait for the end of this event-loop turn:
+    // most bodies settle within it and never pay for either (see `arming`).
+    arming.defer(this)
+    let pending: Promise<unknown>
     try {
-      body = invokeBody(state, this)
+      const { binding, args, call } = state
+      if (binding!.kind === 'seam') {
+        const { service } = binding!
+        pending = service.execute(binding!.scope, call.name, args!, new SeamBodyContext(this, state, binding!))
+        this.#seam = service.id
+      } else {
+        const value: unknown = binding!.slot.definition.execute(args as never, new ToolBodyContext(this, state, binding!))
+        if (!(value instanceof Promise)) {
+          this.#bodySettled({ ok: true, value })
+          return
+        }
+        pending = value
+      }
     } catch (error) {
-      body = Promise.resolve(this.#failure(error))
+      this.#bodySettled(this.#failure(error))
+      return
     }
-    body.then(
-      (r) => this.#bodySettled(r),
+    pending.then(
+      (value) => this.#bodySettled(this.#seam === undefined ? { ok: true, value } : seamResult(value as ToolExecutionResult, this.#seam)),
       (error: unknown) => this.#bodySettled(this.#failure(error)),
     )
   }
 
+  /**
+   * Starts listening to the caller's (and a wrapper's) signal and joins the deadline queue. Done at
+   * the end of the event-loop turn the body started in, or at once when the body reads its signal;
+   * an abort that came before is seen here (`#link` checks `aborted`), and the deadline counts from
+   * the start of the body either way.
+   */
+  arm(): void {
+    if (this.#armed || this.#finished) return
+    this.#armed = true
+    const { state } = this
+    // Re-fuse the caller's signal: a wrapper may replace the dispatch signal, never drop the caller's.
+    this.#link(state.signal)
+    const substituted = this.#substituted
+    if (substituted && substituted !== state.signal) this.#link(substituted)
+    if (this.#finished) return
+    this.#queued = true
+    deadlines.add(this)
+  }
+
+  get finished(): boolean {
+    return this.#finished
+  }
+
   finish(): void {
+    this.#finished = true
+    if (!this.#armed) return
     if (this.#queued) deadlines.delete(this)
     this.#queued = false
     if (this.#grace) deadlines.delete(this.#grace)
@@ -300,6 +373,8 @@ class BodyRun implements Due {
   }
 
   #failure(error: unknown): DispatchResult {
+    // An abort the run has not heard of yet (it arms at the end of the turn) still explains the failure.
+    this.arm()
     const reason = this.#reason
     if (reason && (error === reason.value || (error instanceof Error && error.name === 'AbortError'))) {
       this.abortCaused = true
@@ -314,23 +389,8 @@ class BodyRun implements Due {
   }
 }
 
-function invokeBody(state: CallState, run: BodyRun): Promise<DispatchResult> {
-  const { binding, args, call } = state
-  if (!binding || !args) return Promise.resolve({ ok: false, error: 'no binding' })
-  if (binding.kind === 'seam') {
-    const { service } = binding
-    return service.execute(binding.scope, call.name, args, new SeamBodyContext(run, state, binding)).then((r) => seamResult(r, service.id))
-  }
-  const value = binding.slot.definition.execute(args as never, new ToolBodyContext(run, state, binding))
-  return value instanceof Promise ? value.then(completed) : Promise.resolve({ ok: true, value })
-}
-
 function seamResult(r: ToolExecutionResult | undefined, serviceId: string): DispatchResult {
   if (r?.success === true) return { ok: true, value: r.output }
   if (r?.success === false) return { ok: false, error: String(r.error), details: r.metadata ? { metadata: r.metadata } : undefined }
   return { ok: false, error: `the tool service "${serviceId}" returned an invalid result` }
-}
-
-function completed(value: unknown): DispatchResult {
-  return { ok: true, value }
 }

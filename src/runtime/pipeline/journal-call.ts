@@ -5,6 +5,7 @@ import { type CallState, settle } from './state.js'
 export function journalCall(state: CallState): Promise<void> {
   const { ctx, call } = state
   const raw = typeof call.arguments === 'string' ? call.arguments : safeStringify(call.arguments)
+  state.raw = raw
   return ctx
     .append({
       kind: 'tool/call',

@@ -1,3 +1,4 @@
+import { messageOf } from '../../errors.js'
 import { checkApproval } from './approval.js'
 import { checkAbort, parseArguments } from './arguments.js'
 import { dispatch } from './dispatch.js'
@@ -9,9 +10,10 @@ import { normalize } from './normalize.js'
 import { observe } from './observe.js'
 import { checkPermission } from './permission.js'
 import { postExecute } from './post-execute.js'
-import type { CallState } from './state.js'
+import { type CallState, settle } from './state.js'
 
 type Stage = (state: CallState) => void | Promise<void> | undefined
+type Stages = readonly (readonly [string, Stage])[]
 
 /**
  * The pipeline as named stages in run order. Admission runs in model order (one lane in a batch);
@@ -27,27 +29,48 @@ export const admission = [
   ['approval', checkApproval],
   ['guards', checkGuards],
   ['abort', checkAbort],
-] as const satisfies readonly (readonly [string, Stage])[]
+] as const satisfies Stages
 
-export const execution = [['execute', dispatch]] as const satisfies readonly (readonly [string, Stage])[]
+export const execution = [['execute', dispatch]] as const satisfies Stages
 
 export const commitment = [
   ['post-execute', postExecute],
   ['normalize', normalize],
   ['tools/result', observe],
   ['tool/result', journalResult],
-] as const satisfies readonly (readonly [string, Stage])[]
+] as const satisfies Stages
+
+const beforeCommit: Stages = [...admission, ...execution]
+
+/**
+ * One call, start to finish, in one async frame: a stage that finishes synchronously costs
+ * nothing more than its own work, one that returns a promise costs one await. Faults are settled
+ * here (fail closed); nothing escapes.
+ */
+export async function runCall(state: CallState): Promise<void> {
+  for (let index = 0; index < beforeCommit.length && !state.settled; index += 1) {
+    try {
+      const pending = beforeCommit[index]![1](state)
+      if (pending !== undefined) await pending
+    } catch (error) {
+      fault(state, error)
+    }
+  }
+  try {
+    for (let index = 0; index < commitment.length; index += 1) {
+      const pending = commitment[index]![1](state)
+      if (pending !== undefined) await pending
+    }
+  } catch (error) {
+    await recover(state, error)
+  }
+}
 
 /**
  * Runs `stages` in order until one settles the call (or all of them, with `always`). Returns
- * `undefined` when every stage finished synchronously: no promise, no microtask hop on the hot path.
+ * `undefined` when every stage finished synchronously: no promise, no microtask hop.
  */
-export function runStages(
-  state: CallState,
-  stages: readonly (readonly [string, Stage])[],
-  always = false,
-  from = 0,
-): Promise<void> | undefined {
+export function runStages(state: CallState, stages: Stages, always = false, from = 0): Promise<void> | undefined {
   // An index loop: destructuring `for (const [, stage] of stages)` allocates iterators per call.
   for (let index = from; index < stages.length; index += 1) {
     if (!always && state.settled) return undefined
@@ -55,4 +78,71 @@ export function runStages(
     if (pending !== undefined) return pending.then(() => runStages(state, stages, always, index + 1))
   }
   return undefined
+}
+
+/** `runStages` with faults settled (fail closed); `undefined` when every stage was synchronous. */
+export function attempt(state: CallState, stages: Stages): Promise<void> | undefined {
+  try {
+    return runStages(state, stages)?.catch((error: unknown) => fault(state, error))
+  } catch (error) {
+    fault(state, error)
+    return undefined
+  }
+}
+
+/** Stages 8–11 of a batch call; `undefined` when they all finished synchronously. */
+export function commit(state: CallState): Promise<void> | undefined {
+  try {
+    return runStages(state, commitment, true)?.catch((error: unknown) => recover(state, error))
+  } catch (error) {
+    return recover(state, error)
+  }
+}
+
+/** A batch call that never started: journaled, then settled as `ABORTED_BEFORE_DISPATCH`. */
+export async function abortedBeforeDispatch(state: CallState): Promise<void> {
+  try {
+    await runStages(state, [admission[0]])
+  } catch (error) {
+    fault(state, error)
+  }
+  settle(state, {
+    status: 'cancelled',
+    code: 'ABORTED_BEFORE_DISPATCH',
+    message: `The call to "${state.call.name}" was cancelled before it started; nothing was run.`,
+  })
+  await commit(state)
+}
+
+/** An unexpected fault inside a stage still settles the call (fail closed), never escapes. */
+function fault(state: CallState, error: unknown): void {
+  settle(state, {
+    status: 'failed',
+    code: 'TOOL_ERROR',
+    message: `The call to "${state.call.name}" failed inside the runtime: ${messageOf(error)}`,
+    details: { internal: true },
+  })
+}
+
+async function recover(state: CallState, error: unknown): Promise<void> {
+  fault(state, error)
+  // Normalization finished, so observers ran: only a journal that throws synchronously gets here.
+  if (state.outcome) return
+  // A commit stage failed before the outcome existed: the call still gets one outcome, one live
+  // result and one durable tool/result.
+  state.outcome = Object.freeze({
+    callId: state.call.callId,
+    name: state.call.name,
+    generation: state.ctx.generation.number,
+    status: 'failed',
+    code: 'TOOL_ERROR',
+    content: Object.freeze([{ type: 'text' as const, text: `The call to "${state.call.name}" failed inside the runtime.` }]),
+    durationMs: performance.now() - state.startedAt,
+  })
+  observe(state)
+  try {
+    await journalResult(state)
+  } catch {
+    // A journal that throws synchronously: crash repair closes the call.
+  }
 }

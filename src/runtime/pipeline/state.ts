@@ -63,6 +63,8 @@ export class CallState {
   readonly startedAt = performance.now()
   /** `tool/call` was written; only then is a `tool/result` written. */
   journaled = false
+  /** The arguments as JSON text, as journaled in `tool/call`. */
+  raw: string | undefined = undefined
   /** `signal` belongs to this call alone (not shared with its turn or batch). */
   ownSignal = false
   /** Arguments as the concurrency classifier saw them (`null`: unparseable or invalid). */
