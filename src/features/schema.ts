@@ -41,7 +41,12 @@ export function toolFingerprint(name: string, description: string, parameters: J
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value)
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index += 1) deepFreeze(value[index])
+    } else {
+      // `for…in` allocates no key array; inherited enumerable keys are skipped.
+      for (const key in value) if (Object.hasOwn(value, key)) deepFreeze((value as Record<string, unknown>)[key])
+    }
   }
   return value
 }

@@ -71,17 +71,18 @@ export class TurnToolRuntime {
   }
 
   /** Runs one call through the whole pipeline; `signal` cancels this call only (the turn's still applies). */
-  execute(call: ToolCall, options: { signal?: AbortSignal } = {}): Promise<ToolCallOutcome> {
+  execute(call: ToolCall, options?: { signal?: AbortSignal }): Promise<ToolCallOutcome> {
+    const own = options?.signal
     try {
       assertCall(call)
-      if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+      if (own !== undefined && !(own instanceof AbortSignal)) {
         throw new SeamError('INVALID_CALL', 'execute: `signal` must be an AbortSignal')
       }
     } catch (error) {
       return Promise.reject(error)
     }
-    const signal = this.#signal(options.signal)
-    return this.#execute(call, signal, signal === options.signal)
+    const signal = this.#signal(own)
+    return this.#execute(call, signal, signal === own)
   }
 
   /** The turn's signal with a call's or batch's own, fused only when both can abort. */
@@ -105,7 +106,7 @@ export class TurnToolRuntime {
       const state = this.#state(call, signal)
       state.ownSignal = ownSignal
       await runCall(state)
-      this.#deliver([state])
+      if (this.#onContexts && state.outcome!.contexts) this.#deliver([state])
       return state.outcome!
     } finally {
       this.#done()

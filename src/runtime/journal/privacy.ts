@@ -113,8 +113,10 @@ export function protectEvent(event: JournalEvent, maxBytes: number = DEFAULT_MAX
 }
 
 function protectContent(content: ContentBlock[], maxBytes: number): ContentBlock[] {
+  // An index loop, no closure: this runs on every tool/result.
   let copy: ContentBlock[] | undefined
-  content.forEach((block, index) => {
+  for (let index = 0; index < content.length; index += 1) {
+    const block = content[index]!
     const next: ContentBlock =
       block.type === 'text'
         ? withText(block, truncateText(block.text, maxBytes))
@@ -123,7 +125,7 @@ function protectContent(content: ContentBlock[], maxBytes: number): ContentBlock
       copy ??= content.slice()
       copy[index] = next
     }
-  })
+  }
   return copy ?? content
 }
 

@@ -174,7 +174,7 @@ class BodyRun implements Due {
   #controller: AbortController | undefined
   /** Set once the body's signal is (or would be) aborted. */
   #reason: { value: unknown } | undefined
-  #watched: AbortSignal[] = []
+  #watched: AbortSignal[] | undefined
   #own: AbortSignal | undefined
   #onOwnAbort: (() => void) | undefined
   #queued = false
@@ -224,7 +224,7 @@ class BodyRun implements Due {
 
   /** Runs the body and settles the call from its result (no wrappers): one promise in all. */
   run(): Promise<void> {
-    return new Promise<void>((resolve) => this.#begin(undefined, true, () => resolve()))
+    return new Promise<void>((resolve) => this.#begin(undefined, true, resolve as (r: BodyResult | undefined) => void))
   }
 
   #begin(substituted: AbortSignal | undefined, decides: boolean, resolve: (r: BodyResult | undefined) => void): void {
@@ -291,8 +291,8 @@ class BodyRun implements Due {
     if (this.#queued) deadlines.delete(this)
     this.#queued = false
     if (this.#grace) deadlines.delete(this.#grace)
-    for (const signal of this.#watched) listeners.get(signal)?.delete(this)
-    this.#watched = []
+    if (this.#watched) for (const signal of this.#watched) listeners.get(signal)?.delete(this)
+    this.#watched = undefined
     if (this.#own && this.#onOwnAbort) this.#own.removeEventListener('abort', this.#onOwnAbort)
     this.#own = undefined
   }
@@ -362,6 +362,7 @@ class BodyRun implements Due {
       return
     }
     watch(signal, this)
+    this.#watched ??= []
     this.#watched.push(signal)
   }
 

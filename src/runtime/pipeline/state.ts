@@ -30,8 +30,6 @@ export interface TurnContext {
   /** Keeps the generation alive for a body that outlived its deadline. */
   readonly lease: () => () => void
   readonly onAbandoned: (info: AbandonedCall) => void
-  /** A `tool/result` could not be written; crash repair will close the call. */
-  readonly onJournalFailure?: (callId: string) => void
   /** Maps a thrown error to the tool source location (file, line), when known. */
   readonly locate: (error: unknown) => Record<string, unknown> | undefined
 }

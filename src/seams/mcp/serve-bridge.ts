@@ -41,7 +41,11 @@ export class McpBridge {
   /** Every session's server, and the subset that finished the handshake (announcements go there). */
   readonly #servers = new Map<Server, SessionTurns>()
   readonly #ready = new Set<Server>()
-  readonly #calls = new Set<Promise<unknown>>()
+  /** Session closes still running; `close()` waits for them (and so for their turns' calls). */
+  readonly #closes = new Set<Promise<void>>()
+  /** `tools/call` requests being served, and who waits for there to be none. */
+  #active = 0
+  #idle: (() => void) | undefined
   readonly #listing: TurnEnvelope
   readonly #unsubscribe: () => void
   #catalog: { generation: number; value: Promise<McpCatalog> } | undefined
@@ -112,7 +116,7 @@ export class McpBridge {
     )
     server.setRequestHandler('tools/list', async () => ({ tools: (await this.catalog()).tools as Tool[] }))
     const turns = new SessionTurns(this.#root, { session, principal: this.#principal, owner: this.#owner, origin: ORIGIN }, this.#log)
-    server.setRequestHandler('tools/call', (request, ctx) => this.#track(this.#call(server, turns, request.params, ctx)))
+    server.setRequestHandler('tools/call', (request, ctx) => this.#call(server, turns, request.params, ctx))
     server.setRequestHandler('prompts/list', async () => ({ prompts: (await this.catalog()).prompts as Prompt[] }))
     server.setRequestHandler('prompts/get', async (request) => {
       const skill = (await this.catalog()).skills.get(request.params.name)
@@ -125,7 +129,9 @@ export class McpBridge {
     server.onclose = () => {
       this.#servers.delete(server)
       this.#ready.delete(server)
-      this.#track(turns.close())
+      const closing = turns.close()
+      this.#closes.add(closing)
+      void closing.finally(() => this.#closes.delete(closing))
       onClose?.()
     }
     this.#servers.set(server, turns)
@@ -137,19 +143,30 @@ export class McpBridge {
     this.#closing ??= (async () => {
       this.#unsubscribe()
       await Promise.allSettled([...this.#servers.keys()].map((server) => server.close()))
-      while (this.#calls.size > 0) await Promise.allSettled([...this.#calls])
+      while (this.#closes.size > 0 || this.#active > 0) {
+        if (this.#closes.size > 0) await Promise.allSettled([...this.#closes])
+        else await new Promise<void>((resolve) => (this.#idle = resolve))
+      }
     })()
     return this.#closing
   }
 
   async #call(server: Server, turns: SessionTurns, params: CallToolRequestParams, ctx: ServerContext): Promise<CallToolResult> {
-    const started = performance.now()
+    const started = this.#verbose ? performance.now() : 0
     const call = { callId: `mcp-${String(ctx.mcpReq.id)}`, name: params.name, arguments: params.arguments ?? {} }
     let outcome: ToolCallOutcome
+    // Counted rather than tracked as a promise each: `close()` waits for the count to reach zero.
+    this.#active += 1
     try {
-      outcome = await turns.run(call, { signal: ctx.mcpReq.signal, approval: this.#approvalFor(server, ctx) })
+      outcome = await turns.run(call, ctx.mcpReq.signal, this.#approvalFor(server, ctx))
     } catch (error) {
       throw new ProtocolError(ProtocolErrorCode.InternalError, `the runtime could not run the call: ${messageOf(error)}`)
+    } finally {
+      this.#active -= 1
+      if (this.#active === 0 && this.#idle) {
+        this.#idle()
+        this.#idle = undefined
+      }
     }
     if (this.#verbose) {
       const code = outcome.code ? ` ${outcome.code}` : ''
@@ -194,12 +211,6 @@ export class McpBridge {
       }
       return next
     })
-  }
-
-  #track<T>(promise: Promise<T>): Promise<T> {
-    this.#calls.add(promise)
-    void promise.finally(() => this.#calls.delete(promise)).catch(() => {})
-    return promise
   }
 }
 

@@ -22,7 +22,7 @@ export class SessionTurns {
   /** The approval port of each running call, by call id: the turn's own port forwards to it. */
   readonly #ports = new Map<string, ApprovalPort>()
   readonly #ending = new Set<Promise<void>>()
-  #current: { generation: number; turn: Promise<Turn> } | undefined
+  #current: { generation: number; turn: Promise<Turn>; ready?: Turn } | undefined
   #closed = false
 
   constructor(root: Root, input: SessionTurnInput, log: (line: string) => void) {
@@ -35,12 +35,20 @@ export class SessionTurns {
    * Runs one call in the live generation's turn. `approval` answers for this call only; the turn
    * that a call without one begins is unattended, so calls needing approval fail closed.
    */
-  async run(call: ToolCall, options: { signal: AbortSignal; approval?: ApprovalPort }): Promise<ToolCallOutcome> {
-    const turn = await this.#turn(options.approval !== undefined)
-    // No await between here and executeBatch: a retiring turn's idle() must see this call running.
-    if (options.approval) this.#ports.set(call.callId, options.approval)
+  run(call: ToolCall, signal: AbortSignal, approval?: ApprovalPort): Promise<ToolCallOutcome> {
+    this.retireStale()
+    // The common case: this generation's turn has begun and the call cannot ask anyone.
+    const ready = this.#current?.ready
+    if (ready !== undefined && approval === undefined) return ready.tools.execute(call, { signal })
+    return this.#run(call, signal, approval)
+  }
+
+  async #run(call: ToolCall, signal: AbortSignal, approval: ApprovalPort | undefined): Promise<ToolCallOutcome> {
+    const turn = await this.#turn(approval !== undefined)
+    // No await between here and execute: a retiring turn's idle() must see this call running.
+    if (approval) this.#ports.set(call.callId, approval)
     try {
-      return await turn.tools.execute(call, { signal: options.signal })
+      return await turn.tools.execute(call, { signal })
     } finally {
       this.#ports.delete(call.callId)
     }
@@ -65,11 +73,16 @@ export class SessionTurns {
     const generation = this.#root.generation
     const port: ApprovalPort = { request: (request) => this.#ask(request) }
     const turn = this.#root.beginTurn({ ...this.#input, ...(attended ? { ports: { approval: port } } : { unattended: true }) })
-    const current = { generation, turn }
+    const current: { generation: number; turn: Promise<Turn>; ready?: Turn } = { generation, turn }
     this.#current = current
-    turn.catch(() => {
-      if (this.#current === current) this.#current = undefined
-    })
+    turn.then(
+      (begun) => {
+        current.ready = begun
+      },
+      () => {
+        if (this.#current === current) this.#current = undefined
+      },
+    )
     return turn
   }
 
