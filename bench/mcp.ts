@@ -97,15 +97,18 @@ function bareServer(): Promise<Endpoint> {
   })
 }
 
-/** Where the difference goes: the same calls straight into one turn's pipeline, without MCP. */
+/**
+ * Where the difference goes: the same calls straight into one turn's pipeline, without MCP, the way
+ * the server runs them (object arguments, a signal of the call's own, as the SDK hands each request).
+ */
 async function pipelineRound(): Promise<Sample> {
   const root = await createRoot({ plugin, journal: memoryJournal() })
   try {
     const turn = await root.beginTurn({ session: 'bench', principal: { subjectId: 'bench' }, unattended: true })
     const sample = await timeLoop(CALLS_PER_ROUND, async (index) => {
       const signal = new AbortController().signal
-      const [outcome] = await turn.tools.executeBatch([{ callId: `c${index}`, name: NAME, arguments: ARGUMENTS }], { signal })
-      if (outcome?.status !== 'completed') throw new Error(`bench call failed: ${outcome?.code}`)
+      const outcome = await turn.tools.execute({ callId: `c${index}`, name: NAME, arguments: ARGUMENTS }, { signal })
+      if (outcome.status !== 'completed') throw new Error(`bench call failed: ${outcome.code}`)
     })
     await turn.end()
     return sample
