@@ -100,17 +100,18 @@ export class TurnToolRuntime {
     return this.#idle.promise
   }
 
-  async #execute(call: ToolCall, signal: AbortSignal, ownSignal = false): Promise<ToolCallOutcome> {
+  #execute(call: ToolCall, signal: AbortSignal, ownSignal: boolean): Promise<ToolCallOutcome> {
+    const state = this.#state(call, signal)
+    state.ownSignal = ownSignal
     this.#active += 1
-    try {
-      const state = this.#state(call, signal)
-      state.ownSignal = ownSignal
-      await runCall(state)
-      if (this.#onContexts && state.outcome!.contexts) this.#deliver([state])
-      return state.outcome!
-    } finally {
-      this.#done()
-    }
+    return runCall(state, this.#finish)
+  }
+
+  /** A single call has committed: the runtime may be idle, and its contexts are delivered. */
+  readonly #finish = (state: CallState): ToolCallOutcome => {
+    this.#done()
+    if (this.#onContexts && state.outcome!.contexts) this.#deliver([state])
+    return state.outcome!
   }
 
   // A counter rather than a set of tracked promises: no extra promise chain per call.
@@ -158,7 +159,7 @@ export class TurnToolRuntime {
       }
       if (!classify(state)) {
         await committed
-        await runCall(state)
+        await runCall(state, ignore)
         continue
       }
       const admitted = attempt(state, admission)
@@ -190,6 +191,8 @@ export class TurnToolRuntime {
     }
   }
 }
+
+function ignore(): void {}
 
 function withResolvers(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void

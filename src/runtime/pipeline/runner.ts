@@ -45,9 +45,10 @@ const beforeCommit: Stages = [...admission, ...execution]
 /**
  * One call, start to finish, in one async frame: a stage that finishes synchronously costs
  * nothing more than its own work, one that returns a promise costs one await. Faults are settled
- * here (fail closed); nothing escapes.
+ * here (fail closed); nothing escapes. Resolves with what `finish` makes of the settled call, so the
+ * caller needs no async frame of its own.
  */
-export async function runCall(state: CallState): Promise<void> {
+export async function runCall<T>(state: CallState, finish: (state: CallState) => T): Promise<T> {
   for (let index = 0; index < beforeCommit.length && !state.settled; index += 1) {
     try {
       const pending = beforeCommit[index]![1](state)
@@ -64,6 +65,7 @@ export async function runCall(state: CallState): Promise<void> {
   } catch (error) {
     await recover(state, error)
   }
+  return finish(state)
 }
 
 /**

@@ -41,6 +41,8 @@ export class McpBridge {
   /** Every session's server, and the subset that finished the handshake (announcements go there). */
   readonly #servers = new Map<Server, SessionTurns>()
   readonly #ready = new Set<Server>()
+  /** The sessions whose client declared form elicitation (approval questions can be asked there). */
+  readonly #elicits = new WeakSet<Server>()
   /** Session closes still running; `close()` waits for them (and so for their turns' calls). */
   readonly #closes = new Set<Promise<void>>()
   /** `tools/call` requests being served, and who waits for there to be none. */
@@ -124,6 +126,8 @@ export class McpBridge {
       return { description: skill.description, messages: [{ role: 'user', content: { type: 'text', text: skill.instructions } }] }
     })
     server.oninitialized = () => {
+      // The client's capabilities are fixed by the handshake: looked at once, not on every call.
+      if (supportsFormElicitation(server.getClientCapabilities())) this.#elicits.add(server)
       if (this.#servers.has(server)) this.#ready.add(server)
     }
     server.onclose = () => {
@@ -180,8 +184,7 @@ export class McpBridge {
    * (a 2026-07-28 request carries an envelope and has no server-to-client request channel).
    */
   #approvalFor(server: Server, ctx: ServerContext): ApprovalPort | undefined {
-    if (ctx.mcpReq.envelope !== undefined) return undefined
-    if (!supportsFormElicitation(server.getClientCapabilities())) return undefined
+    if (!this.#elicits.has(server) || ctx.mcpReq.envelope !== undefined) return undefined
     // `send` relates the question to the call, so over HTTP it travels on the call's own stream.
     return elicitationApproval((params, options) => ctx.mcpReq.send({ method: 'elicitation/create', params }, options))
   }
