@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineTool, SeamIntegration, capabilitySeamToken, memoryJournal, type ToolCallOutcome } from 'seam-runtime'
-import { beginTurn, expectPaired, journalKinds, rootWith } from '../../test/kit.js'
+import { beginTurn, expectPaired, journalKinds, rootWith, sleep } from '../../test/kit.js'
 
 const echo = (calls: unknown[]) =>
   defineTool({
@@ -211,6 +211,31 @@ describe('TurnToolRuntime: lookup and arguments', () => {
     await turn.tools.execute({ callId: 'c1', name: 'inspect', arguments: '' })
     await turn.tools.execute({ callId: 'c2', name: 'inspect', arguments: '{"nested":{"a":1}}' })
     expect(seen).toEqual([{}, true, true, { nested: { a: 1 } }, true, true])
+  })
+
+  it('hands the body a copy of object arguments: the caller\'s object stays unfrozen and its later changes do not reach the body', async () => {
+    const seen: unknown[] = []
+    const { root, journal } = await rootWith((ctx) => {
+      ctx.addTool('inspect', defineTool({
+        description: 'Inspect.',
+        input: { type: 'object', properties: { nested: { type: 'object' } } },
+        approval: 'never',
+        execute: async (args) => {
+          await sleep(5)
+          seen.push(structuredClone(args), Object.isFrozen((args as { nested: object }).nested))
+          return 'ok'
+        },
+      }))
+    })
+    const turn = await beginTurn(root)
+    const args = { nested: { a: 1 } }
+    const pending = turn.tools.execute({ callId: 'c1', name: 'inspect', arguments: args })
+    args.nested.a = 2
+    await pending
+    expect(seen).toEqual([{ nested: { a: 1 } }, true])
+    expect(Object.isFrozen(args) || Object.isFrozen(args.nested)).toBe(false)
+    const call = (await journal.read(turn.turnId)).find((e) => e.kind === 'tool/call')
+    expect(call).toMatchObject({ arguments: '{"nested":{"a":1}}' })
   })
 
   it('settles JOURNAL_UNAVAILABLE and never runs the body when tool/call cannot be written', async () => {

@@ -73,6 +73,51 @@ describe('dispatch: wrappers, signals, timeouts', () => {
     expect(await turn.tools.execute({ callId: 'c2', name: 'quick', arguments: '{}' })).toMatchObject({ status: 'completed', value: 'done' })
   })
 
+  it('adds no abort listener for a body that settles within its event-loop turn, and one, removed after, for a body that outlasts it', async () => {
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('quick', defineTool({ description: 'Q.', input: z.object({}), approval: 'never', execute: async () => 'done' }))
+      ctx.addTool('slow', defineTool({ description: 'S.', input: z.object({}), approval: 'never', execute: async () => { await sleep(15); return 'late' } }))
+    })
+    const turn = await beginTurn(root)
+    const counted = () => {
+      const signal = new AbortController().signal
+      const counts = { added: 0, removed: 0 }
+      const add = signal.addEventListener.bind(signal)
+      const remove = signal.removeEventListener.bind(signal)
+      signal.addEventListener = (...args: Parameters<AbortSignal['addEventListener']>) => { counts.added += 1; add(...args) }
+      signal.removeEventListener = (...args: Parameters<AbortSignal['removeEventListener']>) => { counts.removed += 1; remove(...args) }
+      return { signal, counts }
+    }
+    const fast = counted()
+    expect(await turn.tools.execute({ callId: 'c1', name: 'quick', arguments: '{}' }, { signal: fast.signal })).toMatchObject({ status: 'completed' })
+    expect(fast.counts).toEqual({ added: 0, removed: 0 })
+    const slow = counted()
+    expect(await turn.tools.execute({ callId: 'c2', name: 'slow', arguments: '{}' }, { signal: slow.signal })).toMatchObject({ status: 'completed', value: 'late' })
+    expect(slow.counts).toEqual({ added: 1, removed: 1 })
+  })
+
+  it('tells a body of a caller abort that came before it first read its signal', async () => {
+    const controller = new AbortController()
+    const seen: boolean[] = []
+    const { root, journal } = await rootWith((ctx) => {
+      ctx.addTool('t', defineTool({
+        description: 'T.',
+        input: z.object({}),
+        approval: 'never',
+        execute: (_a, context) => {
+          controller.abort(new Error('caller gave up'))
+          seen.push(context.signal.aborted)
+          return 'ignored'
+        },
+      }))
+    })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 't', arguments: '{}' }, { signal: controller.signal })
+    expect(seen).toEqual([true])
+    expect(outcome).toMatchObject({ status: 'cancelled', code: 'ABORTED' })
+    await expectPaired(journal, turn.turnId)
+  })
+
   it('keeps a specific body failure over a cancellation', async () => {
     const { root } = await rootWith((ctx) => {
       ctx.addTool('t', defineTool({
