@@ -5,6 +5,11 @@ import type { CallState } from './state.js'
  * journal fails here, crash repair closes the call as `OUTCOME_UNKNOWN` on the next start.
  */
 export function journalResult(state: CallState): Promise<void> | undefined {
+  return appendResult(state)?.then(undefined, unrecorded)
+}
+
+/** Writes `tool/result` when the call's `tool/call` was written; it may reject (see `journalResult`). */
+export function appendResult(state: CallState): Promise<void> | undefined {
   const { ctx, outcome } = state
   if (!state.journaled || !outcome) return undefined
   return ctx
@@ -20,7 +25,6 @@ export function journalResult(state: CallState): Promise<void> | undefined {
       content: outcome.content as never,
       durationMs: outcome.durationMs,
     })
-    .then(undefined, unrecorded)
 }
 
 /** The outcome stands; crash repair closes the call in the journal on the next start. */

@@ -4,8 +4,8 @@ import { checkAbort, parseArguments } from './arguments.js'
 import { dispatch } from './dispatch.js'
 import { checkGeneration } from './generation-check.js'
 import { checkGuards } from './guards.js'
-import { journalCall } from './journal-call.js'
-import { journalResult } from './journal-result.js'
+import { appendCall, callNotRecorded, journalCall } from './journal-call.js'
+import { appendResult, journalResult } from './journal-result.js'
 import { normalize } from './normalize.js'
 import { observe } from './observe.js'
 import { checkPermission } from './permission.js'
@@ -33,14 +33,17 @@ export const admission = [
 
 export const execution = [['execute', dispatch]] as const satisfies Stages
 
-export const commitment = [
+/** Commitment up to the outcome and its live observers; the durable `tool/result` follows. */
+const settlement = [
   ['post-execute', postExecute],
   ['normalize', normalize],
   ['tools/result', observe],
-  ['tool/result', journalResult],
 ] as const satisfies Stages
 
-const beforeCommit: Stages = [...admission, ...execution]
+export const commitment = [...settlement, ['tool/result', journalResult]] as const satisfies Stages
+
+/** What `runCall` runs between the two journal writes, which it awaits itself. */
+const afterCall: Stages = [...admission.slice(1), ...execution]
 
 /**
  * One call, start to finish, in one async frame: a stage that finishes synchronously costs
@@ -49,21 +52,37 @@ const beforeCommit: Stages = [...admission, ...execution]
  * caller needs no async frame of its own.
  */
 export async function runCall<T>(state: CallState, finish: (state: CallState) => T): Promise<T> {
-  for (let index = 0; index < beforeCommit.length && !state.settled; index += 1) {
+  // Stage 1 (as `journalCall`), the append awaited directly rather than through a promise chained to it.
+  try {
+    await appendCall(state)
+    state.journaled = true
+  } catch (error) {
+    callNotRecorded(state, error)
+  }
+  for (let index = 0; index < afterCall.length && !state.settled; index += 1) {
     try {
-      const pending = beforeCommit[index]![1](state)
+      const pending = afterCall[index]![1](state)
       if (pending !== undefined) await pending
     } catch (error) {
       fault(state, error)
     }
   }
   try {
-    for (let index = 0; index < commitment.length; index += 1) {
-      const pending = commitment[index]![1](state)
+    for (let index = 0; index < settlement.length; index += 1) {
+      const pending = settlement[index]![1](state)
       if (pending !== undefined) await pending
     }
   } catch (error) {
     await recover(state, error)
+    return finish(state)
+  }
+  // Stage 11 (as `journalResult`): the outcome stands if the journal fails here; crash repair
+  // closes the call in the journal on the next start.
+  try {
+    const appended = appendResult(state)
+    if (appended !== undefined) await appended
+  } catch {
+    // See above.
   }
   return finish(state)
 }
