@@ -2,8 +2,10 @@
  * Issue 3: calls per second through the whole pipeline (`turn.tools.execute`, memory journal, no
  * hooks) for a zod tool and a seam tool, each against a hand-rolled baseline doing only what any
  * tool call must: `JSON.parse`, a precompiled validator of the same schema, one async call.
- * Target: the pipeline at most 4× the baseline's time per call. A diagnostic row runs the zod tool
- * against a journal that keeps nothing, to tell the pipeline's own cost from the memory journal's.
+ * Target: the pipeline at most 4× the baseline's time per call. Two diagnostic rows: the zod tool
+ * against a journal that keeps nothing (the pipeline's own cost without the memory journal's), and
+ * a floor sketch doing only what the guarantees cannot do without (two journal events kept, frozen
+ * arguments, rendered and frozen content, a frozen outcome) with none of the pipeline's checks.
  * `node --import tsx bench/pipeline.ts`
  */
 import { Ajv } from 'ajv'
@@ -94,6 +96,43 @@ function pipelineRound(name: string, journal: () => JournalStore = memoryJournal
   }
 }
 
+/**
+ * The floor: what any call that keeps the pipeline's guarantees must do, with no checks, no
+ * stages, no deadline and no generation: append `tool/call` (kept, frozen), parse and validate
+ * the arguments and deep-freeze them, await the body, deep-freeze the value, render it as frozen
+ * text content, build a frozen outcome, append `tool/result`.
+ */
+function floorRound(): () => Promise<Sample> {
+  const appended = Promise.resolve()
+  return () => {
+    const events: object[] = []
+    let seq = 0
+    const append = (event: object) => {
+      events.push(Object.freeze(event))
+      return appended
+    }
+    return timeLoop(CALLS_PER_ROUND, async (index) => {
+      const callId = `c${index}`
+      const started = performance.now()
+      await append({ kind: 'tool/call', turnId: 't', seq: ++seq, at: Date.now(), callId, name: 'lookup_ticket', arguments: ARGUMENTS, generation: 1 })
+      const parsed = zodInput.safeParse(JSON.parse(ARGUMENTS))
+      if (!parsed.success) throw new Error('invalid')
+      const value = deepFreeze(await lookupBody(deepFreeze(parsed.data)))
+      const content = Object.freeze([Object.freeze({ type: 'text', text: JSON.stringify(value) })])
+      const outcome = Object.freeze({ callId, name: 'lookup_ticket', generation: 1, status: 'completed', value, content, durationMs: performance.now() - started })
+      await append({ kind: 'tool/result', turnId: 't', seq: ++seq, at: Date.now(), callId, status: outcome.status, content, durationMs: outcome.durationMs })
+    })
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+  }
+  return value
+}
+
 const validateJson = new Ajv().compile(jsonInput)
 
 function baselineRound(kind: 'zod' | 'ajv'): () => Promise<Sample> {
@@ -119,14 +158,15 @@ export async function run(): Promise<BenchReport> {
     { label: 'baseline: JSON.parse + Ajv + await', round: baselineRound('ajv') },
     { label: 'pipeline: seam tool (Ajv)', round: pipelineRound('fetch_ticket') },
     { label: 'diagnostic: zod tool, discarding journal', round: pipelineRound('lookup_ticket', discardingJournal) },
+    { label: 'diagnostic: floor sketch, no checks (zod)', round: floorRound() },
   ]
   const measured = await interleave(contenders, { rounds: ROUNDS, warmup: WARMUP })
-  const [zodBase, zodPipe, ajvBase, seamPipe, zodBare] = measured as [Measured, Measured, Measured, Measured, Measured]
+  const [zodBase, zodPipe, ajvBase, seamPipe, zodBare, floor] = measured as [Measured, Measured, Measured, Measured, Measured, Measured]
   const row = (m: Measured, base: Measured) => {
     const perCall = msPerOp(m)
     return [m.label, formatRate(1000 / perCall), formatMs(perCall), m === base ? '1.00×' : formatRatio(pairedRatio(m, base))]
   }
-  const rows = [row(zodBase, zodBase), row(zodPipe, zodBase), row(ajvBase, ajvBase), row(seamPipe, ajvBase), row(zodBare, zodBase)]
+  const rows = [row(zodBase, zodBase), row(zodPipe, zodBase), row(ajvBase, ajvBase), row(seamPipe, ajvBase), row(zodBare, zodBase), row(floor, zodBase)]
   return {
     name: 'pipeline',
     lines: [
