@@ -48,14 +48,42 @@ describe('search_files', () => {
     expect(textOf(bad)).toContain('the pattern is not a valid regular expression')
   })
 
-  it('refuses a regular expression with nested repetition instead of stalling the host on it', async () => {
+  it('stops a catastrophically backtracking regular expression after its budget, and the host keeps serving meanwhile', async () => {
     const { call, workspace } = await workspaceRoot()
     await project(workspace)
+    // 40 a's and a b: (a+)+$ and (a|aa)+$ try every split of the a's before giving up (minutes).
+    await writeFile(join(workspace, 'src', 'bomb.txt'), `${'a'.repeat(40)}b\n`)
+    let ticks = 0
+    const ticker = setInterval(() => ticks++, 10)
+    try {
+      for (const pattern of ['^(a+)+$', '^(a|aa)+$']) {
+        const started = performance.now()
+        const stopped = await call('search_files', { pattern, regex: true, path: 'src' })
+        const took = performance.now() - started
+        expect(stopped).toMatchObject({ status: 'failed', code: 'TOOL_ERROR' })
+        expect(textOf(stopped)).toContain('ran for more than 1000 ms on src/bomb.txt and was stopped')
+        expect(took).toBeGreaterThan(900)
+        expect(took).toBeLessThan(5_000)
+      }
+    } finally {
+      clearInterval(ticker)
+    }
+    // The event loop kept turning while the worker was stuck: about 100 ticks a second.
+    expect(ticks).toBeGreaterThan(50)
+    // A search after that gets a fresh worker and works.
+    const value = (await call('search_files', { pattern: 'a{40}b', regex: true })).value as { matches: { file: string }[] }
+    expect(value.matches.map((m) => m.file)).toEqual(['src/bomb.txt'])
+  })
+
+  it('cancels a regular-expression search that is still running when the call is aborted', async () => {
+    const { call, abort, workspace } = await workspaceRoot()
+    await project(workspace)
+    await writeFile(join(workspace, 'src', 'bomb.txt'), `${'a'.repeat(40)}b\n`)
     const started = performance.now()
-    const refused = await call('search_files', { pattern: '^(a+)+$', regex: true })
-    expect(refused).toMatchObject({ status: 'failed', code: 'TOOL_ERROR' })
-    expect(textOf(refused)).toContain('repeats a group that itself repeats')
-    expect(performance.now() - started).toBeLessThan(2_000)
+    const pending = call('search_files', { pattern: '^(a+)+$', regex: true })
+    setTimeout(abort, 100)
+    expect(await pending).toMatchObject({ status: 'cancelled', code: 'ABORTED' })
+    expect(performance.now() - started).toBeLessThan(900)
   })
 
   it('narrows by glob and path, and searches one file when path names a file', async () => {
