@@ -278,4 +278,27 @@ describe('dispatch: wrappers, signals, timeouts', () => {
     expect(contexts[0]).toMatchObject({ callId: 'c1', turnId: turn.turnId, session: 'session-1', generation: 1, owner: 'root' })
     expect(contexts[0]!.signal).toBeInstanceOf(AbortSignal)
   })
+
+  it('accepts a seam provider that answers synchronously, and settles one that throws synchronously as TOOL_ERROR', async () => {
+    const { root, journal } = await rootWith((ctx) => {
+      const seams = new SeamIntegration()
+      const schema = (name: string) => ({ type: 'function' as const, function: { name, description: 'S.', parameters: { type: 'object' } }, approval: 'never' as const })
+      seams.registerToolService('global', {
+        id: 'plain-js',
+        description: 'A provider without async functions.',
+        schema: () => [schema('sync_ok'), schema('sync_throw')],
+        execute: ((_scope: string, name: string) => {
+          if (name === 'sync_throw') throw new Error('the backend is unreachable')
+          return { success: true, output: { answered: 'synchronously' } }
+        }) as never,
+      })
+      ctx.resources.provide(capabilitySeamToken, seams, () => seams.dispose())
+    })
+    const turn = await beginTurn(root)
+    expect(await turn.tools.execute({ callId: 'c1', name: 'sync_ok', arguments: '{}' })).toMatchObject({ status: 'completed', value: { answered: 'synchronously' } })
+    const thrown = await turn.tools.execute({ callId: 'c2', name: 'sync_throw', arguments: '{}' })
+    expect(thrown).toMatchObject({ status: 'failed', code: 'TOOL_ERROR' })
+    expect((thrown.content[0] as { text: string }).text).toContain('the backend is unreachable')
+    await expectPaired(journal, turn.turnId)
+  })
 })

@@ -242,8 +242,10 @@ class BodyRun implements Due {
       const { binding, args, call } = state
       if (binding!.kind === 'seam') {
         const { service } = binding!
-        pending = service.execute(binding!.scope, call.name, args!, new SeamBodyContext(this, state, binding!))
         this.#seam = service.id
+        const result: unknown = service.execute(binding!.scope, call.name, args!, new SeamBodyContext(this, state, binding!))
+        // A provider written in plain JavaScript may answer synchronously (or with a foreign thenable).
+        pending = result instanceof Promise ? result : Promise.resolve(result)
       } else {
         const value: unknown = binding!.slot.definition.execute(args as never, new ToolBodyContext(this, state, binding!))
         if (!(value instanceof Promise)) {
