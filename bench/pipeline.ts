@@ -107,28 +107,27 @@ function floorRound(): () => Promise<Sample> {
   return () => {
     const events: object[] = []
     let seq = 0
-    const append = (event: object) => {
-      events.push(Object.freeze(event))
-      return appended
-    }
     return timeLoop(CALLS_PER_ROUND, async (index) => {
       const callId = `c${index}`
       const started = performance.now()
-      await append({ kind: 'tool/call', turnId: 't', seq: ++seq, at: Date.now(), callId, name: 'lookup_ticket', arguments: ARGUMENTS, generation: 1 })
+      events.push(Object.freeze({ kind: 'tool/call', turnId: 't', seq: ++seq, at: Date.now(), callId, name: 'lookup_ticket', arguments: ARGUMENTS, generation: 1 }))
+      await appended
       const parsed = zodInput.safeParse(JSON.parse(ARGUMENTS))
       if (!parsed.success) throw new Error('invalid')
       const value = deepFreeze(await lookupBody(deepFreeze(parsed.data)))
       const content = Object.freeze([Object.freeze({ type: 'text', text: JSON.stringify(value) })])
       const outcome = Object.freeze({ callId, name: 'lookup_ticket', generation: 1, status: 'completed', value, content, durationMs: performance.now() - started })
-      await append({ kind: 'tool/result', turnId: 't', seq: ++seq, at: Date.now(), callId, status: outcome.status, content, durationMs: outcome.durationMs })
+      events.push(Object.freeze({ kind: 'tool/result', turnId: 't', seq: ++seq, at: Date.now(), callId, status: outcome.status, content, durationMs: outcome.durationMs }))
+      await appended
     })
   }
 }
 
+/** Plain JSON only (what the sketch freezes): `for…in` allocates no key array. */
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value)
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+    for (const key in value) deepFreeze(value[key])
   }
   return value
 }
