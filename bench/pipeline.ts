@@ -6,7 +6,7 @@
  * against a journal that keeps nothing (the pipeline's own cost without the memory journal's), and
  * a floor sketch doing only what the guarantees cannot do without (two journal events kept, frozen
  * arguments, rendered and frozen content, a frozen outcome) with none of the pipeline's checks.
- * `node --import tsx bench/pipeline.ts`
+ * `node --import tsx bench/pipeline.ts` (`--floor`: the floor sketch alone, see `floorAlone`)
  */
 import { Ajv } from 'ajv'
 import { z } from 'zod'
@@ -176,4 +176,20 @@ export async function run(): Promise<BenchReport> {
   }
 }
 
-if (isMain(import.meta.url)) printReport(await run())
+/**
+ * The floor sketch against its baseline with nothing else in the process (no pipeline rounds
+ * sharing the heap, the body function or the JIT's type feedback): `node --import tsx bench/pipeline.ts --floor`.
+ */
+async function floorAlone(): Promise<BenchReport> {
+  const [base, floor] = (await interleave(
+    [
+      { label: 'baseline: JSON.parse + zod safeParse + await', round: baselineRound('zod') },
+      { label: 'floor sketch, no checks (zod)', round: floorRound() },
+    ],
+    { rounds: ROUNDS, warmup: WARMUP },
+  )) as [Measured, Measured]
+  const row = (m: Measured) => [m.label, formatRate(1000 / msPerOp(m)), formatMs(msPerOp(m)), m === base ? '1.00×' : formatRatio(pairedRatio(m, base))]
+  return { name: 'pipeline-floor', lines: ['pipeline floor, alone in the process', ...table(['', 'calls/s', 'per call', 'ratio'], [row(base), row(floor)])], verdicts: [] }
+}
+
+if (isMain(import.meta.url)) printReport(await (process.argv.includes('--floor') ? floorAlone() : run()))
