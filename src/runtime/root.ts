@@ -235,7 +235,9 @@ export class Root {
           try {
             await this.journal.append({ kind: 'turn/end', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), reason: 'ended' })
           } finally {
-            release()
+            // Calls still running finish on this generation: the lease goes once they have settled
+            // (a call that had not reached its body yet settles as GENERATION_RETIRED).
+            void tools.idle().then(release)
           }
         },
       })

@@ -75,14 +75,14 @@ export class TurnToolRuntime {
     const own = options?.signal
     try {
       assertCall(call)
-      if (own !== undefined && !(own instanceof AbortSignal)) {
-        throw new SeamError('INVALID_CALL', 'execute: `signal` must be an AbortSignal')
-      }
+      assertSignal(own, 'execute')
     } catch (error) {
       return Promise.reject(error)
     }
     const signal = this.#signal(own)
-    return this.#execute(call, signal, signal === own)
+    // A signal other than the turn's belongs to this call alone (its own, or the two fused for it):
+    // the run listens to it directly and removes its listener when it ends.
+    return this.#execute(call, signal, signal !== this.#ctx.turn.signal)
   }
 
   /** The turn's signal with a call's or batch's own, fused only when both can abort. */
@@ -132,6 +132,7 @@ export class TurnToolRuntime {
   executeBatch(calls: readonly ToolCall[], options: { signal?: AbortSignal } = {}): Promise<ToolCallOutcome[]> {
     try {
       assertBatch(calls)
+      assertSignal(options?.signal, 'executeBatch')
     } catch (error) {
       return Promise.reject(error)
     }
@@ -213,6 +214,12 @@ function assertBatch(calls: readonly ToolCall[]): void {
     assertCall(call)
     if (ids.has(call.callId)) throw new SeamError('INVALID_CALL', `duplicate callId "${call.callId}" in one batch`)
     ids.add(call.callId)
+  }
+}
+
+function assertSignal(signal: unknown, method: string): void {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new SeamError('INVALID_CALL', `${method}: \`signal\` must be an AbortSignal`)
   }
 }
 

@@ -1,7 +1,7 @@
 import { messageOf } from '../../errors.js'
 import { askApproval, summarize } from '../approval.js'
 import type { ApprovalDecision } from '../journal/types.js'
-import { type CallState, type Settlement, settle } from './state.js'
+import { type CallState, deny, type Settlement, settle } from './state.js'
 
 /**
  * Stage 5: decide whether a person must approve, ask the turn's `ApprovalPort` once, journal the
@@ -45,7 +45,7 @@ async function ask(state: CallState, reason: string): Promise<void> {
     ctx.grants.grant(turn.session, capability.fingerprint)
   }
   if (decision === 'allowed-once' || decision === 'allowed-session') return
-  settle(state, denial(exec.name, decision, reason, error))
+  deny(state, denial(exec.name, decision, reason, error))
 }
 
 /** Why this call needs a person's approval, or `undefined` when it does not. */

@@ -2,7 +2,7 @@ import { messageOf } from '../../errors.js'
 import { deepFreeze } from '../../features/schema.js'
 import { findLossy } from '../lossless.js'
 import { describeIssues, validators } from '../validation.js'
-import { type CallState, settle } from './state.js'
+import { type CallState, notStarted, settle } from './state.js'
 
 /**
  * Stage 3: parse the raw JSON (empty → `{}`), snapshot it losslessly, validate it (zod for
@@ -71,11 +71,5 @@ function invalid(state: CallState, message: string, issues: readonly { path: str
 
 /** Between stages: a caller abort before the body starts settles without running anything more. */
 export function checkAbort(state: CallState): void {
-  if (state.signal.aborted) {
-    settle(state, {
-      status: 'cancelled',
-      code: 'ABORTED_BEFORE_DISPATCH',
-      message: `The call to "${state.call.name}" was cancelled before it started; nothing was run.`,
-    })
-  }
+  if (state.signal.aborted) settle(state, notStarted(state.call.name))
 }

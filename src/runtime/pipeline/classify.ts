@@ -31,6 +31,15 @@ function parse(state: CallState): Readonly<Record<string, unknown>> | undefined 
 }
 
 function parseOnce(state: CallState): Readonly<Record<string, unknown>> | undefined {
+  try {
+    return parseForClassifier(state)
+  } catch {
+    // A schema whose refinement throws: exclusive here; the arguments stage reports the failure.
+    return undefined
+  }
+}
+
+function parseForClassifier(state: CallState): Readonly<Record<string, unknown>> | undefined {
   const raw = state.call.arguments
   let args: unknown
   try {

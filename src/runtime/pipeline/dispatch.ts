@@ -96,27 +96,34 @@ function decide(state: CallState, run: BodyRun, result: BodyResult): void {
 }
 
 /**
- * The runs listening to one caller signal. One `abort` listener per signal (a turn's, a batch's, a
- * wrapper's) fans out to the runs in flight, instead of one listener added and removed per call.
+ * The runs listening to one shared caller signal (a turn's, a batch's, a wrapper's). One `abort`
+ * listener per signal fans out to its runs in flight, instead of one listener per run; it is
+ * removed when the last run leaves, so a signal (`AbortSignal.any` keeps a composite signal that has
+ * listeners alive as long as its sources) is not held past its runs.
  */
-const listeners = new WeakMap<AbortSignal, Set<BodyRun>>()
+const listeners = new WeakMap<AbortSignal, { runs: Set<BodyRun>; onAbort: () => void }>()
 
 function watch(signal: AbortSignal, run: BodyRun): void {
-  let runs = listeners.get(signal)
-  if (!runs) {
-    const set = new Set<BodyRun>()
-    runs = set
-    listeners.set(signal, set)
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const r of [...set]) r.abortFrom(signal)
-        set.clear()
-      },
-      { once: true },
-    )
+  let entry = listeners.get(signal)
+  if (!entry) {
+    const runs = new Set<BodyRun>()
+    const onAbort = () => {
+      listeners.delete(signal)
+      for (const r of [...runs]) r.abortFrom(signal)
+      runs.clear()
+    }
+    entry = { runs, onAbort }
+    listeners.set(signal, entry)
+    signal.addEventListener('abort', onAbort, { once: true })
   }
-  runs.add(run)
+  entry.runs.add(run)
+}
+
+function unwatch(signal: AbortSignal, run: BodyRun): void {
+  const entry = listeners.get(signal)
+  if (!entry?.runs.delete(run) || entry.runs.size > 0) return
+  listeners.delete(signal)
+  signal.removeEventListener('abort', entry.onAbort)
 }
 
 /**
@@ -219,6 +226,8 @@ class BodyRun implements Due {
 
   /** Runs the body; resolves with its result (for the wrappers around it). */
   start(substituted: AbortSignal | undefined): Promise<BodyResult> {
+    // A wrapper that calls next() after it returned: its call has settled, nothing may run now.
+    if (this.#finished) return Promise.reject(new SeamError('INVALID_CALL', 'an execute wrapper called next() after its call had settled'))
     return new Promise<BodyResult>((resolve) => this.#begin(substituted, false, resolve as (r: BodyResult | undefined) => void))
   }
 
@@ -293,7 +302,7 @@ class BodyRun implements Due {
     if (this.#queued) deadlines.delete(this)
     this.#queued = false
     if (this.#grace) deadlines.delete(this.#grace)
-    if (this.#watched) for (const signal of this.#watched) listeners.get(signal)?.delete(this)
+    if (this.#watched) for (const signal of this.#watched) unwatch(signal, this)
     this.#watched = undefined
     if (this.#own && this.#onOwnAbort) this.#own.removeEventListener('abort', this.#onOwnAbort)
     this.#own = undefined

@@ -34,3 +34,18 @@ export function checkGeneration(state: CallState): void {
   state.capability = capability
   state.binding = binding
 }
+
+/**
+ * The last admission check: a call that waited (for approval, a hook, a guard) may find its turn
+ * ended or its generation retired meanwhile, and then must not run.
+ */
+export function checkStillLive(state: CallState): void {
+  const { ctx, call } = state
+  if (ctx.ended() || !ctx.generation.live) {
+    settle(state, {
+      status: 'failed',
+      code: 'GENERATION_RETIRED',
+      message: `The call to "${call.name}" was not run: its turn ended while it waited. Start a new turn.`,
+    })
+  }
+}

@@ -1,5 +1,5 @@
 import { messageOf } from '../../errors.js'
-import { type CallState, settle } from './state.js'
+import { type CallState, deny } from './state.js'
 
 /**
  * Stage 6: monotonic owner rules, after approval. A reason string denies; nothing a hook or a
@@ -24,7 +24,7 @@ async function runGuards(state: CallState): Promise<void> {
     }
     if (reason === undefined) continue
     const text = typeof reason === 'string' && reason !== '' ? reason : 'a guard returned an invalid value'
-    settle(state, {
+    deny(state, {
       status: 'denied',
       code: 'DENIED',
       policy: 'guard',

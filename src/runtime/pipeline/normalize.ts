@@ -27,7 +27,9 @@ export function normalize(state: CallState): void {
     content = renderValue(state)
     owned = !definition?.render || state.settled !== undefined
   }
-  if (!state.settled && !owned) {
+  // Content from a render or a post-execute replacement is checked whatever the call's status:
+  // a hook may replace the content of a failed call too.
+  if (!owned) {
     const problem = invalidContent(content)
     if (problem) {
       settle(state, { status: 'failed', code: 'INVALID_OUTPUT', message: `The tool "${state.call.name}" produced invalid content: ${problem}` })

@@ -1,5 +1,5 @@
 import { messageOf } from '../../errors.js'
-import { type CallState, settle } from './state.js'
+import { type CallState, deny } from './state.js'
 import type { PreDecision, ToolExecution } from './types.js'
 
 /**
@@ -20,7 +20,7 @@ async function checkRestricted(state: CallState, restricted: boolean): Promise<v
   const { ctx, capability, exec } = state
   if (!capability || !exec) return
   if (restricted && !(await ctx.ingress.isVisible(capability, ctx.turn))) {
-    settle(state, {
+    deny(state, {
       status: 'denied',
       code: 'DENIED',
       policy: 'permission',
@@ -47,7 +47,7 @@ async function checkRestricted(state: CallState, restricted: boolean): Promise<v
     decision?.kind === 'deny' && typeof decision.reason === 'string' && decision.reason
       ? decision.reason
       : 'a pre-execute hook returned an invalid decision'
-  settle(state, {
+  deny(state, {
     status: 'denied',
     code: 'DENIED',
     policy: 'hook',

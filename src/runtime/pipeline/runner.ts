@@ -2,7 +2,7 @@ import { messageOf } from '../../errors.js'
 import { checkApproval } from './approval.js'
 import { checkAbort, parseArguments } from './arguments.js'
 import { dispatch } from './dispatch.js'
-import { checkGeneration } from './generation-check.js'
+import { checkGeneration, checkStillLive } from './generation-check.js'
 import { checkGuards } from './guards.js'
 import { appendCall, callNotRecorded, journalCall } from './journal-call.js'
 import { appendResult, journalResult } from './journal-result.js'
@@ -29,6 +29,7 @@ export const admission = [
   ['approval', checkApproval],
   ['guards', checkGuards],
   ['abort', checkAbort],
+  ['live', checkStillLive],
 ] as const satisfies Stages
 
 export const execution = [['execute', dispatch]] as const satisfies Stages

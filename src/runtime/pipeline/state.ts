@@ -114,6 +114,19 @@ export function settle(state: CallState, settlement: Settlement): void {
   state.settled ??= settlement
 }
 
+/** The call was cancelled before its body started: nothing ran. */
+export function notStarted(name: string): Settlement {
+  return { status: 'cancelled', code: 'ABORTED_BEFORE_DISPATCH', message: `The call to "${name}" was cancelled before it started; nothing was run.` }
+}
+
+/**
+ * A policy denial (permission, hook, approval, guard), unless the caller aborted while the policy
+ * was deciding: a pre-dispatch abort outranks a policy outcome (DESIGN.md §5).
+ */
+export function deny(state: CallState, settlement: Settlement): void {
+  settle(state, state.signal.aborted ? notStarted(state.call.name) : settlement)
+}
+
 export function text(value: string): ContentBlock[] {
   return [{ type: 'text', text: value }]
 }
