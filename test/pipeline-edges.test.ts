@@ -167,4 +167,32 @@ describe('pipeline edges', () => {
     // One listener shared by the three runs, gone with the last of them.
     expect(counts).toEqual({ added: 1, removed: 1 })
   })
+
+  it('journals the approval question with secrets redacted by the same rule as the arguments', async () => {
+    const { root, journal } = await rootWith(
+      (ctx) => {
+        ctx.addTool('login', defineTool({ description: 'L.', input: z.object({ user: z.string(), pwd: z.string(), auth: z.string() }), approval: 'always', execute: () => 'in' }))
+      },
+      { approval: { request: async () => 'rejected' } },
+    )
+    const turn = await beginTurn(root)
+    await turn.tools.execute({ callId: 'c1', name: 'login', arguments: '{"user":"bob","pwd":"hunter2","auth":"Basic Ym9i"}' })
+    const asked = (await journal.read(turn.turnId)).find((event) => event.kind === 'approval/asked') as { summary: string }
+    expect(asked.summary).toBe('login user="bob" pwd="[redacted]" auth="[redacted]"')
+  })
+
+  it('lets a second root open a memory journal another root is writing without closing that root\'s live call', async () => {
+    const release = deferred()
+    const { root: first, journal } = await rootWith((ctx) => {
+      ctx.addTool('slow', defineTool({ description: 'S.', input: z.object({}), approval: 'never', execute: async () => { await release.promise; return 'done' } }))
+    })
+    const turn = await beginTurn(first)
+    const pending = turn.tools.execute({ callId: 'c1', name: 'slow', arguments: '{}' })
+    await sleep(5)
+    await rootWith(() => {}, { journal })
+    release.resolve()
+    expect(await pending).toMatchObject({ status: 'completed' })
+    await turn.end()
+    expect(await journalKinds(journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c1', 'tool/result:c1', 'turn/end'])
+  })
 })

@@ -1,6 +1,6 @@
 import type { ApprovalAnswer, ApprovalPort, ApprovalRequest } from './approval-types.js'
 import type { ApprovalDecision } from './journal/types.js'
-import { redact } from './logger.js'
+import { redactSecrets } from './journal/privacy.js'
 
 const ANSWERS: ReadonlySet<string> = new Set(['allowed-once', 'allowed-session', 'rejected'])
 
@@ -87,7 +87,8 @@ export async function askApproval(
 
 /** One readable line: `write_file path="notes.md" content="Hello…" (2 args)`. */
 export function summarize(name: string, args: Readonly<Record<string, unknown>>): string {
-  const parts = Object.entries(redact(args) as Record<string, unknown>).map(([key, value]) => {
+  // The journal's own rule for secrets: this summary is journaled in `approval/asked`.
+  const parts = Object.entries(redactSecrets(args) as Record<string, unknown>).map(([key, value]) => {
     let shown = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value))
     if (shown.length > 60) shown = `${shown.slice(0, 57)}…`
     return `${key}=${shown}`

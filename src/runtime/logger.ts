@@ -1,17 +1,15 @@
 import type { ToolLogger } from '../features/define-tool.js'
+import { redactSecrets } from './journal/privacy.js'
 
 export type LogLevel = 'debug' | 'info' | 'warn'
 export type LogSink = (level: LogLevel, scope: string, message: string, fields?: Record<string, unknown>) => void
 
-const SECRET_KEY = /pass(word|wd)?|secret|token|api[-_]?key|authorization|cookie|credential|private[-_]?key|access[-_]?key/i
-
-/** Replaces values under secret-looking keys, recursively; never mutates its input. */
-export function redact(value: unknown, depth = 0): unknown {
-  if (value === null || typeof value !== 'object' || depth > 8) return value
-  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1))
-  const out: Record<string, unknown> = {}
-  for (const [key, v] of Object.entries(value)) out[key] = SECRET_KEY.test(key) ? '[redacted]' : redact(v, depth + 1)
-  return out
+/**
+ * Replaces values under secret-looking keys (the journal's rule, `isSecretKey`), recursively; never
+ * mutates its input. Nesting deeper than 8 levels is replaced too, rather than logged unexamined.
+ */
+export function redact(value: unknown): unknown {
+  return redactSecrets(value, 9)
 }
 
 /** A scoped logger whose fields are redacted before they reach the sink. */

@@ -37,12 +37,16 @@ export function checkEvent(event: JournalEvent): void {
   if (event === null || typeof event !== 'object') throw badEvent(event, 'to be an object')
   if (typeof event.turnId !== 'string' || event.turnId === '') throw badEvent(event, 'a non-empty `turnId`')
   if (!Number.isSafeInteger(event.seq) || event.seq < 1) throw badEvent(event, 'a positive integer `seq`')
-  if (!Number.isFinite(event.at)) throw badEvent(event, 'an `at` in epoch milliseconds')
+  // Whole milliseconds: the SQL stores keep `at` in an integer column.
+  if (!Number.isSafeInteger(event.at)) throw badEvent(event, 'an `at` in whole epoch milliseconds')
   if (CALL_KINDS.has(event.kind)) {
     const callId = callIdOf(event)
     if (typeof callId !== 'string' || callId === '') throw badEvent(event, `a non-empty \`callId\` on ${event.kind}`)
   } else if (!TURN_KINDS.has(event.kind)) {
     throw badEvent(event, 'a known `kind`')
+  } else if ((event as { callId?: unknown }).callId !== undefined) {
+    // A turn event is unique per turn; with a call id it would be keyed as a call's event instead.
+    throw badEvent(event, `no \`callId\` on ${event.kind}`)
   }
 }
 

@@ -37,7 +37,7 @@ describe('GroupCommit', () => {
     expect(settled.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
   })
 
-  it('rejects the whole batch when the commit throws', async () => {
+  it('rejects every item when the commit throws for each of them alone too', async () => {
     const failure = new Error('disk I/O error')
     const group = new GroupCommit<string>(() => {
       throw failure
@@ -47,6 +47,18 @@ describe('GroupCommit', () => {
       { status: 'rejected', reason: failure },
       { status: 'rejected', reason: failure },
     ])
+  })
+
+  it('commits the rest of a batch alone when one bad item makes the batch commit throw', async () => {
+    const committed: string[][] = []
+    const group = new GroupCommit<string>((items) => {
+      if (items.includes('bad')) throw new Error(`constraint failed in a batch of ${items.length}`)
+      committed.push([...items])
+      return items.map(() => undefined)
+    })
+    const settled = await Promise.allSettled([group.push('a'), group.push('bad'), group.push('b')])
+    expect(settled.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    expect(committed).toEqual([['a'], ['b']])
   })
 
   it('commits at once on flush, leaving nothing for the scheduled run', async () => {

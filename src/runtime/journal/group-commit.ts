@@ -10,7 +10,8 @@ interface Pending<T> {
 /**
  * Group commit: items pushed before the scheduled commit runs share one `commit` call, so
  * concurrent writers share one transaction and one fsync. Each push settles with its own item's
- * outcome; if `commit` throws, every item of that batch rejects with the error. `commit` is
+ * outcome; if `commit` throws, each item of the batch is committed alone, so only the items that
+ * fail on their own reject. `commit` is
  * synchronous (better-sqlite3), so nothing can be pushed while it runs: what arrives during a
  * commit's round of the event loop waits for the next one.
  */
@@ -43,7 +44,9 @@ export class GroupCommit<T> {
     try {
       refused = this.#commit(batch.map((pending) => pending.item))
     } catch (error) {
-      for (const pending of batch) pending.reject(error)
+      // One bad item rolls back the whole transaction: commit each on its own, so only it fails.
+      if (batch.length === 1) batch[0]!.reject(error)
+      else for (const pending of batch) this.#commitAlone(pending)
       return
     }
     batch.forEach((pending, index) => {
@@ -51,6 +54,16 @@ export class GroupCommit<T> {
       if (error === undefined) pending.resolve()
       else pending.reject(error)
     })
+  }
+
+  #commitAlone(pending: Pending<T>): void {
+    try {
+      const [error] = this.#commit([pending.item])
+      if (error === undefined) pending.resolve()
+      else pending.reject(error)
+    } catch (error) {
+      pending.reject(error)
+    }
   }
 
   readonly #run = (): void => {

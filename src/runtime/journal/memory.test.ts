@@ -60,12 +60,30 @@ describe('memoryJournal', () => {
     expect(await journal.tail(5)).toHaveLength(1)
   })
 
-  it('repairs open turns and calls written without a host', async () => {
+  it('leaves open turns and calls written without a host (this process\'s own), and repairs them with hosts: all', async () => {
     const journal = memoryJournal()
     await journal.append(now(begin('t1', 1)))
     await journal.append(now(call('t1', 2, 'c1')))
-    expect(await journal.repair()).toEqual({ results: 1, turns: 1 })
+    expect(await journal.repair()).toEqual({ results: 0, turns: 0 })
+    expect(await journal.repair({ hosts: 'all' })).toEqual({ results: 1, turns: 1 })
     expect((await journal.read('t1')).map((event) => event.host)).toEqual([undefined, undefined, undefined, undefined])
+  })
+
+  it('keeps every content block of a stored result frozen, even when the array came frozen', async () => {
+    const journal = memoryJournal()
+    const block = { type: 'text' as const, text: 'as journaled' }
+    await journal.append({ kind: 'tool/result', turnId: 't1', seq: 1, at: Date.now(), callId: 'c1', status: 'completed', content: Object.freeze([block]) as never, durationMs: 1 })
+    expect(() => {
+      'use strict'
+      block.text = 'rewritten'
+    }).toThrow(TypeError)
+    const [stored] = await journal.read('t1')
+    expect(stored).toMatchObject({ content: [{ text: 'as journaled' }] })
+  })
+
+  it('refuses a payload limit too small to hold its own truncation marker', () => {
+    expect(() => memoryJournal({ maxPayloadBytes: 40 })).toThrow('maxPayloadBytes must be an integer of at least 256')
+    expect(() => memoryJournal({ maxPayloadBytes: 1.5e3 + 0.5 })).toThrow('maxPayloadBytes')
   })
 
   it('stamps its hostId, when it has one, and leaves what it wrote itself since this process started', async () => {

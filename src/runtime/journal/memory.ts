@@ -1,6 +1,6 @@
 import { callIdOf, checkEvent, closedError, duplicateError } from './events.js'
 import { ownerGoneTest } from './hosts.js'
-import { DEFAULT_MAX_PAYLOAD_BYTES, type PrivacyOptions, protectEvent } from './privacy.js'
+import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
 import { countRepaired, type OpenCall, planRepair } from './repair.js'
 import type { JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
 
@@ -65,7 +65,7 @@ class MemoryJournalStore implements MemoryJournal {
   #closed = false
 
   constructor(options: MemoryJournalOptions) {
-    this.#maxBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
+    this.#maxBytes = payloadLimit(options)
     this.#failWith = options.failWith
     this.#host = options.hostId
   }
@@ -100,7 +100,10 @@ class MemoryJournalStore implements MemoryJournal {
   /** See `JournalStore.repair`; this store's own host is its `hostId`, if it has one. */
   async repair(options: RepairOptions = {}): Promise<RepairReport> {
     if (this.#closed) throw closedError(this.location)
-    const gone = ownerGoneTest(this.#host, options.hosts)
+    const test = ownerGoneTest(this.#host, options.hosts)
+    // Every writer of a memory journal is this process, so an event without a host is one of its
+    // own, still live (another root sharing the journal): only `hosts: 'all'` closes those.
+    const gone = (owner: JournalEvent) => (owner.host === undefined || owner.host === null ? options.hosts === 'all' : test(owner))
     const openCalls: OpenCall[] = []
     const openTurns: string[] = []
     const maxSeq = new Map<string, number>()
@@ -155,7 +158,8 @@ class MemoryJournalStore implements MemoryJournal {
  * handed over is frozen in place (it keeps no other use for it); content blocks too.
  */
 function freeze(event: JournalEvent): JournalEvent {
-  if (event.kind === 'tool/result' && !Object.isFrozen(event.content)) {
+  if (event.kind === 'tool/result') {
+    // Each block too, even in a frozen array: freezing is idempotent and cheap.
     for (const block of event.content) Object.freeze(block)
     Object.freeze(event.content)
   }

@@ -2,7 +2,7 @@ import pg from 'pg'
 import { checkEvent, closedError, duplicateError, toRow } from './events.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { ensurePostgresSchema, quoteIdent } from './postgres-schema.js'
-import { DEFAULT_MAX_PAYLOAD_BYTES, type PrivacyOptions, protectEvent } from './privacy.js'
+import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
 import { countRepaired, type OpenCall, planRepair } from './repair.js'
 import type { JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
 
@@ -39,7 +39,7 @@ class PostgresJournalStore implements JournalStore {
     const schema = options.schema ?? 'public'
     this.location = redactConnectionString(connectionString) + (schema === 'public' ? '' : ` (schema ${schema})`)
     this.#host = options.hostId ?? defaultHostId()
-    this.#maxBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
+    this.#maxBytes = payloadLimit(options)
     this.#sql = statements(`${quoteIdent(schema)}.seam_journal_events`)
     this.#pool = new pg.Pool({ connectionString })
     // An idle connection's error (a server restart) would otherwise crash the process; the next query reports it.

@@ -55,6 +55,10 @@ describe('redactArguments', () => {
   it('keeps a null secret as null', () => {
     expect(redactArguments('{"token":null}')).toBe('{"token":null}')
   })
+
+  it('does not keep a secret that a later duplicate key hid from the parse', () => {
+    expect(redactArguments('{"password":"hunter2","password":null}')).toBe('{"password":null}')
+  })
 })
 
 describe('truncateText', () => {

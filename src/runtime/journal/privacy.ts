@@ -1,7 +1,19 @@
 import { createHash } from 'node:crypto'
+import { SeamError } from '../../errors.js'
 import type { ContentBlock, JournalEvent } from './types.js'
 
 export const DEFAULT_MAX_PAYLOAD_BYTES = 64 * 1024
+/** A truncated payload keeps a marker of about 100 bytes (length and sha256): limits below this could not hold it. */
+export const MIN_MAX_PAYLOAD_BYTES = 256
+
+/** `maxPayloadBytes` from a store's options, checked: an integer of at least `MIN_MAX_PAYLOAD_BYTES`. */
+export function payloadLimit(options: PrivacyOptions): number {
+  const limit = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
+  if (!Number.isSafeInteger(limit) || limit < MIN_MAX_PAYLOAD_BYTES) {
+    throw new SeamError('INVALID_OPTIONS', `maxPayloadBytes must be an integer of at least ${MIN_MAX_PAYLOAD_BYTES}, got ${String(options.maxPayloadBytes)}`)
+  }
+  return limit
+}
 
 export interface PrivacyOptions {
   /**
@@ -40,12 +52,36 @@ export function redactArguments(raw: string): string {
   try {
     const parsed: unknown = JSON.parse(raw)
     const redacted = redactValue(parsed)
-    return redacted === parsed ? raw : JSON.stringify(redacted)
+    // Unchanged, but the text may still hold a secret the parse dropped: `{"password":"x","password":null}`.
+    if (redacted === parsed && !hasSecretKey(parsed)) return raw
+    return JSON.stringify(redacted)
   } catch (error) {
     if (error instanceof SyntaxError) return raw
     // Nested too deeply to walk: fail closed rather than store secrets we could not look for.
     return `${REDACTED} (arguments not inspected: ${fingerprint(raw)})`
   }
+}
+
+/** Whether a secret-looking key appears anywhere in `value`. */
+function hasSecretKey(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false
+  if (Array.isArray(value)) return value.some(hasSecretKey)
+  for (const [key, item] of Object.entries(value)) if (isSecretKey(key) || hasSecretKey(item)) return true
+  return false
+}
+
+/**
+ * `value` with the values under secret-looking keys replaced by `"[redacted]"`, at any depth (the
+ * same rule as the journal's): for text made from tool arguments, such as an approval summary.
+ * Nesting deeper than `maxDepth` is replaced too, rather than looked through.
+ */
+export function redactSecrets(value: unknown, maxDepth = 32, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') return value
+  if (depth >= maxDepth) return '[…]'
+  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, maxDepth, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [key, item] of Object.entries(value)) out[key] = isSecretKey(key) ? REDACTED : redactSecrets(item, maxDepth, depth + 1)
+  return out
 }
 
 /** The value with secrets replaced; the same object when nothing changed. */

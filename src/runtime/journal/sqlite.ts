@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3'
 import { type EventRow, checkEvent, closedError, duplicateError, toRow } from './events.js'
 import { GroupCommit } from './group-commit.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
-import { DEFAULT_MAX_PAYLOAD_BYTES, type PrivacyOptions, protectEvent } from './privacy.js'
+import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
 import { countRepaired, type OpenCall, planRepair } from './repair.js'
 import { journalFault, openJournalDatabase } from './sqlite-schema.js'
 import type { JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
@@ -72,7 +72,7 @@ class SqliteJournalStore implements JournalStore {
   constructor(path: string, options: SqliteJournalOptions) {
     this.location = path
     this.#db = openJournalDatabase(path, options.synchronous ?? 'FULL')
-    this.#maxBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
+    this.#maxBytes = payloadLimit(options)
     this.#host = options.hostId ?? defaultHostId()
     const prepare = (sql: string) => this.#db.prepare(sql)
     this.#statements = {
