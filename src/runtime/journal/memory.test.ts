@@ -73,8 +73,8 @@ describe('memoryJournal', () => {
     const journal = memoryJournal()
     const block = { type: 'text' as const, text: 'as journaled' }
     await journal.append({ kind: 'tool/result', turnId: 't1', seq: 1, at: Date.now(), callId: 'c1', status: 'completed', content: Object.freeze([block]) as never, durationMs: 1 })
+    // ESM is strict: writing to a frozen object throws.
     expect(() => {
-      'use strict'
       block.text = 'rewritten'
     }).toThrow(TypeError)
     const [stored] = await journal.read('t1')
