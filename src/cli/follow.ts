@@ -1,5 +1,5 @@
 import type { Root } from '../runtime/root.js'
-import { formatDiagnostic, formatPublish, ms } from './format.js'
+import { formatDiagnostic, formatPublish, ms, printable } from './format.js'
 import { line, type OutStream, type Style } from './io.js'
 
 /** One line per publish, a framed diagnostic per failed reload, a warning per abandoned call. */
@@ -15,7 +15,7 @@ export function follow(root: Root, out: OutStream, style: Style, dir: string): v
     line(out, `generation ${root.generation} keeps serving`)
   })
   root.on('abandoned', (call) => {
-    line(out, `${style.yellow('warning:')} call ${call.callId} to ${call.name} (generation ${call.generation}) did not stop after its deadline; abandoned, it keeps generation ${call.generation} until it settles`)
+    line(out, `${style.yellow('warning:')} call ${printable(call.callId)} to ${printable(call.name)} (generation ${call.generation}) did not stop after its deadline; abandoned, it keeps generation ${call.generation} until it settles`)
   })
 }
 

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { formatDiagnostic, formatPublish, schemaSummary } from './format.js'
+import { formatDiagnostic, formatPublish, printable, schemaSummary } from './format.js'
+import { eventRow } from './commands/journal.js'
 import { styleFor } from './io.js'
 
 describe('dev output formatting', () => {
@@ -42,5 +43,16 @@ describe('dev output formatting', () => {
     expect(styleFor(tty, {}).red('x')).toBe('\x1b[31mx\x1b[39m')
     expect(styleFor(tty, { NO_COLOR: '1' }).red('x')).toBe('x')
     expect(styleFor(new PassThrough(), {}).red('x')).toBe('x')
+  })
+
+  it('shows control characters from the journal as escapes, so a client cannot drive the terminal', () => {
+    expect(printable('mcp-1.\u001b[2J\u001b[31mPWNED\u001b[0m')).toBe('mcp-1.\\u001b[2J\\u001b[31mPWNED\\u001b[0m')
+    expect(printable('plain ünïcode · ok')).toBe('plain ünïcode · ok')
+    const row = eventRow(
+      { kind: 'tool/call', turnId: 't1', seq: 2, at: Date.now(), callId: 'c\u001b]0;title\u0007', name: 'nope\u001b[31mRED', arguments: '{}', generation: 1 },
+      styleFor(new PassThrough(), {}),
+    )
+    expect(row.join(' ')).not.toMatch(/[\u0000-\u001f]/)
+    expect(row.join(' ')).toContain('nope\\u001b[31mRED')
   })
 })

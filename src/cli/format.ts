@@ -88,3 +88,12 @@ function visibleLength(text: string): number {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colour codes
   return text.replace(/\x1b\[[0-9;]*m/g, '').length
 }
+
+/**
+ * Text from the journal or a client (call ids, tool names, arguments, summaries) made safe for a
+ * terminal: control characters (ANSI escapes included) are shown as `\uXXXX` instead of acting.
+ */
+export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly what is escaped
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander'
 import type { JournalEvent, JournalStore } from '../../runtime/journal/types.js'
 import { CliError, EXIT } from '../errors.js'
-import { ms, table } from '../format.js'
+import { ms, printable, table } from '../format.js'
 import { type CliContext, line, type Style, styleFor } from '../io.js'
 import { openExistingJournal, pluginDir } from '../workspace.js'
 
@@ -60,18 +60,18 @@ async function turnEvents(store: JournalStore, id: string): Promise<JournalEvent
 
 /** time, turn (short), seq, kind, call id, and what the event says. */
 export function eventRow(event: JournalEvent, style: Style): string[] {
-  const callId = 'callId' in event ? event.callId : ''
-  return [style.dim(timestamp(event.at)), event.turnId.slice(0, 8), `#${event.seq}`, kindLabel(event.kind, style), callId, describe(event, style)]
+  const callId = 'callId' in event ? printable(event.callId) : ''
+  return [style.dim(timestamp(event.at)), printable(event.turnId.slice(0, 8)), `#${event.seq}`, kindLabel(event.kind, style), callId, describe(event, style)]
 }
 
 function describe(event: JournalEvent, style: Style): string {
   switch (event.kind) {
     case 'turn/begin':
-      return `session ${event.session} · ${event.subjectId} · generation ${event.generation}${event.owner === 'root' ? '' : ` · owner ${event.owner}`}`
+      return printable(`session ${event.session} · ${event.subjectId} · generation ${event.generation}${event.owner === 'root' ? '' : ` · owner ${event.owner}`}`)
     case 'tool/call':
-      return `${style.bold(event.name)} ${style.dim(clip(event.arguments || '{}', 80))}`
+      return `${style.bold(printable(event.name))} ${style.dim(printable(clip(event.arguments || '{}', 80)))}`
     case 'approval/asked':
-      return `${event.summary}${event.reason ? style.dim(` (${event.reason})`) : ''}`
+      return `${printable(event.summary)}${event.reason ? style.dim(` (${printable(event.reason)})`) : ''}`
     case 'approval/decided':
       return event.decision.startsWith('allowed') ? style.green(event.decision) : style.red(event.decision)
     case 'tool/result': {
@@ -80,7 +80,7 @@ function describe(event: JournalEvent, style: Style): string {
       return `${status}${code} ${style.dim(ms(event.durationMs))}`
     }
     case 'turn/end':
-      return event.reason
+      return printable(event.reason)
   }
 }
 

@@ -18,6 +18,11 @@ describe('redactorFor', () => {
     expect(redact('rejected p@ssw0rd and qwerty123')).toBe('rejected *** and ***')
   })
 
+  it('hides query values as the URL spells them too, percent-encoded', () => {
+    const redact = redactorFor({ url: 'http://127.0.0.1:4765/mcp?api_key=Zx9%2BQk%2Fsecret%3D%3D' })
+    expect(redact('GET /mcp?api_key=Zx9%2BQk%2Fsecret%3D%3D failed; key Zx9+Qk/secret==')).toBe('GET /mcp?api_key=*** failed; key ***')
+  })
+
   it('replaces the longest secret first', () => {
     const redact = redactorFor({ command: 'srv', env: { A: 'abcd', B: 'abcdefgh' } })
     expect(redact('abcdefgh abcd')).toBe('*** ***')

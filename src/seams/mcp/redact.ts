@@ -28,6 +28,8 @@ export function redactorFor(transport: McpTransportOptions): Redactor {
       add(decodeURIComponent(url.password))
       add(url.password)
       for (const value of url.searchParams.values()) add(value)
+      // As written in the URL too: a message quoting the URL carries the percent-encoded form.
+      for (const pair of url.search.slice(1).split('&')) add(pair.slice(pair.indexOf('=') + 1))
     } catch {
       // An invalid URL fails at connect time with its own message.
     }

@@ -48,6 +48,8 @@ export class McpBridge {
   /** `tools/call` requests being served, and who waits for there to be none. */
   #active = 0
   #idle: (() => void) | undefined
+  /** Numbers the calls this bridge served: JSON-RPC ids are the client's and may repeat. */
+  #callCount = 0
   readonly #listing: TurnEnvelope
   readonly #unsubscribe: () => void
   #catalog: { generation: number; value: Promise<McpCatalog> } | undefined
@@ -157,7 +159,7 @@ export class McpBridge {
 
   async #call(server: Server, turns: SessionTurns, params: CallToolRequestParams, ctx: ServerContext): Promise<CallToolResult> {
     const started = this.#verbose ? performance.now() : 0
-    const call = { callId: `mcp-${String(ctx.mcpReq.id)}`, name: params.name, arguments: params.arguments ?? {} }
+    const call = { callId: callIdOf(++this.#callCount, ctx.mcpReq.id), name: params.name, arguments: params.arguments ?? {} }
     let outcome: ToolCallOutcome
     // Counted rather than tracked as a promise each: `close()` waits for the count to reach zero.
     this.#active += 1
@@ -215,6 +217,16 @@ export class McpBridge {
       return next
     })
   }
+}
+
+/**
+ * A call's id: this bridge's own count, for uniqueness (a client may reuse a JSON-RPC id once its
+ * request is answered, and `1` and `"1"` are different ids), then the client's id, escaped and cut,
+ * to find the request again. It reaches the journal and terminals, so it carries no control characters.
+ */
+function callIdOf(count: number, id: string | number): string {
+  const wire = typeof id === 'number' ? String(id) : JSON.stringify(String(id))
+  return `mcp-${count}.${wire.length > 40 ? `${wire.slice(0, 39)}…` : wire}`
 }
 
 /** A client-supplied name, quoted and cut, so a log line cannot be forged with control characters. */
