@@ -1,71 +1,9 @@
-import { mkdtemp, mkdir, rename, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { rename, rm } from 'node:fs/promises'
 import path from 'node:path'
-import { describe, expect, it, onTestFinished } from 'vitest'
-import { createRoot, type GenerationEvent, type ReloadFailedEvent, type Root } from 'seam-runtime'
+import { describe, expect, it } from 'vitest'
+import type { GenerationEvent, ReloadFailedEvent } from 'seam-runtime'
 import { beginTurn, deferred } from './kit.js'
-
-type Event = ({ kind: 'generation' } & GenerationEvent) | ({ kind: 'failed' } & ReloadFailedEvent)
-
-async function plugin(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'seam-hmr-'))
-  onTestFinished(() => rm(dir, { recursive: true, force: true }))
-  for (const [name, text] of Object.entries(files)) await put(dir, name, text)
-  return dir
-}
-
-async function put(dir: string, name: string, text: string): Promise<void> {
-  await mkdir(path.dirname(path.join(dir, name)), { recursive: true })
-  await writeFile(path.join(dir, name), text)
-}
-
-async function watching(dir: string): Promise<{ root: Root; events: Event[]; next: () => Promise<Event> }> {
-  const root = await createRoot({ dir, watch: true })
-  onTestFinished(() => root.close())
-  const events: Event[] = []
-  let waiter: ((e: Event) => void) | undefined
-  const push = (e: Event) => {
-    events.push(e)
-    waiter?.(e)
-    waiter = undefined
-  }
-  root.on('generation', (e) => push({ kind: 'generation', ...e }))
-  root.on('reload-failed', (e) => push({ kind: 'failed', ...e }))
-  const next = () =>
-    new Promise<Event>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no generation event within 5 s')), 5_000)
-      waiter = (e) => {
-        clearTimeout(timer)
-        resolve(e)
-      }
-    })
-  return { root, events, next }
-}
-
-const tool = (description: string, body: string, input = 'z.object({})') => `
-import { defineTool } from 'seam-runtime'
-import { z } from 'zod'
-export default defineTool({
-  description: ${JSON.stringify(description)},
-  input: ${input},
-  approval: 'never',
-  async execute(args, ctx) {
-    ${body}
-  },
-})
-`
-
-/** Waits past the debounce to prove no second generation follows. */
-const quiet = () => new Promise((resolve) => setTimeout(resolve, 150))
-
-async function call(root: Root, name: string, args = '{}') {
-  const turn = await beginTurn(root)
-  try {
-    return await turn.tools.execute({ callId: 'c1', name, arguments: args })
-  } finally {
-    await turn.end()
-  }
-}
+import { call, plugin, put, quiet, tool, watching } from './hmr-kit.js'
 
 describe('hot reload of a plugin folder', () => {
   it('publishes one generation per add, change, rename and delete of a tool file, with the diff', async () => {

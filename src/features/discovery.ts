@@ -9,7 +9,8 @@ export interface PluginFolder {
   readonly skillFiles: string[]
 }
 
-const PLUGIN_FILES = ['plugin.ts', 'plugin.mts', 'plugin.js', 'plugin.mjs']
+/** The names a plugin file may have, in the order they are looked for. */
+export const PLUGIN_FILES: readonly string[] = ['plugin.ts', 'plugin.mts', 'plugin.js', 'plugin.mjs']
 const TOOL_FILE = /^[^.].*\.(?:ts|mts|js|mjs)$/
 const NOT_A_TOOL = /\.(?:test|spec)\.[mc]?[jt]s$|\.d\.[mc]?ts$/
 const SKILL_FILE = /^[^.].*\.md$/

@@ -90,6 +90,8 @@ export class Root {
   #active: Generation | undefined
   #number = 0
   #queue: Promise<unknown> = Promise.resolve()
+  /** A build that was to run setup again failed: the next build from file changes runs it too. */
+  #setupPending = false
   #closing: Promise<void> | undefined
   #repair: RepairReport | undefined
   readonly #generations = new Set<Generation>()
@@ -182,9 +184,13 @@ export class Root {
     // The queue is extended before the first await, so reloads keep their call order.
     const next = this.#queue.then(() => {
       if (this.closed) return this.#closedResult()
-      // Files named in `changed` (all of them when none are named) are loaded again.
+      // Files named in `changed` (all when none are) load again; a failed setup build stays due.
       const touched = this.#source?.invalidate(options.changed)
-      return this.#build({ setup: options.setup ?? (options.changed ? (touched?.setup ?? false) : true), changed: options.changed })
+      const setup = options.setup ?? (options.changed ? (touched?.setup ?? false) || this.#setupPending : true)
+      return this.#build({ setup, changed: options.changed }).then((result) => {
+        if (setup) this.#setupPending = !result.ok
+        return result
+      })
     })
     this.#queue = next.catch(() => {})
     return next

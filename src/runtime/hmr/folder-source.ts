@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Diagnostic } from '../../features/diagnostic.js'
-import { discoverPluginFolder } from '../../features/discovery.js'
+import { discoverPluginFolder, PLUGIN_FILES } from '../../features/discovery.js'
 import { type LoadedToolFile, loadPluginFile, loadToolFile } from '../../features/loader/index.js'
 import { parseSkillFile, type SkillFile } from '../../features/skill-file.js'
 import type { SkillSlot, ToolSlot } from '../generation.js'
@@ -34,6 +34,11 @@ export class FolderSource {
   #pluginFile: { file: string; dependencies: string[]; definition: PluginDefinition; release(): void } | undefined
   #pluginStale = true
   readonly #watched = new Set<string>()
+  /**
+   * The local imports of each tool file as of its last good load: while the file fails to load they
+   * stay watched, so fixing a broken helper outside `tools/` reloads it.
+   */
+  readonly #dependencies = new Map<string, readonly string[]>()
 
   constructor(dir: string, modules: () => Promise<Record<string, unknown>>) {
     this.dir = path.resolve(dir)
@@ -95,7 +100,8 @@ export class FolderSource {
       if (!plugin.dir) continue
       const folder = await discoverPluginFolder(plugin.dir)
       for (const sub of ['tools', path.join('agent', 'skills')]) this.#watched.add(path.join(plugin.dir, sub))
-      this.#watched.add(path.join(plugin.dir, 'plugin.ts'))
+      // Every name a plugin file may have: creating `plugin.mjs` where there was none is a change too.
+      for (const name of PLUGIN_FILES) this.#watched.add(path.join(plugin.dir, name))
       for (const file of folder.toolFiles) {
         let entry = this.#tools.get(file)
         if (!entry) {
@@ -103,10 +109,15 @@ export class FolderSource {
             entry = { loaded: await loadToolFile(file, { modules, relativeTo: this.dir }), refs: 0, stale: false }
             this.#tools.set(file, entry)
           } catch (error) {
-            diagnostics.push(diagnosticOf(error, 'LOAD_FAILED'))
+            const diagnostic = diagnosticOf(error, 'LOAD_FAILED')
+            diagnostics.push(diagnostic)
+            // Keep watching what the file imported when it last loaded, and the file the error is in.
+            for (const d of this.#dependencies.get(file) ?? []) this.#watched.add(d)
+            if (diagnostic.file) this.#watched.add(path.resolve(this.dir, diagnostic.file))
             continue
           }
         }
+        this.#dependencies.set(file, entry.loaded.dependencies)
         for (const d of entry.loaded.dependencies) this.#watched.add(d)
         used.push(entry)
         tools.push({

@@ -97,7 +97,12 @@ class ChokidarWatcher implements Watcher {
     const ready = new Promise<void>((done) => watcher.once('ready', () => done()))
     const seen = (path: string) => {
       const absolute = resolve(path)
-      if (followed(absolute) && !(absolute !== root && NOISE.test(basename(absolute)))) this.#record(absolute)
+      if (followed(absolute) && !(absolute !== root && NOISE.test(basename(absolute)))) {
+        this.#record(absolute)
+        // The followed folder itself was removed (a branch switch, `rm -r tools`): chokidar does not
+        // watch a root that comes back, so follow it again from its nearest existing ancestor.
+        if (absolute === root && anchor === root && !existsSync(root)) this.#reanchor(root)
+      }
       // A folder on the way to a missing path appeared (`mkdir -p agent/skills` then a write): the
       // files may already be there before a nested watch exists. Report the path itself (a reload
       // lists the folder) and follow it again from its new nearest ancestor.
