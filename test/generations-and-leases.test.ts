@@ -240,4 +240,35 @@ describe('generations and leases', () => {
       'generation 2 was disposed with errors: 2 disposer(s) failed: timer: timer gone; socket: socket stuck',
     ])
   })
+
+  it('releases a generation\'s plugins even when a provider\'s change subscription fails to unsubscribe', async () => {
+    const released: number[] = []
+    const root = await createRoot({
+      journal: memoryJournal(),
+      log: () => {},
+      plugin: definePlugin({
+        name: 'root',
+        setup(ctx) {
+          const generation = ctx.generation
+          ctx.effect(() => {
+            released.push(generation)
+          }, 'probe')
+          const seams = new SeamIntegration()
+          seams.registerToolService('global', {
+            id: 'remote',
+            description: 'A provider whose unsubscribe throws.',
+            schema: () => [],
+            execute: async () => ({ success: true, output: null }),
+            onDidChange: () => () => {
+              throw new Error('unsubscribe failed')
+            },
+          } as never)
+          ctx.resources.provide(capabilitySeamToken, seams, () => seams.dispose())
+        },
+      }),
+    })
+    onTestFinished(() => root.close())
+    await root.reload()
+    await vi.waitFor(() => expect(released).toEqual([1]))
+  })
 })

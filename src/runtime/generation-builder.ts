@@ -61,8 +61,17 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
     hooks: input.hooks,
     logger: input.logger,
     onDispose: () => {
-      for (const u of unsubscribe) u()
+      // Every unsubscribe runs and the files are released even if one throws; the first error is reported.
+      const errors: unknown[] = []
+      for (const u of unsubscribe) {
+        try {
+          u()
+        } catch (error) {
+          errors.push(error)
+        }
+      }
       files?.release?.()
+      if (errors.length > 0) throw errors[0]
     },
   })
   const errors = files?.diagnostics ?? []

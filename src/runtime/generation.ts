@@ -132,8 +132,12 @@ export class Generation {
     this.#disposal ??= (async () => {
       if (this.#state !== 'failed') this.#state = 'disposed'
       try {
-        await this.#onDispose?.()
-        await this.root.release()
+        // The plugin tree is released even when the generation's own disposers fail.
+        try {
+          await this.#onDispose?.()
+        } finally {
+          await this.root.release()
+        }
       } catch (error) {
         const labels = SeamError.is(error, 'DISPOSE_FAILED') ? error.details?.labels : undefined
         this.#logger?.warn(`generation ${this.number} was disposed with errors: ${messageOf(error)}`, { generation: this.number, labels })

@@ -36,7 +36,8 @@ export function checkEvent(event: JournalEvent): void {
   // under tsx's keepNames, a defineProperty) for a path that almost never throws.
   if (event === null || typeof event !== 'object') throw badEvent(event, 'to be an object')
   if (typeof event.turnId !== 'string' || event.turnId === '') throw badEvent(event, 'a non-empty `turnId`')
-  if (!Number.isSafeInteger(event.seq) || event.seq < 1) throw badEvent(event, 'a positive integer `seq`')
+  // At most 2^31 - 1: PostgreSQL keeps `seq` in an `integer` column.
+  if (!Number.isSafeInteger(event.seq) || event.seq < 1 || event.seq > 0x7fff_ffff) throw badEvent(event, 'a positive 32-bit integer `seq`')
   // Whole milliseconds: the SQL stores keep `at` in an integer column.
   if (!Number.isSafeInteger(event.at)) throw badEvent(event, 'an `at` in whole epoch milliseconds')
   if (CALL_KINDS.has(event.kind)) {

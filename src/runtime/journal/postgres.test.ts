@@ -52,6 +52,21 @@ describe('postgresJournal', () => {
     expect((await store.read('t1')).map((event) => event.host)).toEqual(['host-a', 'host-a', 'host-a', 'host-a'])
   })
 
+  it('tries again after a failed start: a database created after the store opened is used', async () => {
+    const database = `seam_late_${randomUUID().replaceAll('-', '').slice(0, 12)}`
+    const late = new URL(url)
+    late.pathname = `/${database}`
+    const store = postgresJournal(late.toString(), {})
+    onTestFinished(async () => {
+      await store.close()
+      await admin.query(`DROP DATABASE IF EXISTS ${database}`)
+    })
+    await expect(store.append(begin('t1', 1))).rejects.toThrow(/does not exist/)
+    await admin.query(`CREATE DATABASE ${database}`)
+    await store.append(begin('t1', 1))
+    expect(await store.read('t1')).toHaveLength(1)
+  })
+
   it('creates its tables once when two hosts start together on a new schema', async () => {
     const schema = testSchema()
     const a = open(schema, 'host-a')

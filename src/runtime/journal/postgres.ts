@@ -28,7 +28,9 @@ class PostgresJournalStore implements JournalStore {
   readonly kind = 'postgres'
   readonly location: string
   readonly #pool: pg.Pool
-  readonly #ready: Promise<void>
+  #ready: Promise<void>
+  #unprepared = false
+  readonly #schema: string
   readonly #host: string
   readonly #maxBytes: number
   readonly #sql: ReturnType<typeof statements>
@@ -44,9 +46,20 @@ class PostgresJournalStore implements JournalStore {
     this.#pool = new pg.Pool({ connectionString })
     // An idle connection's error (a server restart) would otherwise crash the process; the next query reports it.
     this.#pool.on('error', () => undefined)
-    this.#ready = ensurePostgresSchema(this.#pool, schema, this.location)
-    // Reported by the first operation; a store nobody uses must not raise an unhandled rejection.
-    this.#ready.catch(() => undefined)
+    this.#schema = schema
+    this.#ready = this.#prepare()
+  }
+
+  /**
+   * Creates the schema and table if needed. A failure (the server not up yet) is reported by the
+   * operations waiting for it, and the next operation tries again rather than failing for good.
+   */
+  #prepare(): Promise<void> {
+    const ready = ensurePostgresSchema(this.#pool, this.#schema, this.location)
+    ready.catch(() => {
+      if (this.#ready === ready) this.#unprepared = true
+    })
+    return ready
   }
 
   append(event: JournalEvent): Promise<void> {
@@ -110,6 +123,10 @@ class PostgresJournalStore implements JournalStore {
 
   #run<T>(operation: () => Promise<T>): Promise<T> {
     if (this.#closing !== undefined) return Promise.reject(closedError(this.location))
+    if (this.#unprepared) {
+      this.#unprepared = false
+      this.#ready = this.#prepare()
+    }
     const running = this.#ready.then(operation)
     this.#inFlight.add(running)
     const forget = (): void => {

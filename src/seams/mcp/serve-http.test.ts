@@ -277,6 +277,8 @@ describe('serveHttp: who may connect', () => {
   it('will not listen beyond loopback without a token', async () => {
     await expect(serveHttp(root, { host: '0.0.0.0', port: 0 })).rejects.toMatchObject({ name: 'SeamError', code: 'INVALID_OPTIONS' })
     await expect(serveHttp(root, { host: '0.0.0.0', port: 0, token: '  ' })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+    // A token no Authorization header could carry.
+    await expect(serveHttp(root, { port: 0, token: 'two words' })).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: expect.stringContaining('white space') })
   })
 
   it('listens beyond loopback with a token', async () => {

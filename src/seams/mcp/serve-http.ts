@@ -53,7 +53,11 @@ const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
 export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ url: string; close(): Promise<void> }> {
   const host = options.host ?? '127.0.0.1'
   const port = options.port ?? 4750
-  const token = options.token?.trim() ? options.token : undefined
+  const token = options.token?.trim() || undefined
+  // A header carries one token without spaces: a token with them could never be presented.
+  if (token !== undefined && /\s/.test(token)) {
+    throw new SeamError('INVALID_OPTIONS', 'the bearer token must not contain white space', { hint: 'use a token of letters, digits and punctuation' })
+  }
   if (!isLoopback(host) && !token) {
     throw new SeamError('INVALID_OPTIONS', `serving MCP on ${host}, which is not a loopback address, needs a bearer token`, {
       hint: 'pass a token, or serve on 127.0.0.1',
@@ -100,6 +104,8 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
     const sessionId = header(req, 'mcp-session-id')
     let session = sessionId === undefined ? undefined : sessions.get(sessionId)
     if (sessionId !== undefined && !session) return reply(res, 404, 'Session not found')
+    // Seen now, before a slow upload: the idle sweep must not expire the session while the body arrives.
+    if (session) session.lastSeen = Date.now()
     const body = req.method === 'POST' ? await readBody(req) : undefined
     if (body === 'too-large') return reply(res, 413, 'Request body too large', { connection: 'close' })
     session ??= await openSession()
