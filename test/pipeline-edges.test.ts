@@ -195,4 +195,26 @@ describe('pipeline edges', () => {
     await turn.end()
     expect(await journalKinds(journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c1', 'tool/result:c1', 'turn/end'])
   })
+
+  it('settles a call held by a hook, guard or wrapper that never answers as soon as its caller aborts, running nothing', async () => {
+    const ran: string[] = []
+    const never = new Promise<never>(() => {})
+    const { root, journal } = await rootWith((ctx) => {
+      for (const name of ['hooked', 'guarded', 'wrapped']) {
+        ctx.addTool(name, defineTool({ description: 'T.', input: z.object({}), approval: 'never', execute: () => ran.push(name) }))
+      }
+      ctx.hooks.preExecute((exec, next) => (exec.name === 'hooked' ? never : next()))
+      ctx.guards.add((exec) => (exec.name === 'guarded' ? never : undefined))
+      ctx.hooks.execute((exec, next) => (exec.name === 'wrapped' ? never : next()))
+    })
+    for (const name of ['hooked', 'guarded', 'wrapped']) {
+      const controller = new AbortController()
+      const turn = await beginTurn(root)
+      const pending = turn.tools.execute({ callId: 'c1', name, arguments: '{}' }, { signal: controller.signal })
+      setTimeout(() => controller.abort(), 10)
+      expect(await pending).toMatchObject({ status: 'cancelled', code: 'ABORTED_BEFORE_DISPATCH' })
+      await expectPaired(journal, turn.turnId)
+    }
+    expect(ran).toEqual([])
+  })
 })

@@ -3,7 +3,7 @@ import type { ToolExecutionResult } from '../../seams/types.js'
 import { SeamBodyContext, ToolBodyContext } from './body-context.js'
 import { type Due, deadlines } from './deadlines.js'
 import { NEVER_ABORTED } from '../turn-ingress.js'
-import { type CallState, settle } from './state.js'
+import { ABORTED, type CallState, notStarted, settle, untilAborted } from './state.js'
 import type { DispatchResult, ExecuteWrapper, ToolExecution } from './types.js'
 
 const ABANDONED: unique symbol = Symbol('abandoned')
@@ -21,16 +21,26 @@ export function dispatch(state: CallState): Promise<void> | undefined {
   const run = new BodyRun(state)
   // Without wrappers the run decides the call itself when the body settles: one promise less.
   if (wrappers.length === 0) return run.run()
-  return wrap(wrappers, 0, state.exec!, run, undefined).then(
-    (r) => {
+  const decided = (r: BodyResult) => {
+    run.finish()
+    decide(state, run, r)
+  }
+  const failed = (error: unknown) => {
+    run.finish()
+    decide(state, run, { ok: false, error: `an execute wrapper failed: ${messageOf(error)}`, details: { stage: 'execute-wrapper' } })
+  }
+  const wrapped = wrap(wrappers, 0, state.exec!, run, undefined)
+  return untilAborted(wrapped, state.signal).then((r) => {
+    if (r !== ABORTED) return decided(r)
+    // Cancelled while a wrapper held the call before its body started: settle now, run nothing
+    // (a late next() is refused). Once the body started, the run's own abort handling bounds it.
+    if (!state.dispatched) {
       run.finish()
-      decide(state, run, r)
-    },
-    (error: unknown) => {
-      run.finish()
-      decide(state, run, { ok: false, error: `an execute wrapper failed: ${messageOf(error)}`, details: { stage: 'execute-wrapper' } })
-    },
-  )
+      settle(state, notStarted(state.call.name))
+      return
+    }
+    return wrapped.then(decided, failed)
+  }, failed)
 }
 
 function wrap(wrappers: readonly ExecuteWrapper[], index: number, exec: ToolExecution, run: BodyRun, signal: AbortSignal | undefined): Promise<BodyResult> {

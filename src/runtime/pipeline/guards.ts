@@ -1,5 +1,5 @@
 import { messageOf } from '../../errors.js'
-import { type CallState, deny } from './state.js'
+import { ABORTED, type CallState, deny, notStarted, settle, untilAborted } from './state.js'
 
 /**
  * Stage 6: monotonic owner rules, after approval. A reason string denies; nothing a hook or a
@@ -18,9 +18,13 @@ async function runGuards(state: CallState): Promise<void> {
     let reason: unknown
     try {
       reason = guard(exec)
-      if (reason instanceof Promise) reason = await reason
+      if (reason instanceof Promise) reason = await untilAborted(reason, state.signal)
     } catch (error) {
       reason = `a guard failed: ${messageOf(error)}`
+    }
+    if (reason === ABORTED) {
+      settle(state, notStarted(exec.name))
+      return
     }
     if (reason === undefined) continue
     const text = typeof reason === 'string' && reason !== '' ? reason : 'a guard returned an invalid value'

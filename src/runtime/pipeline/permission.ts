@@ -1,5 +1,5 @@
 import { messageOf } from '../../errors.js'
-import { type CallState, deny } from './state.js'
+import { ABORTED, type CallState, deny, notStarted, settle, untilAborted } from './state.js'
 import type { PreDecision, ToolExecution } from './types.js'
 
 /**
@@ -19,7 +19,12 @@ export function checkPermission(state: CallState): Promise<void> | undefined {
 async function checkRestricted(state: CallState, restricted: boolean): Promise<void> {
   const { ctx, capability, exec } = state
   if (!capability || !exec) return
-  if (restricted && !(await ctx.ingress.isVisible(capability, ctx.turn))) {
+  const visible = restricted ? await untilAborted(ctx.ingress.isVisible(capability, ctx.turn), state.signal) : true
+  if (visible === ABORTED) {
+    settle(state, notStarted(exec.name))
+    return
+  }
+  if (!visible) {
     deny(state, {
       status: 'denied',
       code: 'DENIED',
@@ -33,7 +38,12 @@ async function checkRestricted(state: CallState, restricted: boolean): Promise<v
   if (hooks.length === 0) return
   let decision: PreDecision
   try {
-    decision = await runPre(hooks, 0, exec)
+    const answer = await untilAborted(runPre(hooks, 0, exec), state.signal)
+    if (answer === ABORTED) {
+      settle(state, notStarted(exec.name))
+      return
+    }
+    decision = answer
   } catch (error) {
     decision = { kind: 'deny', reason: `a pre-execute hook failed: ${messageOf(error)}` }
   }
