@@ -156,4 +156,20 @@ describe('McpToolService against our own low-level fixture server over stdio', (
     await expect(short.schema('global')).rejects.toSatisfy((caught: unknown) => SeamError.is(caught, 'CLOSED'))
     expect(await short.execute('global', 'echo', { text: 'x' })).toMatchObject({ success: false })
   })
+
+  it('leaves a server out of a new generation at once while a reconnection hangs, instead of waiting for it', async () => {
+    // Fails its first start, then hangs without answering the handshake: a retry that never ends.
+    const marker = `${process.env.TMPDIR ?? '/tmp'}/seam-hang-${process.pid}-${Date.now()}`
+    const script = `const fs=require('fs');const m=${JSON.stringify(marker)};if(!fs.existsSync(m)){fs.writeFileSync(m,'');process.exit(1)}setInterval(()=>{},1000);process.stdin.resume()`
+    const hanging = new McpToolService({ id: 'hanging', transport: { command: process.execPath, args: ['-e', script] }, reconnect: { initialDelayMs: 10, maxDelayMs: 10 } })
+    onTestFinished(async () => {
+      await hanging.dispose()
+      await import('node:fs/promises').then((fs) => fs.rm(marker, { force: true }))
+    })
+    await expect(hanging.connect()).rejects.toMatchObject({ code: 'PROVIDER_UNAVAILABLE' })
+    await waitFor('a retry in flight', () => hanging.status === 'connecting')
+    const started = performance.now()
+    await expect(hanging.schema('global')).rejects.toMatchObject({ code: 'PROVIDER_UNAVAILABLE' })
+    expect(performance.now() - started).toBeLessThan(500)
+  })
 })

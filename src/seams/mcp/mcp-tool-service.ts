@@ -93,7 +93,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService {
   }
 
   async schema(_scope: string): Promise<ToolSchema[]> {
-    const connection = await this.#supervisor.current()
+    const connection = await this.#supervisor.current(false)
     let entry = this.#cache
     if (!entry || entry.connection !== connection || entry.epoch !== this.#epoch) {
       const fresh = { connection, epoch: this.#epoch, schemas: this.#list(connection) }

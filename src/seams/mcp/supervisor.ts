@@ -31,6 +31,8 @@ export class ConnectionSupervisor {
   #status: McpServiceStatus = 'idle'
   #connection: McpConnection | undefined
   #attempt: Promise<McpConnection> | undefined
+  /** The attempt in flight was started by a retry, not by `connect()`'s first try. */
+  #attemptIsRetry = false
   #retryTimer: NodeJS.Timeout | undefined
   #retries = 0
   #diagnostic: string | undefined
@@ -67,11 +69,17 @@ export class ConnectionSupervisor {
     await this.#startAttempt()
   }
 
-  /** The live connection; waits for an attempt in flight; otherwise rejects with PROVIDER_UNAVAILABLE. */
-  current(): Promise<McpConnection> {
+  /**
+   * The live connection; waits for an attempt in flight; otherwise rejects with PROVIDER_UNAVAILABLE.
+   * With `waitForRetry: false`, a reconnection attempt (after the server was lost or first failed) is
+   * not waited for: a generation being built leaves the tools out at once rather than stalling on a
+   * server that may hang for the whole setup timeout, and the reconnection announces them.
+   */
+  current(waitForRetry = true): Promise<McpConnection> {
     if (this.#status === 'disposed') return Promise.reject(this.#closed())
     if (this.#connection && this.#status === 'connected') return Promise.resolve(this.#connection)
-    return this.#attempt ?? Promise.reject(this.unavailable())
+    if (this.#attempt && (waitForRetry || !this.#attemptIsRetry)) return this.#attempt
+    return Promise.reject(this.unavailable())
   }
 
   /** The error for "this server cannot be used right now". */
@@ -100,6 +108,7 @@ export class ConnectionSupervisor {
 
   #startAttempt(): Promise<McpConnection> {
     const recovering = this.#status === 'down'
+    this.#attemptIsRetry = recovering
     this.#status = 'connecting'
     let live: McpConnection | undefined
     const hooks = {
