@@ -184,11 +184,13 @@ export function describeJournalContract(name: string, backend: JournalBackend): 
       expect(await store.read('t1')).toEqual([])
     })
 
-    it('refuses a turn event with a call id (it would dodge the one-per-turn rule) and a fractional at', async () => {
+    it('refuses a turn event with a call id (it would dodge the one-per-turn rule), a fractional at and a seq past 2^31 - 1', async () => {
       const store = (await storage()).open()
       await store.append(begin('t1', 1))
       await rejectsWith(store.append({ ...end('t1', 2), callId: 'c1' } as JournalEvent), 'INVALID_CALL')
       await rejectsWith(store.append({ ...call('t1', 3, 'c1'), at: Date.now() + 0.5 }), 'INVALID_CALL')
+      // Beyond the 32-bit column PostgreSQL keeps it in: refused alike by every store.
+      await rejectsWith(store.append(call('t1', 2 ** 31, 'c1')), 'INVALID_CALL')
       await store.append(end('t1', 4))
       await rejectsWith(store.append({ ...end('t1', 5), callId: 'c2' } as JournalEvent), 'INVALID_CALL')
       expect((await store.read('t1')).map((event) => event.kind)).toEqual(['turn/begin', 'turn/end'])
