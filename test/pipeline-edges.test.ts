@@ -217,4 +217,19 @@ describe('pipeline edges', () => {
     }
     expect(ran).toEqual([])
   })
+
+  it('settles a call whose post-execute hook never answers as ABORTED once its caller aborts, the value discarded', async () => {
+    const { root, journal } = await rootWith((ctx) => {
+      ctx.addTool('t', defineTool({ description: 'T.', input: z.object({}), approval: 'never', execute: () => 'secret result' }))
+      ctx.hooks.postExecute(() => new Promise<never>(() => {}))
+    })
+    const controller = new AbortController()
+    const turn = await beginTurn(root)
+    const pending = turn.tools.execute({ callId: 'c1', name: 't', arguments: '{}' }, { signal: controller.signal })
+    setTimeout(() => controller.abort(), 10)
+    const outcome = await pending
+    expect(outcome).toMatchObject({ status: 'cancelled', code: 'ABORTED' })
+    expect(outcome.value).toBeUndefined()
+    await expectPaired(journal, turn.turnId)
+  })
 })

@@ -1,5 +1,5 @@
 import { messageOf } from '../../errors.js'
-import { type CallState, toDeferred } from './state.js'
+import { ABORTED, type CallState, settle, toDeferred, untilAborted } from './state.js'
 import type { DispatchResult, PostDecision, PostExecuteHook, ToolExecution } from './types.js'
 
 /**
@@ -20,7 +20,13 @@ async function runHooks(state: CallState): Promise<void> {
   if (state.settled && state.settled.code !== 'TOOL_ERROR') return
   let decision: PostDecision
   try {
-    decision = await runPost(hooks, 0, exec, Object.freeze({ ...dispatch }))
+    const answer = await untilAborted(runPost(hooks, 0, exec, Object.freeze({ ...dispatch })), state.signal)
+    if (answer === ABORTED) {
+      // The caller gave up while a hook held the result: cancellation beats success (a failure stays).
+      settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${exec.name}" was cancelled; its result was discarded.` })
+      return
+    }
+    decision = answer
   } catch (error) {
     decision = { kind: 'block', feedback: `a post-execute hook failed: ${messageOf(error)}` }
   }
