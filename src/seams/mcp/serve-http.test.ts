@@ -316,6 +316,31 @@ describe('serveHttp: who may connect', () => {
     expect(response.status).toBe(404)
   })
 
+  it('answers 503 to a new session past maxSessions, and takes one again when a session ends', async () => {
+    const server = await serveHttp(root, { port: 0, maxSessions: 1 })
+    onTestFinished(() => server.close())
+    const firstTransport = new StreamableHTTPClientTransport(new URL(server.url))
+    const first = new Client({ name: 'first', version: '1.0.0' })
+    await first.connect(firstTransport)
+    await first.listTools()
+    const refused = new Client({ name: 'second', version: '1.0.0' })
+    await expect(refused.connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow(/503|Too many sessions/)
+    // Ending the session (DELETE) frees its place.
+    await firstTransport.terminateSession()
+    await first.close()
+    await until('a free place for a new session', async () => {
+      const third = new Client({ name: 'third', version: '1.0.0' })
+      try {
+        await third.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+        await third.close()
+        return true
+      } catch {
+        return false
+      }
+    }, 3_000)
+    await expect(serveHttp(root, { port: 0, maxSessions: 0 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+  })
+
   it('keeps a connected client session alive past the idle time while its event stream is open', async () => {
     const server = await serveHttp(root, { port: 0, sessionIdleMs: 80 })
     onTestFinished(() => server.close())

@@ -29,6 +29,11 @@ export type McpHttpOptions = McpServeOptions & {
    * a client that vanished without ending its session must not hold a server and a turn forever.
    */
   sessionIdleMs?: number
+  /**
+   * At most this many sessions at once (default 64); a client asking for one more is answered 503
+   * until another ends or expires. Each session holds a server and a turn.
+   */
+  maxSessions?: number
 }
 
 const PATH = '/mcp'
@@ -43,6 +48,7 @@ interface Session {
 }
 
 const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
+const DEFAULT_MAX_SESSIONS = 64
 
 /**
  * Serves the live generation over streamable HTTP at `http://<host>:<port>/mcp`, one MCP session
@@ -70,6 +76,10 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
   const sessions = new Map<string, Session>()
   let closing: Promise<void> | undefined
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
+  if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) {
+    throw new SeamError('INVALID_OPTIONS', `maxSessions must be a positive integer, got ${String(options.maxSessions)}`)
+  }
   const sweeper = setInterval(() => {
     const now = Date.now()
     for (const session of sessions.values()) {
@@ -108,6 +118,10 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
     if (session) session.lastSeen = Date.now()
     const body = req.method === 'POST' ? await readBody(req) : undefined
     if (body === 'too-large') return reply(res, 413, 'Request body too large', { connection: 'close' })
+    if (!session && sessions.size >= maxSessions) {
+      log(`mcp http: refused a new session: ${maxSessions} are open`)
+      return reply(res, 503, `Too many sessions (${maxSessions}); end one or try again later`, { 'retry-after': '5' })
+    }
     session ??= await openSession()
     const current = session
     current.open += 1
