@@ -232,4 +232,47 @@ describe('pipeline edges', () => {
     expect(outcome.value).toBeUndefined()
     await expectPaired(journal, turn.turnId)
   })
+
+  it('starts no body in a batch once an observer aborted it, however the stages interleave', async () => {
+    for (const passThroughHooks of [0, 1, 2]) {
+      const ran: string[] = []
+      const controller = new AbortController()
+      const { root } = await rootWith((ctx) => {
+        ctx.addTool('work', defineTool({
+          description: 'W.',
+          input: z.object({ fail: z.boolean().default(false) }),
+          approval: 'never',
+          isConcurrencySafe: () => true,
+          execute: ({ fail }, { callId }) => {
+            ran.push(callId)
+            if (fail) throw new Error('boom')
+            return 1
+          },
+        }))
+        for (let i = 0; i < passThroughHooks; i++) ctx.hooks.postExecute((_e, _r, next) => next())
+        // Host policy: stop the batch at the first failure.
+        ctx.hooks.result((_exec, outcome) => {
+          if (outcome.status === 'failed') controller.abort()
+        })
+      })
+      const turn = await beginTurn(root)
+      const calls = ['A', 'B', 'C', 'D'].map((callId, i) => ({ callId, name: 'work', arguments: JSON.stringify({ fail: i === 0 }) }))
+      const outcomes = await turn.tools.executeBatch(calls, { signal: controller.signal })
+      // Every call whose body did not run says so; none ran after the abort was seen.
+      for (const outcome of outcomes) {
+        if (!ran.includes(outcome.callId)) expect(outcome.code).toBe('ABORTED_BEFORE_DISPATCH')
+        else if (outcome.callId !== 'A') expect(outcome.code).toBe('ABORTED')
+      }
+      expect(ran.length).toBeLessThan(4)
+    }
+  })
+
+  it('refuses root limits that would lift the batch bound or outlast a timer', async () => {
+    for (const defaults of [{ maxParallel: Number.NaN }, { maxParallel: 1.5 }, { timeoutMs: 2 ** 31 }, { graceMs: 0 }]) {
+      await expect(rootWith(() => {}, { defaults })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+    }
+    // An option left undefined keeps its default.
+    const { root } = await rootWith(() => {}, { defaults: { maxParallel: undefined } })
+    expect(root.generation).toBe(1)
+  })
 })

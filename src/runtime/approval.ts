@@ -1,6 +1,7 @@
 import type { ApprovalAnswer, ApprovalPort, ApprovalRequest } from './approval-types.js'
 import type { ApprovalDecision } from './journal/types.js'
 import { redactSecrets } from './journal/privacy.js'
+import { MAX_TIMER_MS } from './pipeline/deadlines.js'
 
 const ANSWERS: ReadonlySet<string> = new Set(['allowed-once', 'allowed-session', 'rejected'])
 
@@ -60,7 +61,7 @@ export async function askApproval(
     timer = setTimeout(() => {
       controller.abort(new Error('approval timed out'))
       resolve({ decision: 'timeout' })
-    }, timeoutMs)
+    }, Math.min(timeoutMs, MAX_TIMER_MS))
     onAbort = () => {
       controller.abort(signal.reason)
       resolve({ decision: 'cancelled' })

@@ -16,7 +16,7 @@ import type { PipelineHooks } from './pipeline/types.js'
 import { DisposableScope } from './scope.js'
 import { Turn } from './turn.js'
 import { createTurnIngress, NEVER_ABORTED, type TurnIngressInput } from './turn-ingress.js'
-import { DEFAULT_LIMITS, TurnToolRuntime } from './turn-tool-runtime.js'
+import { resolveLimits, TurnToolRuntime } from './turn-tool-runtime.js'
 import type { DeferredContext } from '../features/define-tool.js'
 import { locateError } from '../features/loader/index.js'
 import { FolderSource } from './hmr/folder-source.js'
@@ -104,7 +104,7 @@ export class Root {
     this.journal = options.journal ?? memoryJournal()
     this.ingress = new CapabilityIngress({ permissions: options.permissions })
     this.#logger = new Logger(options.log ?? (() => {}))
-    this.#limits = { ...DEFAULT_LIMITS, ...options.defaults }
+    this.#limits = resolveLimits(options.defaults)
     this.#source = options.dir ? new FolderSource(options.dir, hostModules) : undefined
   }
 

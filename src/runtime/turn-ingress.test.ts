@@ -83,8 +83,10 @@ describe('createTurnIngress', () => {
     ['an unattended turn with a question port', { unattended: true, ports: { question } }, 'an unattended turn cannot expose interactive ports (approval, question)'],
     ['an approval port without request()', { ports: { approval: {} } }, '`ports.approval` must have a request() method'],
     ['a question port without ask()', { ports: { question: {} } }, '`ports.question` must have an ask() method'],
-    ['a non-positive policy timeout', { policy: { timeoutMs: 0 } }, '`policy.timeoutMs` must be a positive number'],
-    ['a non-finite policy value', { policy: { maxParallel: Number.POSITIVE_INFINITY } }, '`policy.maxParallel` must be a positive number'],
+    ['a non-positive policy timeout', { policy: { timeoutMs: 0 } }, '`policy.timeoutMs` must be a positive number up to 2147483647'],
+    ['a non-finite policy value', { policy: { maxParallel: Number.POSITIVE_INFINITY } }, '`policy.maxParallel` must be a positive number up to 2147483647, whole'],
+    ['a timeout no timer can wait', { policy: { approvalTimeoutMs: 2 ** 31 } }, '`policy.approvalTimeoutMs` must be a positive number up to 2147483647'],
+    ['a fractional maxParallel', { policy: { maxParallel: 1.5 } }, '`policy.maxParallel` must be a positive number up to 2147483647, whole'],
   ])('rejects %s with INVALID_TURN and a clear message', (_label, overrides, message) => {
     const error = rejection(overrides)
     expect(error.code).toBe('INVALID_TURN')

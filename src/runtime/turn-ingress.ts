@@ -107,8 +107,9 @@ export function createTurnIngress(input: TurnIngressInput): TurnEnvelope {
   }
   const policy = input.policy ?? {}
   for (const [key, value] of Object.entries(policy)) {
-    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
-      invalid(`\`policy.${key}\` must be a positive number`)
+    // Timers wait at most 2^31 - 1 ms; `maxParallel` counts calls.
+    if (value !== undefined && !(typeof value === 'number' && value > 0 && value <= 0x7fff_ffff && (key !== 'maxParallel' || Number.isInteger(value)))) {
+      invalid(`\`policy.${key}\` must be a positive number up to 2147483647${key === 'maxParallel' ? ', whole' : ''}`)
     }
   }
   return Object.freeze({

@@ -5,6 +5,7 @@ import { type AgentCapabilities, bindingOf, CapabilityIngress, type ToolCapabili
 import type { Generation } from './generation.js'
 import type { JournalEvent } from './journal/types.js'
 import { classify } from './pipeline/classify.js'
+import { MAX_TIMER_MS } from './pipeline/deadlines.js'
 import { abortedBeforeDispatch, admission, attempt, commit, execution, runCall } from './pipeline/runner.js'
 import { type AbandonedCall, CallState, type RuntimeLimits, type TurnContext } from './pipeline/state.js'
 import type { ToolCall, ToolCallOutcome } from './pipeline/types.js'
@@ -16,6 +17,23 @@ export const DEFAULT_LIMITS: RuntimeLimits = Object.freeze({
   approvalTimeoutMs: 300_000,
   maxParallel: 8,
 })
+
+/**
+ * `DEFAULT_LIMITS` with the given ones over them. Each given limit must be a whole number from 1 up
+ * to what a timer can wait (2^31 - 1); `undefined` keeps the default. A `NaN` `maxParallel` would
+ * otherwise lift the batch bound, and a longer timeout would fire at once.
+ */
+export function resolveLimits(given: Partial<RuntimeLimits> | undefined): RuntimeLimits {
+  const limits: Record<string, number> = { ...DEFAULT_LIMITS }
+  for (const [key, value] of Object.entries(given ?? {})) {
+    if (value === undefined) continue
+    if (!Number.isSafeInteger(value) || value < 1 || value > MAX_TIMER_MS) {
+      throw new SeamError('INVALID_OPTIONS', `limit \`${key}\` must be a whole number from 1 to ${MAX_TIMER_MS}, got ${String(value)}`)
+    }
+    limits[key] = value
+  }
+  return Object.freeze(limits) as unknown as RuntimeLimits
+}
 
 export interface TurnToolRuntimeOptions {
   readonly turn: TurnEnvelope
@@ -60,7 +78,7 @@ export class TurnToolRuntime {
       tools,
       ingress: options.ingress ?? new CapabilityIngress(),
       grants: options.grants ?? new ApprovalGrants(),
-      limits: { ...DEFAULT_LIMITS, ...options.limits },
+      limits: resolveLimits(options.limits),
       ended: options.ended ?? (() => false),
       nextSeq: options.nextSeq ?? (() => ++seq),
       append: (event: JournalEvent) => journal.append(event),

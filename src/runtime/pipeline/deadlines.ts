@@ -1,3 +1,6 @@
+/** The longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_MS = 0x7fff_ffff
+
 /** Something due at a `performance.now()` time. */
 export interface Due {
   readonly due: number
@@ -27,7 +30,8 @@ class DeadlineQueue {
   #arm(due: number): void {
     clearTimeout(this.#timer)
     this.#armedFor = due
-    this.#timer = setTimeout(this.#fire, Math.max(0, due - performance.now()))
+    // Capped: an entry due later than a timer can wait is re-armed when this one fires.
+    this.#timer = setTimeout(this.#fire, Math.min(MAX_TIMER_MS, Math.max(0, due - performance.now())))
   }
 
   readonly #fire = (): void => {

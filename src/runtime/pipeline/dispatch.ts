@@ -17,6 +17,11 @@ type BodyResult = DispatchResult | typeof ABANDONED
  */
 export function dispatch(state: CallState): Promise<void> | undefined {
   if (!state.args) return undefined
+  // In a batch, an abort can land between the last admission check and here: nothing starts then.
+  if (state.signal.aborted) {
+    settle(state, notStarted(state.call.name))
+    return undefined
+  }
   const wrappers = state.ctx.generation.hooks.execute
   const run = new BodyRun(state)
   // Without wrappers the run decides the call itself when the body settles: one promise less.
