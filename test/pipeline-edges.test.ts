@@ -236,6 +236,7 @@ describe('pipeline edges', () => {
   it('starts no body in a batch once an observer aborted it, however the stages interleave', async () => {
     for (const passThroughHooks of [0, 1, 2]) {
       const ran: string[] = []
+      const startedAfterAbort: string[] = []
       const controller = new AbortController()
       const { root } = await rootWith((ctx) => {
         ctx.addTool('work', defineTool({
@@ -243,8 +244,9 @@ describe('pipeline edges', () => {
           input: z.object({ fail: z.boolean().default(false) }),
           approval: 'never',
           isConcurrencySafe: () => true,
-          execute: ({ fail }, { callId }) => {
+          execute: ({ fail }, { callId, signal }) => {
             ran.push(callId)
+            if (signal.aborted) startedAfterAbort.push(callId)
             if (fail) throw new Error('boom')
             return 1
           },
@@ -263,6 +265,7 @@ describe('pipeline edges', () => {
         if (!ran.includes(outcome.callId)) expect(outcome.code).toBe('ABORTED_BEFORE_DISPATCH')
         else if (outcome.callId !== 'A') expect(outcome.code).toBe('ABORTED')
       }
+      expect(startedAfterAbort).toEqual([])
       expect(ran.length).toBeLessThan(4)
     }
   })
