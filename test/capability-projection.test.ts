@@ -216,4 +216,47 @@ describe('visibility through a root, identical for Feature and Seam tools', () =
       expect((await turnNames(noHost)).names).toEqual([])
     })
   }
+
+  it('skips a remote tool nested too deep to walk, with a diagnostic, and still projects the others', async () => {
+    let deep: Record<string, unknown> = { type: 'string' }
+    for (let i = 0; i < 20_000; i++) deep = { type: 'object', properties: { a: deep } }
+    const root = await rootWith((_ctx, seams) => {
+      seams.registerToolService('global', provider('remote', () => [fn('ok'), { type: 'function', function: { name: 'deep', description: 'D.', parameters: deep } }]).service)
+    })
+    const { names } = await turnNames(root)
+    expect(names).toEqual(['ok'])
+    expect(root.activeGeneration.diagnostics.map((d) => d.message)).toContainEqual(expect.stringContaining('nested deeper than 64 levels'))
+  })
+
+  it('keeps a frozen copy of a remote schema: the provider changing its object later changes nothing', async () => {
+    const parameters = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }
+    const root = await rootWith((_ctx, seams) => {
+      seams.registerToolService('global', provider('remote', () => [{ type: 'function', function: { name: 'count', description: 'C.', parameters } }]).service)
+    })
+    const { turn } = await turnNames(root)
+    const [tool] = turn.capabilities.tools
+    expect(Object.isFrozen(tool!.parameters)).toBe(true)
+    ;(parameters.properties.n as { type: string }).type = 'string'
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'count', arguments: '{"n":"not a number"}' })
+    expect(outcome).toMatchObject({ status: 'failed', code: 'INVALID_ARGS' })
+  })
+
+  it('drops a remote tool whose restrictions have the wrong type, instead of lifting them', async () => {
+    const root = await rootWith(
+      (_ctx, seams) => {
+        seams.registerToolService(
+          'global',
+          provider('remote', () => [
+            fn('open_tool'),
+            fn('admin_only', { permissions: 'admin' as never }),
+            fn('discord_only', { platforms: 'discord' as never }),
+            fn('secret', { hidden: 'true' as never }),
+          ]).service,
+        )
+      },
+      { check: () => false },
+    )
+    const { names } = await turnNames(root)
+    expect(names).toEqual(['open_tool'])
+  })
 })

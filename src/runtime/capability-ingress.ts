@@ -169,7 +169,14 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
       continue
     }
     for (const schema of schemas) {
-      const capability = seamTool(schema, service, owner, diagnose)
+      let capability: ToolCapability | undefined
+      try {
+        capability = seamTool(schema, service, owner, diagnose)
+      } catch (error) {
+        // One malformed remote tool (a schema nested too deep to walk) drops that tool, not the projection.
+        diagnose({ code: 'INVALID_TOOL', source: `seam:${service.id}`, message: `a tool from "${service.id}" was skipped: ${messageOf(error)}` })
+        continue
+      }
       if (!capability) continue
       claim(toolSources, 'tool', capability.name, capability.source)
       tools.push(bind({ kind: 'seam', generation, service, scope: owner }, capability))
@@ -220,15 +227,25 @@ function bind(binding: ToolBinding, capability: ToolCapability): ToolCapability 
 function seamTool(schema: ToolSchema, service: ToolService, owner: string, diagnose: (d: Diagnostic) => void): ToolCapability | undefined {
   const fn = schema?.function
   const name = typeof fn?.name === 'string' ? fn.name.trim() : ''
-  if (name === '' || schema.hidden === true) return undefined
-  if (service.isAvailable && !safeAvailable(service, owner, name)) return undefined
-  const parameters = fn.parameters !== null && typeof fn.parameters === 'object' ? fn.parameters : undefined
-  if (!parameters) {
-    diagnose({ code: 'INVALID_TOOL', source: `seam:${service.id}`, message: `tool "${name}" from "${service.id}" has no parameters object; skipped` })
+  const skip = (why: string) => {
+    diagnose({ code: 'INVALID_TOOL', source: `seam:${service.id}`, message: `tool "${name}" from "${service.id}" ${why}; skipped` })
     return undefined
   }
+  // Restrictions fail closed: a value of the wrong type drops the tool rather than lifting the restriction.
+  if (schema?.hidden !== undefined && typeof schema.hidden !== 'boolean') return skip('has a `hidden` that is not a boolean')
+  for (const key of ['permissions', 'platforms', 'scopes'] as const) {
+    const value = schema?.[key] as unknown
+    if (value !== undefined && !(Array.isArray(value) && value.every((s) => typeof s === 'string' && s.trim() !== ''))) {
+      return skip(`has \`${key}\` that is not a list of names`)
+    }
+  }
+  if (name === '' || schema.hidden === true) return undefined
+  if (service.isAvailable && !safeAvailable(service, owner, name)) return undefined
+  if (fn.parameters === null || typeof fn.parameters !== 'object') return skip('has no parameters object')
+  // A copy the provider cannot change later (validators compile lazily), bounded in depth and size.
+  const parameters = snapshotSchema(fn.parameters)
   const description = typeof fn.description === 'string' ? fn.description : ''
-  const strings = (v: unknown) => Object.freeze(Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [])
+  const strings = (v: unknown) => Object.freeze(Array.isArray(v) ? [...(v as string[])] : [])
   return {
     name,
     description,
@@ -244,6 +261,25 @@ function seamTool(schema: ToolSchema, service: ToolService, owner: string, diagn
     concurrencySafe: schema.concurrencySafe === true,
     fingerprint: toolFingerprint(name, description, parameters),
   }
+}
+
+const MAX_SCHEMA_DEPTH = 64
+const MAX_SCHEMA_NODES = 20_000
+
+/** A frozen deep copy of a remote JSON Schema; throws when it is nested too deep or too large to walk. */
+function snapshotSchema(schema: object): JsonSchema {
+  let nodes = 0
+  const copy = (value: unknown, depth: number): unknown => {
+    if (++nodes > MAX_SCHEMA_NODES) throw new Error(`its input schema has more than ${MAX_SCHEMA_NODES} nodes`)
+    if (value === null || typeof value !== 'object') return value
+    if (depth > MAX_SCHEMA_DEPTH) throw new Error(`its input schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`)
+    if (Array.isArray(value)) return Object.freeze(value.map((item) => copy(item, depth + 1)))
+    const out: Record<string, unknown> = {}
+    // defineProperty: a `__proto__` key stays a key instead of setting the copy's prototype.
+    for (const [key, item] of Object.entries(value)) Object.defineProperty(out, key, { value: copy(item, depth + 1), enumerable: true })
+    return Object.freeze(out)
+  }
+  return copy(schema, 0) as JsonSchema
 }
 
 function safeAvailable(service: ToolService, owner: string, name: string): boolean {

@@ -1,3 +1,5 @@
+import { isProxy } from 'node:util/types'
+
 /**
  * Finds the first place where `value` is not lossless JSON: something `JSON.stringify` would drop,
  * change or reject (undefined, NaN, ±Infinity, -0, BigInt, functions, symbols, cycles, class
@@ -22,19 +24,25 @@ function isPlainJson(value: unknown, depth: number): boolean {
     case 'object': {
       if (value === null) return true
       if (depth >= MAX_QUICK_DEPTH) return false
+      // A Proxy can answer anything (`toJSON` included) whatever it looks like.
+      if (isProxy(value)) return false
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
           if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false
         }
-        return true
+        // Any key besides the indexes (`arr.extra = 1`) is dropped by JSON.
+        return Reflect.ownKeys(value).length === value.length + 1
       }
       const proto = Object.getPrototypeOf(value)
       if (proto !== Object.prototype && proto !== null) return false
-      if (Object.getOwnPropertySymbols(value).length > 0) return false
+      let keys = 0
       for (const key in value) {
+        keys += 1
         if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false
       }
-      return true
+      // Symbol keys and non-enumerable properties are dropped by JSON (and an enumerable key
+      // inherited from a polluted prototype would be counted above): all keys must be own enumerable strings.
+      return Reflect.ownKeys(value).length === keys
     }
     default:
       return false
@@ -61,6 +69,7 @@ function walk(value: unknown, path: string, seen: Set<object>): { path: string; 
   if (value === null) return undefined
   const object = value as object
   if (seen.has(object)) return { path: path || '/', problem: 'a cycle is not JSON' }
+  if (isProxy(object)) return { path: path || '/', problem: 'a Proxy is not plain JSON' }
   seen.add(object)
   try {
     if (Array.isArray(object)) {
@@ -69,6 +78,7 @@ function walk(value: unknown, path: string, seen: Set<object>): { path: string; 
         const found = walk(object[i], `${path}/${i}`, seen)
         if (found) return found
       }
+      if (Reflect.ownKeys(object).length !== object.length + 1) return { path: path || '/', problem: 'an array with properties besides its items is not JSON' }
       return undefined
     }
     const proto = Object.getPrototypeOf(object)
@@ -77,6 +87,11 @@ function walk(value: unknown, path: string, seen: Set<object>): { path: string; 
       return { path: path || '/', problem: `a ${kind} instance is not plain JSON` }
     }
     if (Object.getOwnPropertySymbols(object).length > 0) return { path: path || '/', problem: 'symbol keys are not JSON' }
+    const hidden = Object.getOwnPropertyNames(object).find((key) => !Object.prototype.propertyIsEnumerable.call(object, key))
+    if (hidden !== undefined) return { path: `${path}/${hidden}`, problem: 'a non-enumerable property is dropped by JSON' }
+    for (const key in object) {
+      if (!Object.hasOwn(object, key)) return { path: `${path}/${key}`, problem: 'an inherited property is not JSON' }
+    }
     for (const key of Object.keys(object)) {
       const found = walk((object as Record<string, unknown>)[key], `${path}/${key}`, seen)
       if (found) return found

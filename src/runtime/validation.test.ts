@@ -41,4 +41,22 @@ describe('validators', () => {
     // A trusted (authored) schema keeps its pattern.
     expect(validators.forSchema({ type: 'string', pattern: '^a+$' })('b').ok).toBe(false)
   })
+
+  it('refuses an $async schema, trusted or not, instead of letting every value through', () => {
+    const schema = { $async: true, type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }
+    for (const untrusted of [true, false]) {
+      const result = validators.forSchema({ ...schema }, untrusted)({ n: 'not a number' })
+      expect(result.ok).toBe(false)
+    }
+    expect(describeIssues((validators.forSchema({ ...schema })({ n: 1 }) as { issues: { path: string; message: string }[] }).issues)).toContain('$async')
+  })
+
+  it('refuses an untrusted schema nested too deep to look through for patterns', () => {
+    let schema: Record<string, unknown> = { type: 'string', pattern: '^(a+)+$' }
+    for (let i = 0; i < 80; i++) schema = { type: 'object', properties: { a: schema } }
+    const started = performance.now()
+    const result = validators.forSchema(schema, true)({})
+    expect(result).toMatchObject({ ok: false, issues: [{ message: expect.stringContaining('nested deeper than 64 levels') }] })
+    expect(performance.now() - started).toBeLessThan(200)
+  })
 })

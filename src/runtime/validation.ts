@@ -17,6 +17,7 @@ export type Validator = (value: unknown) => ValidationResult
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void
 const MAX_CACHED = 2_000
+const AJV_ROTATE_AFTER = 500
 
 /**
  * Compiles JSON Schemas lazily, once per distinct schema text, with one Ajv per draft. Compiled
@@ -26,6 +27,7 @@ const MAX_CACHED = 2_000
 class ValidatorCache {
   #draft7: Ajv | undefined
   #draft2020: Ajv2020 | undefined
+  #compiles = 0
   readonly #byText = new Map<string, { validate: Validator; schema: object; ajv: Ajv | Ajv2020 }>()
   readonly #byObject = new WeakMap<object, Validator>()
   readonly #untrustedByObject = new WeakMap<object, Validator>()
@@ -40,9 +42,14 @@ class ValidatorCache {
     const cache = untrusted ? this.#untrustedByObject : this.#byObject
     const known = cache.get(schema)
     if (known) return known
-    const validate = isZodSchema(schema)
-      ? zodValidator(schema)
-      : this.#jsonValidator(untrusted ? (withoutPatterns(schema) as Record<string, unknown>) : (schema as Record<string, unknown>))
+    let validate: Validator
+    try {
+      validate = isZodSchema(schema)
+        ? zodValidator(schema)
+        : this.#jsonValidator(untrusted ? (withoutPatterns(schema) as Record<string, unknown>) : (schema as Record<string, unknown>))
+    } catch (error) {
+      validate = uncompilable(messageOf(error))
+    }
     cache.set(schema, validate)
     return validate
   }
@@ -62,9 +69,11 @@ class ValidatorCache {
     try {
       compiled = ajv.compile(copy)
     } catch (error) {
-      const reason = messageOf(error)
-      return () => ({ ok: false, issues: [{ path: '/', message: `the tool's input schema cannot be compiled: ${reason}` }] })
+      return uncompilable(messageOf(error))
     }
+    // An `$async` schema compiles to a validator that returns a promise: every value would pass.
+    if ((compiled as { $async?: unknown }).$async === true) return uncompilable('asynchronous schemas ($async) are not supported')
+    this.#compiles += 1
     const validate: Validator = (value) =>
       compiled(value)
         ? { ok: true, value }
@@ -85,6 +94,13 @@ class ValidatorCache {
   }
 
   #ajvFor(schema: Record<string, unknown>): Ajv | Ajv2020 {
+    // Ajv keeps every compiled schema's code in a scope shared by the instance, even after
+    // removeSchema: start fresh instances now and then (validators already compiled keep working).
+    if (this.#compiles >= AJV_ROTATE_AFTER) {
+      this.#compiles = 0
+      this.#draft7 = undefined
+      this.#draft2020 = undefined
+    }
     const draft = typeof schema.$schema === 'string' ? schema.$schema : ''
     if (draft.includes('2020-12') || draft.includes('2019-09')) {
       if (!this.#draft2020) {
@@ -110,14 +126,26 @@ function ajvMessage(e: { keyword: string; message?: string; params: Record<strin
 
 const acceptAny: Validator = (value) => ({ ok: true, value })
 
-/** A copy of a JSON Schema without regular expressions (`pattern`, `patternProperties`), at any depth. */
+/** A validator for a schema that cannot be used: every call fails with the reason (fail closed). */
+function uncompilable(reason: string): Validator {
+  return () => ({ ok: false, issues: [{ path: '/', message: `the tool's input schema cannot be compiled: ${reason}` }] })
+}
+
+const MAX_UNTRUSTED_DEPTH = 64
+
+/**
+ * A copy of an untrusted JSON Schema without regular expressions (`pattern`, `patternProperties`)
+ * and without `$async` (Ajv would compile a validator that returns a promise), at any depth. A
+ * schema nested deeper than it can be looked through is refused.
+ */
 function withoutPatterns(value: unknown, depth = 0): unknown {
-  if (value === null || typeof value !== 'object' || depth > 64) return value
+  if (value === null || typeof value !== 'object') return value
+  if (depth > MAX_UNTRUSTED_DEPTH) throw new Error(`it is nested deeper than ${MAX_UNTRUSTED_DEPTH} levels`)
   if (Array.isArray(value)) return value.map((item) => withoutPatterns(item, depth + 1))
   const copy: Record<string, unknown> = {}
   for (const [key, item] of Object.entries(value)) {
-    if ((key === 'pattern' && typeof item === 'string') || key === 'patternProperties') continue
-    copy[key] = withoutPatterns(item, depth + 1)
+    if ((key === 'pattern' && typeof item === 'string') || key === 'patternProperties' || key === '$async') continue
+    Object.defineProperty(copy, key, { value: withoutPatterns(item, depth + 1), enumerable: true, writable: true, configurable: true })
   }
   return copy
 }

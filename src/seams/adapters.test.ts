@@ -146,6 +146,19 @@ describe('ToolRegistryAsService', () => {
     expect(service.description).toBe('tool registry tickets')
   })
 
+  it('validates a JSON Schema input itself, patterns included (the runtime drops them from remote schemas)', async () => {
+    const readName = defineTool({
+      description: 'Read a file by short name.',
+      input: { type: 'object', properties: { name: { type: 'string', pattern: '^[a-z]+$' } }, required: ['name'] },
+      approval: 'never',
+      execute: (args) => `would read ${(args as { name: string }).name}`,
+    })
+    const service = new ToolRegistryAsService('files', new Map([['read_name', readName as ToolDefinition]]))
+    const context = { callId: 'c1', turnId: 't1', session: 's', principal: { subjectId: 'u', roles: [] }, generation: 1, owner: 'root', question: undefined, signal: new AbortController().signal } as never
+    expect(await service.execute('root', 'read_name', { name: '../../etc/passwd' }, context)).toMatchObject({ success: false, error: expect.stringContaining('invalid arguments') })
+    expect(await service.execute('root', 'read_name', { name: 'notes' }, context)).toMatchObject({ success: true, output: 'would read notes' })
+  })
+
   it('passes the real call id, generation and owner to the tool body', async () => {
     seen.length = 0
     const service = new ToolRegistryAsService('tickets', registry)

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { messageOf } from '../errors.js'
 import type { SkillSpec, ToolDefinition } from '../features/define-tool.js'
-import { isZodSchema } from '../features/define-tool.js'
 import { toJsonSchema } from '../features/schema.js'
+import { describeIssues, validators } from '../runtime/validation.js'
 import type { SkillService, ToolExecutionResult, ToolInvocationContext, ToolSchema, ToolService } from './types.js'
 
 type Entries<T> = ReadonlyMap<string, T> | { entries(): Iterable<[string, T]> }
@@ -95,12 +95,11 @@ export class ToolRegistryAsService implements ToolService {
     const tool = entryOf(this.#registry, toolName)
     if (!tool) return { success: false, error: `Unknown tool: ${toolName}` }
     if (!context) return { success: false, error: 'Turn context required' }
-    let args = input as Record<string, unknown>
-    if (isZodSchema(tool.input)) {
-      const parsed = tool.input.safeParse(input)
-      if (!parsed.success) return { success: false, error: `invalid arguments: ${parsed.error.message}` }
-      args = parsed.data as Record<string, unknown>
-    }
+    // The runtime validated these against the schema it was shown, without its `pattern`s (remote
+    // schemas are untrusted): this provider validates its own, patterns included.
+    const checked = validators.forSchema(tool.input)(input)
+    if (!checked.ok) return { success: false, error: `invalid arguments: ${describeIssues(checked.issues)}` }
+    const args = checked.value as Record<string, unknown>
     const deferred: string[] = []
     try {
       const output = await tool.execute(args, {
