@@ -1,6 +1,6 @@
 import { SeamError } from '../errors.js'
 import type { Diagnostic } from '../features/diagnostic.js'
-import { formatDiagnostic } from './format.js'
+import { formatDiagnostic, printableLines } from './format.js'
 import { type CliIo, line, styleFor } from './io.js'
 
 /** Exit codes: 0 success, 1 a failed call or a runtime error, 2 a usage error. */
@@ -40,7 +40,8 @@ export function reportError(error: unknown, io: CliIo, options: { debug: boolean
     line(io.stderr, style.red('seam: the plugin could not build its first generation'))
     for (const d of diagnostics) line(io.stderr, formatDiagnostic(d, style, options.dir))
   } else {
-    line(io.stderr, style.red(`seam: ${message}`))
+    // A message may quote journal text or a tool's error: shown with control characters escaped.
+    line(io.stderr, style.red(`seam: ${printableLines(message)}`))
   }
   const hint = error instanceof UsageError || error instanceof CliError || SeamError.is(error) ? error.hint : undefined
   if (hint) line(io.stderr, style.dim(`hint: ${hint}`))

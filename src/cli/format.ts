@@ -95,5 +95,15 @@ function visibleLength(text: string): number {
  */
 export function printable(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly what is escaped
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, escapeControl)
+}
+
+/** `printable` for text of several lines (tool output, error messages): newlines and tabs are kept. */
+export function printableLines(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly what is escaped
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, escapeControl)
+}
+
+function escapeControl(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
 }

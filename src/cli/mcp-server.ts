@@ -23,7 +23,10 @@ export function httpServeOptions(flags: { host: string; port: string; token?: st
   if (!/^\d+$/.test(flags.port) || port > 65_535) throw new UsageError(`--port must be a port number (0-65535), got "${flags.port}"`)
   const host = flags.host.trim()
   if (host === '') throw new UsageError('--host must not be empty')
-  const token = flags.token ?? (env.SEAM_MCP_TOKEN || undefined)
+  const given = flags.token ?? (env.SEAM_MCP_TOKEN?.trim() || undefined)
+  const token = given?.trim()
+  if (given !== undefined && !token) throw new UsageError('--token must not be blank')
+  if (token && /\s/.test(token)) throw new UsageError('--token must not contain white space', 'an Authorization header carries one token without spaces')
   if (!isLoopback(host) && !token) {
     throw new UsageError(`serving MCP on ${host} (not loopback) requires a bearer token`, 'pass --token <token> or set SEAM_MCP_TOKEN, or use --host 127.0.0.1')
   }

@@ -4,7 +4,7 @@ import type { Command } from 'commander'
 import type { ContentBlock } from '../../runtime/journal/types.js'
 import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
 import { EXIT } from '../errors.js'
-import { ms } from '../format.js'
+import { ms, printableLines } from '../format.js'
 import { type CliContext, type InStream, line, type Style, styleFor } from '../io.js'
 import { terminalApproval } from '../prompt.js'
 import { untilStopped } from '../signals.js'
@@ -74,9 +74,11 @@ function printOutcome({ io }: CliContext, outcome: ToolCallOutcome, turnId: stri
   const status = ok ? style.green(outcome.status) : style.red(outcome.status)
   const code = outcome.code ? ` ${style.bold(outcome.code)}${outcome.policy ? ` (${outcome.policy})` : ''}` : ''
   line(io.stdout, `${status}${code} ${outcome.name} ${style.dim(`(${ms(outcome.durationMs)}) · turn ${turnId.slice(0, 8)} · generation ${outcome.generation}`)}`)
+  // Tool output may carry terminal escapes (a file's bytes): shown escaped on a terminal; `--json` is raw.
+  const safe = io.stdout.isTTY === true ? printableLines : (text: string) => text
   const text = contentText(outcome.content)
-  if (text !== '') line(io.stdout, text)
-  else if (!ok && outcome.reason) line(io.stdout, outcome.reason)
+  if (text !== '') line(io.stdout, safe(text))
+  else if (!ok && outcome.reason) line(io.stdout, safe(outcome.reason))
 }
 
 export function contentText(content: readonly ContentBlock[]): string {
