@@ -142,18 +142,27 @@ describe('run_command', () => {
 
   it('removes secret-looking variables from the environment and turns colours off', async () => {
     const { call } = await approvedRoot()
-    process.env.SEAM_TEST_API_KEY = 'sk-should-not-leak'
-    process.env.SEAM_TEST_PLAIN = 'visible'
+    // Secret names as they come in practice, not only as whole `_`-separated words.
+    const secrets: Record<string, string> = {
+      SEAM_TEST_API_KEY: 'sk-should-not-leak',
+      SEAM_TEST_GITHUBTOKEN: 'ghp-should-not-leak',
+      SEAM_TEST_MYSQL_PWD: 'pwd-should-not-leak',
+      SEAM_TEST_STRIPE_KEY: 'sk_live-should-not-leak',
+      SEAM_TEST_SENTRY_DSN: 'dsn-should-not-leak',
+      SEAM_TEST_GITHUB_PAT: 'pat-should-not-leak',
+      SEAM_TEST_MONGO_URI: 'mongodb://user:uri-should-not-leak@db/app',
+    }
+    Object.assign(process.env, secrets, { SEAM_TEST_PLAIN: 'visible' })
     onTestFinished(() => {
-      delete process.env.SEAM_TEST_API_KEY
-      delete process.env.SEAM_TEST_PLAIN
+      for (const name of [...Object.keys(secrets), 'SEAM_TEST_PLAIN']) delete process.env[name]
     })
     const outcome = await call('run_command', { argv: [node, '-e', 'console.log(JSON.stringify(process.env))'] })
     const env = JSON.parse((outcome.value as { stdout: string }).stdout) as Record<string, string>
-    expect(env.SEAM_TEST_API_KEY).toBeUndefined()
+    for (const name of Object.keys(secrets)) expect(env[name], name).toBeUndefined()
     expect(env.SEAM_TEST_PLAIN).toBe('visible')
+    expect(env.PATH).toBeDefined()
     expect(env.NO_COLOR).toBe('1')
-    expect(JSON.stringify(outcome)).not.toContain('sk-should-not-leak')
+    expect(JSON.stringify(outcome)).not.toContain('should-not-leak')
   })
 
   it('keeps 64 KiB of each stream, the start and the end, and says it cut', async () => {

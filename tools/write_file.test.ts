@@ -55,6 +55,24 @@ describe('write_file', () => {
     expect(await readdir(workspace)).toEqual(['.git'])
   })
 
+  it('asks for a write that a link leads into .git, and for .GIT written in another case', async () => {
+    const approval = recordingApproval('rejected')
+    const { call, workspace } = await workspaceRoot({ approval: approval.port })
+    await mkdir(join(workspace, '.git', 'hooks'), { recursive: true })
+    await symlink(join(workspace, '.git', 'hooks', 'pre-commit'), join(workspace, 'hook'))
+    expect(await call('write_file', { path: 'hook', content: '#!/bin/sh\necho pwned\n' })).toMatchObject({ status: 'denied', policy: 'approval' })
+    expect(await call('write_file', { path: '.GIT/config', content: 'x', createDirs: true })).toMatchObject({ status: 'denied', policy: 'approval' })
+    expect(approval.requests.map((r) => r.reason)).toEqual(['writes inside .git', 'writes inside .git'])
+    expect(await readdir(join(workspace, '.git', 'hooks'))).toEqual([])
+  })
+
+  it('writes a file whose name is near the 255-byte limit', async () => {
+    const { call, workspace } = await workspaceRoot()
+    const name = `${'x'.repeat(245)}.md`
+    expect(await call('write_file', { path: name, content: 'long\n' })).toMatchObject({ status: 'completed', value: { created: true } })
+    expect(await readFile(join(workspace, name), 'utf8')).toBe('long\n')
+  })
+
   it('denies a ../ escape in the guard and writes nothing', async () => {
     const { call, outside, workspace } = await workspaceRoot()
     const outcome = await call('write_file', { path: '../outside/pwned.txt', content: 'x' })

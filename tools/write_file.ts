@@ -21,9 +21,10 @@ export default defineTool({
   // Risky when the path alone shows it (a write into .git, a secrets file) or when it would replace
   // an existing file. A path outside the workspace is left to the guard, which runs after approval.
   async risk({ path }, ctx) {
-    const byPath = pathRisk(path)
     const fs = ctx.use(fsToken)
     const real = await fs.resolve(path).catch(() => undefined)
+    // The path as written and where it really leads (a link named `hook` may point into .git).
+    const byPath = pathRisk(path) ?? (real === undefined ? undefined : pathRisk(fs.display(real)))
     const info = real === undefined ? undefined : await fs.stat(real).catch(() => undefined)
     const overwrite = info?.type === 'file' ? `${fs.display(real!)} exists and would be overwritten` : undefined
     return [byPath, overwrite].filter(Boolean).join('; ') || undefined

@@ -1,10 +1,17 @@
-// Names that usually carry credentials. A command an agent runs gets none of them: it should not be
-// able to print a token into the conversation (and the journal) by accident or on request.
-const SECRET_NAME = /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|AUTH|COOKIE)(?:_|$)|^(?:DATABASE_URL|PGPASSWORD|SSH_AUTH_SOCK)$/i
+// Names that usually carry credentials, matched anywhere in the name (GITHUBTOKEN, AWS_SECRETS,
+// MYSQL_PWD, STRIPE_KEY, npm_config__authToken, SENTRY_DSN). A command an agent runs gets none of them:
+// it should not be able to print a token into the conversation (and the journal). Over-matching only
+// hides a harmless variable from the command.
+const SECRET_NAME = /TOKEN|SECRET|PASS|PWD|KEY|AUTH|CRED|COOKIE|BEARER|JWT|DSN|SESSION|SIGNATURE|(?:^|_)PAT(?:_|$)|SSH_AUTH_SOCK/i
+// A value with credentials in a URL (`mongodb://user:pw@host`, `redis://:pw@host`).
+const URL_CREDENTIALS = /^[a-z][a-z0-9+.-]*:\/\/[^/\s@]*:[^/\s@]*@/i
+// Names that look secret-ish but are safe and needed by ordinary commands.
+const KEPT = new Set(['PATH', 'HOME', 'PWD', 'OLDPWD', 'KEYTIMEOUT', 'KEYMAP'])
 
-/** Whether an environment variable's name looks like it holds a secret. */
-export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name)
+/** Whether an environment variable (by its name, or a value holding URL credentials) looks like a secret. */
+export function isSecretName(name: string, value = ''): boolean {
+  if (KEPT.has(name.toUpperCase())) return false
+  return SECRET_NAME.test(name) || URL_CREDENTIALS.test(value)
 }
 
 /** The environment for a command: the host's minus secret-looking variables, colours off. */
@@ -12,7 +19,7 @@ export function commandEnv(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; re
   const kept: NodeJS.ProcessEnv = {}
   const removed: string[] = []
   for (const [name, value] of Object.entries(env)) {
-    if (isSecretName(name)) removed.push(name)
+    if (isSecretName(name, value ?? '')) removed.push(name)
     else kept[name] = value
   }
   kept.NO_COLOR ??= '1'

@@ -135,7 +135,8 @@ class NodeFs implements DisposableFs {
     if (existing?.isDirectory()) throw fsError('EISDIR', `${this.display(real)} is a directory`)
     if (existing && !existing.isFile()) throw fsError('EINVAL', `${this.display(real)} is not a regular file`)
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
-    const temp = join(folder, `.${basename(real)}.${randomUUID().slice(0, 8)}.tmp`)
+    // Cut the name so the temp name stays within the 255-byte limit a file name has.
+    const temp = join(folder, `.${Buffer.from(basename(real)).subarray(0, 200).toString().replace(/\uFFFD$/, '')}.${randomUUID().slice(0, 8)}.tmp`)
     const handle = await open(temp, 'wx', 0o666)
     try {
       // Set after open, so the umask cannot narrow an existing file's mode.
