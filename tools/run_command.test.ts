@@ -99,6 +99,35 @@ describe('run_command', () => {
     expect(textOf(outcome)).toContain('stopped after 1000 ms (timeout)')
   })
 
+  it('stops a background job that moved to a process group of its own (set -m), and settles at once', async () => {
+    const { call, workspace } = await approvedRoot()
+    // The job writes its pid, then sleeps holding the command's output pipes.
+    const script = `set -m; sh -c 'echo $$ > job.pid; exec sleep 150' & sleep 0.3; echo started`
+    const started = Date.now()
+    const outcome = await call('run_command', { argv: ['bash', '-c', script], timeoutMs: 5_000 })
+    const job = Number(await readFile(join(workspace, 'job.pid'), 'utf8'))
+    onTestFinished(() => {
+      if (alive(job)) process.kill(job, 'SIGKILL')
+    })
+    expect(outcome).toMatchObject({ status: 'completed', value: { exitCode: 0, stdout: 'started\n', timedOut: false } })
+    // Not the 5 s timeout, not the 60 s default: the leader exited and its session was stopped.
+    expect(Date.now() - started).toBeLessThan(4_000)
+    await eventually(() => !alive(job), 3_000)
+  })
+
+  it('settles soon after the command exits even when a daemon of its own session keeps the output pipes', async () => {
+    const { call, workspace } = await approvedRoot()
+    const script = `setsid sh -c 'echo $$ > daemon.pid; exec sleep 150' & sleep 0.3; echo started`
+    const started = Date.now()
+    const outcome = await call('run_command', { argv: ['bash', '-c', script], timeoutMs: 10_000 })
+    const daemon = Number(await readFile(join(workspace, 'daemon.pid'), 'utf8'))
+    onTestFinished(() => {
+      if (alive(daemon)) process.kill(daemon, 'SIGKILL')
+    })
+    expect(outcome).toMatchObject({ status: 'completed', value: { exitCode: 0, stdout: 'started\n' } })
+    expect(Date.now() - started).toBeLessThan(5_000)
+  })
+
   it('kills the whole process tree when the call is cancelled', async () => {
     const { call, workspace, abort } = await approvedRoot()
     // The command starts a grandchild that ignores SIGTERM; each writes its pid once it is ready.

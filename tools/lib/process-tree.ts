@@ -27,9 +27,11 @@ export interface RunResult {
 }
 
 /**
- * Runs `argv` without a shell as the leader of its own process group, so stopping it reaches every
- * process it started (unless one moved itself to another session, as daemons do). When the leader
- * exits, what it left running in its group is stopped too: a command's background work is owned work.
+ * Runs `argv` without a shell as the leader of its own session and process group, so stopping it
+ * reaches every process it started: its group, and on Linux every process of its session (a job that
+ * moved to a group of its own, `set -m` in a script, stays in the session; only a daemon that starts
+ * a new session escapes). When the leader exits, what it left running is stopped too: a command's
+ * background work is owned work. A run whose pipes are still held after the kill grace settles anyway.
  */
 export function runProcess(argv: readonly string[], options: RunOptions): Promise<RunResult> {
   const { signal } = options
@@ -53,8 +55,16 @@ export function runProcess(argv: readonly string[], options: RunOptions): Promis
     const stop = (): void => {
       if (stopping || pid === undefined) return
       stopping = true
-      signalGroup(pid, 'SIGTERM')
-      killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), options.killGraceMs)
+      signalTree(pid, 'SIGTERM')
+      killTimer = setTimeout(() => {
+        signalTree(pid, 'SIGKILL')
+        // Something outside the session (a daemon) may still hold the pipes: stop reading them, so
+        // the run settles with what it has instead of waiting for them to close.
+        killTimer = setTimeout(() => {
+          child.stdout.destroy()
+          child.stderr.destroy()
+        }, options.killGraceMs)
+      }, options.killGraceMs)
     }
     const onAbort = (): void => stop()
     const deadline = setTimeout(() => {
@@ -70,7 +80,16 @@ export function runProcess(argv: readonly string[], options: RunOptions): Promis
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
     // The leader is gone; anything left in its group (holding our pipes or not) is stopped now.
     child.once('exit', () => {
-      if (pid !== undefined && groupAlive(pid)) stop()
+      if (pid !== undefined && treeAlive(pid)) {
+        stop()
+        return
+      }
+      // Nothing of the tree runs, yet a process outside it (a daemon that started its own session)
+      // may hold the pipes open: stop reading after the grace period rather than wait for it.
+      killTimer ??= setTimeout(() => {
+        child.stdout.destroy()
+        child.stderr.destroy()
+      }, options.killGraceMs)
     })
     child.once('error', (error: NodeJS.ErrnoException) => {
       cleanup()
@@ -81,8 +100,8 @@ export function runProcess(argv: readonly string[], options: RunOptions): Promis
       cleanup()
       // A stopped run settles only once its tree is gone (SIGKILL after the grace period).
       if (pid !== undefined && stopping) {
-        await until(() => !groupAlive(pid), options.killGraceMs + 200)
-        if (groupAlive(pid)) signalGroup(pid, 'SIGKILL')
+        await until(() => !treeAlive(pid), options.killGraceMs + 200)
+        if (treeAlive(pid)) signalTree(pid, 'SIGKILL')
       }
       clearTimeout(killTimer)
       if (signal.aborted) {
@@ -109,6 +128,40 @@ function signalGroup(pgid: number, name: NodeJS.Signals): void {
   } catch {
     // ESRCH: the group is already gone.
   }
+}
+
+/** Signals the leader's group and, on Linux, every process (and its group) of the leader's session. */
+function signalTree(leader: number, name: NodeJS.Signals): void {
+  signalGroup(leader, name)
+  for (const { pid, pgrp } of sessionMembers(leader)) {
+    if (pgrp !== leader) signalGroup(pgrp, name)
+    try {
+      process.kill(pid, name)
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+/** Whether anything of the leader's group or (on Linux) session still runs; zombies do not count. */
+export function treeAlive(leader: number): boolean {
+  return groupAlive(leader) || sessionMembers(leader).length > 0
+}
+
+/** The live (non-zombie) processes of session `sid`, from `/proc`; none where there is no `/proc`. */
+function sessionMembers(sid: number): { pid: number; pgrp: number }[] {
+  if (process.platform !== 'linux') return []
+  const members: { pid: number; pgrp: number }[] = []
+  try {
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue
+      const fields = procStat(Number(name))
+      if (fields !== undefined && Number(fields[3]) === sid && fields[0] !== 'Z') members.push({ pid: Number(name), pgrp: Number(fields[2]) })
+    }
+  } catch {
+    // /proc unreadable: the group signal is all there is.
+  }
+  return members
 }
 
 /**
