@@ -1,4 +1,5 @@
-import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { chmod, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SeamError } from 'seam-runtime'
 import { describe, expect, it } from 'vitest'
@@ -25,6 +26,36 @@ async function setup() {
 }
 
 describe('workspaceFs confinement', () => {
+  it('refuses to read or write through a folder swapped for a link after the path was checked', async () => {
+    const { fs, workspace, outside } = await setup()
+    await mkdir(join(outside, 'sub'))
+    await writeFile(join(outside, 'sub', 'data.txt'), 'OUTSIDE SECRET')
+    await mkdir(join(workspace, 'sub'))
+    await writeFile(join(workspace, 'sub', 'data.txt'), 'inside')
+    // The swap lands exactly between the check (resolve) and the use, as a racing process would.
+    const check = fs.resolve.bind(fs)
+    fs.resolve = async (path: string) => {
+      const real = await check(path)
+      await rename(join(workspace, 'sub'), join(workspace, 'sub.real'))
+      await symlink(join(outside, 'sub'), join(workspace, 'sub'))
+      return real
+    }
+    await escaped(fs.readFile('sub/data.txt'))
+    await rm(join(workspace, 'sub'))
+    await rename(join(workspace, 'sub.real'), join(workspace, 'sub'))
+    await escaped(fs.writeFile('sub/pwned.txt', 'x'))
+    expect(await readdir(join(outside, 'sub'))).toEqual(['data.txt'])
+  })
+
+  it('refuses a file over the limit and a FIFO (opened without blocking, then refused as not a regular file)', async () => {
+    const { fs, workspace } = await setup()
+    await writeFile(join(workspace, 'big.txt'), 'x'.repeat(5000))
+    await expect(fs.readFile('big.txt', { maxBytes: 1000 })).rejects.toMatchObject({ code: 'EFBIG' })
+    expect((await fs.readFile('big.txt', { maxBytes: 5000 })).length).toBe(5000)
+    execFileSync('mkfifo', [join(workspace, 'pipe')])
+    await expect(fs.readFile('pipe')).rejects.toMatchObject({ code: 'EINVAL' })
+  })
+
   it('resolves relative and absolute paths inside the root to real paths', async () => {
     const { fs, workspace } = await setup()
     expect(fs.root).toBe(workspace)

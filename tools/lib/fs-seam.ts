@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { realpathSync, type Stats } from 'node:fs'
-import { lstat, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { constants, realpathSync, type Stats } from 'node:fs'
+import { lstat, mkdir, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import { createToken, SeamError } from 'seam-runtime'
-import { confine, realPathOf } from './confine.js'
+import { confine, isInside, PATH_ESCAPE_REASON, realPathOf } from './confine.js'
 
 export type EntryType = 'file' | 'dir' | 'symlink' | 'other'
 
@@ -114,14 +114,42 @@ class NodeFs implements DisposableFs {
 
   async readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
     const real = await this.resolve(path)
-    const info = await stat(real)
-    if (info.isDirectory()) throw fsError('EISDIR', `${this.display(real)} is a directory`)
-    // A FIFO or a device would block or never end: only regular files are read.
-    if (!info.isFile()) throw fsError('EINVAL', `${this.display(real)} is not a regular file`)
-    if (options.maxBytes !== undefined && info.size > options.maxBytes) {
-      throw fsError('EFBIG', `${this.display(real)} is ${info.size} bytes, over the limit of ${options.maxBytes}`)
+    // Opened without following a last-part link, then checked by what was opened (a folder on the way
+    // may have been swapped for a link since `resolve`), and read through the handle: its size and
+    // kind are the opened file's, and no more than the limit is read whatever it grows to.
+    const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    try {
+      await this.#assertOpenedInside(handle.fd, path)
+      const info = await handle.stat()
+      if (info.isDirectory()) throw fsError('EISDIR', `${this.display(real)} is a directory`)
+      // A FIFO or a device would block or never end: only regular files are read.
+      if (!info.isFile()) throw fsError('EINVAL', `${this.display(real)} is not a regular file`)
+      const limit = options.maxBytes ?? Number.MAX_SAFE_INTEGER
+      if (info.size > limit) throw fsError('EFBIG', `${this.display(real)} is ${info.size} bytes, over the limit of ${limit}`)
+      const chunks: Buffer[] = []
+      const chunk = Buffer.alloc(Math.min(64 * 1024, info.size + 1))
+      let total = 0
+      for (;;) {
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null)
+        if (bytesRead === 0) break
+        total += bytesRead
+        // It grew past the limit while being read.
+        if (total > limit) throw fsError('EFBIG', `${this.display(real)} is over the limit of ${limit} bytes`)
+        chunks.push(Buffer.from(chunk.subarray(0, bytesRead)))
+      }
+      return Buffer.concat(chunks, total)
+    } finally {
+      await handle.close()
     }
-    return readFile(real)
+  }
+
+  /** On Linux, where `/proc/self/fd` names what a descriptor opened: it must lie inside the root. */
+  async #assertOpenedInside(fd: number, shown: string): Promise<void> {
+    if (!this.confined || process.platform !== 'linux') return
+    const opened = await realpath(`/proc/self/fd/${fd}`).catch(() => undefined)
+    if (opened !== undefined && !isInside(this.root, opened)) {
+      throw new SeamError('PATH_ESCAPE', PATH_ESCAPE_REASON, { details: { path: shown } })
+    }
   }
 
   async writeFile(path: string, data: string | Uint8Array, options: { createDirs?: boolean } = {}): Promise<WriteResult> {
@@ -139,6 +167,9 @@ class NodeFs implements DisposableFs {
     const temp = join(folder, `.${Buffer.from(basename(real)).subarray(0, 200).toString().replace(/\uFFFD$/, '')}.${randomUUID().slice(0, 8)}.tmp`)
     const handle = await open(temp, 'wx', 0o666)
     try {
+      // The folder may have been swapped for a link since `resolve`: the temp file must be inside.
+      // (The rename after it then fails rather than follow a swap made later: its source is gone.)
+      await this.#assertOpenedInside(handle.fd, path)
       // Set after open, so the umask cannot narrow an existing file's mode.
       if (existing) await handle.chmod(existing.mode & 0o7777)
       await handle.writeFile(bytes)
