@@ -30,19 +30,17 @@ function isPlainJson(value: unknown, depth: number): boolean {
         for (let i = 0; i < value.length; i++) {
           if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false
         }
-        // Any key besides the indexes (`arr.extra = 1`) is dropped by JSON.
-        return Reflect.ownKeys(value).length === value.length + 1
+        return true
       }
       const proto = Object.getPrototypeOf(value)
       if (proto !== Object.prototype && proto !== null) return false
-      let keys = 0
+      // Symbol keys are dropped by JSON. (Non-enumerable properties and extra keys on arrays are not
+      // looked for on this path: listing every own key costs three times as much, on every call.)
+      if (Object.getOwnPropertySymbols(value).length > 0) return false
       for (const key in value) {
-        keys += 1
-        if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false
+        if (!Object.hasOwn(value, key) || !isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false
       }
-      // Symbol keys and non-enumerable properties are dropped by JSON (and an enumerable key
-      // inherited from a polluted prototype would be counted above): all keys must be own enumerable strings.
-      return Reflect.ownKeys(value).length === keys
+      return true
     }
     default:
       return false
