@@ -85,6 +85,8 @@ describe('createTurnIngress', () => {
     ['a question port without ask()', { ports: { question: {} } }, '`ports.question` must have an ask() method'],
     ['a non-positive policy timeout', { policy: { timeoutMs: 0 } }, '`policy.timeoutMs` must be a positive number up to 2147483647'],
     ['a non-finite policy value', { policy: { maxParallel: Number.POSITIVE_INFINITY } }, '`policy.maxParallel` must be a positive number up to 2147483647, whole'],
+    ['an owner with an empty part', { owner: 'root/' }, '`owner` must be `root` or a path below it like `root/child`'],
+    ['an owner outside the plugin tree', { owner: 'admin' }, '`owner` must be `root` or a path below it like `root/child`'],
     ['a timeout no timer can wait', { policy: { approvalTimeoutMs: 2 ** 31 } }, '`policy.approvalTimeoutMs` must be a positive number up to 2147483647'],
     ['a fractional maxParallel', { policy: { maxParallel: 1.5 } }, '`policy.maxParallel` must be a positive number up to 2147483647, whole'],
   ])('rejects %s with INVALID_TURN and a clear message', (_label, overrides, message) => {

@@ -85,6 +85,9 @@ export function createTurnIngress(input: TurnIngressInput): TurnEnvelope {
   }
   const owner = input.owner ?? 'root'
   if (blank(owner)) invalid('`owner` must be a non-blank string')
+  // An owner path is `root` or `root/child/…`: an empty or padded part (`root/`, `root//x`) would
+  // match no plugin exactly, yet see what its prefix owns.
+  if (!/^root(?:\/[^/\s]+)*$/.test(owner)) invalid('`owner` must be `root` or a path below it like `root/child`')
   const origin = input.origin
   if (origin !== undefined) {
     if (origin === null || typeof origin !== 'object' || blank(origin.kind)) invalid('`origin.kind` must be a non-blank string')
