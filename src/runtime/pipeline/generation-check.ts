@@ -4,14 +4,7 @@ import { type CallState, settle } from './state.js'
 /** Stage 2: the turn's lease must be live and the tool must be in the turn's snapshot. */
 export function checkGeneration(state: CallState): void {
   const { ctx, call } = state
-  if (ctx.ended() || !ctx.generation.live) {
-    settle(state, {
-      status: 'failed',
-      code: 'GENERATION_RETIRED',
-      message: `The call to "${call.name}" was not run: this turn has ended and its tools were retired. Start a new turn.`,
-    })
-    return
-  }
+  if (!live(state, 'this turn has ended and its tools were retired')) return
   const capability = ctx.tools.get(call.name)
   const binding = capability && bindingOf(capability)
   if (!capability || !binding) {
@@ -40,12 +33,17 @@ export function checkGeneration(state: CallState): void {
  * ended or its generation retired meanwhile, and then must not run.
  */
 export function checkStillLive(state: CallState): void {
+  live(state, 'its turn ended while it waited')
+}
+
+/** Whether the turn and its generation are live; if not, the call settles as `GENERATION_RETIRED`. */
+function live(state: CallState, why: string): boolean {
   const { ctx, call } = state
-  if (ctx.ended() || !ctx.generation.live) {
-    settle(state, {
-      status: 'failed',
-      code: 'GENERATION_RETIRED',
-      message: `The call to "${call.name}" was not run: its turn ended while it waited. Start a new turn.`,
-    })
-  }
+  if (!ctx.ended() && ctx.generation.live) return true
+  settle(state, {
+    status: 'failed',
+    code: 'GENERATION_RETIRED',
+    message: `The call to "${call.name}" was not run: ${why}. Start a new turn.`,
+  })
+  return false
 }
