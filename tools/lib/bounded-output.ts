@@ -38,10 +38,28 @@ export class BoundedOutput {
   }
 
   text(): string {
-    const head = Buffer.concat(this.#head).toString('utf8')
-    const tail = Buffer.concat(this.#tail).toString('utf8')
-    if (!this.truncated) return head + tail
+    // Decoded whole when nothing was dropped: a character split between head and tail stays one.
+    if (!this.truncated) return Buffer.concat([...this.#head, ...this.#tail]).toString('utf8')
+    const head = wholeCharactersOf(Buffer.concat(this.#head), 'end').toString('utf8')
+    const tail = wholeCharactersOf(Buffer.concat(this.#tail), 'start').toString('utf8')
     const dropped = this.#total - this.#headBytes - this.#tailBytes
     return `${head}\n[… ${dropped} bytes omitted …]\n${tail}`
   }
+}
+
+/** `bytes` without the part of a UTF-8 character cut at its `end` (or `start`), so no `�` appears there. */
+function wholeCharactersOf(bytes: Buffer, side: 'start' | 'end'): Buffer {
+  const continuation = (byte: number) => (byte & 0xc0) === 0x80
+  if (side === 'start') {
+    let start = 0
+    while (start < bytes.length && start < 3 && continuation(bytes[start]!)) start++
+    return bytes.subarray(start)
+  }
+  // Back to the lead byte of the last character; drop it when its sequence runs past the end.
+  let lead = bytes.length - 1
+  while (lead > 0 && bytes.length - lead < 4 && continuation(bytes[lead]!)) lead--
+  const first = bytes[lead]
+  if (first === undefined) return bytes
+  const length = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1
+  return lead + length > bytes.length ? bytes.subarray(0, lead) : bytes
 }

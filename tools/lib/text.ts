@@ -29,7 +29,10 @@ export function numberLines(lines: readonly string[], first: number): string {
 
 /** `text` cut to `max` characters, marked with an ellipsis when cut. */
 export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`
+  if (text.length <= max) return text
+  // Not between the two halves of a surrogate pair (an emoji): that would leave a lone half.
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1] ?? '') ? max - 1 : max
+  return `${text.slice(0, end)}…`
 }
 
 const REASONS: Record<string, string> = {
