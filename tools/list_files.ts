@@ -35,7 +35,8 @@ export default defineTool({
     }
     let truncated = false
     const visit = async (folder: string, level: number): Promise<void> => {
-      for (const e of await fs.list(folder)) {
+      // One more than still fits: finding it means the listing was cut.
+      for (const e of await fs.list(folder, { limit: MAX_ENTRIES - entries.length + 1, signal: ctx.signal })) {
         ctx.signal.throwIfAborted()
         if (entries.length >= MAX_ENTRIES) {
           truncated = true

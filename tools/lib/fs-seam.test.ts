@@ -26,6 +26,17 @@ async function setup() {
 }
 
 describe('workspaceFs confinement', () => {
+  it('lists no more entries than asked for, and stops when its signal aborts', async () => {
+    const { fs, workspace } = await setup()
+    await mkdir(join(workspace, 'many'))
+    for (let i = 0; i < 300; i++) await writeFile(join(workspace, 'many', `f${String(i).padStart(3, '0')}`), '')
+    const first = await fs.list('many', { limit: 10 })
+    expect(first.map((e) => e.name)).toEqual(Array.from({ length: 10 }, (_, i) => `f00${i}`))
+    const controller = new AbortController()
+    controller.abort(new Error('stop listing'))
+    await expect(fs.list('many', { signal: controller.signal })).rejects.toThrow('stop listing')
+  })
+
   it('refuses to read or write through a folder swapped for a link after the path was checked', async () => {
     const { fs, workspace, outside } = await setup()
     await mkdir(join(outside, 'sub'))

@@ -50,8 +50,11 @@ export interface WorkspaceFs {
   readFile(path: string, options?: { maxBytes?: number }): Promise<Buffer>
   /** Writes atomically (temp file in the same folder, then rename), keeping an existing file's mode. */
   writeFile(path: string, data: string | Uint8Array, options?: { createDirs?: boolean }): Promise<WriteResult>
-  /** The folder's entries, sorted by name; symlinks are reported as such and not followed. */
-  list(path: string): Promise<DirEntry[]>
+  /**
+   * The folder's entries, sorted by name; symlinks are reported as such and not followed. `limit`
+   * stops after that many entries (a folder may hold millions); `signal` stops the listing.
+   */
+  list(path: string, options?: { limit?: number; signal?: AbortSignal }): Promise<DirEntry[]>
   /** Regular files below the folder, depth first in name order; symlinks are never followed. */
   walk(path: string, options?: WalkOptions): AsyncIterable<DirEntry>
 }
@@ -185,11 +188,14 @@ class NodeFs implements DisposableFs {
     return { path: this.display(real), bytes: bytes.byteLength, created: existing === undefined }
   }
 
-  async list(path: string): Promise<DirEntry[]> {
+  async list(path: string, options: { limit?: number; signal?: AbortSignal } = {}): Promise<DirEntry[]> {
     const real = await this.resolve(path)
     const names = (await readdir(real)).sort()
+    const limit = options.limit ?? Number.POSITIVE_INFINITY
     const entries: DirEntry[] = []
     for (const name of names) {
+      if (entries.length >= limit) break
+      if (entries.length % 256 === 0) options.signal?.throwIfAborted()
       const stats = await lstat(join(real, name)).catch(() => undefined)
       if (stats) entries.push({ name, path: this.display(join(real, name)), ...infoOf(stats) })
     }
@@ -202,7 +208,10 @@ class NodeFs implements DisposableFs {
 
   async *#walk(folder: string, skip: ReadonlySet<string>, signal: AbortSignal | undefined): AsyncIterable<DirEntry> {
     signal?.throwIfAborted()
-    for (const entry of await this.list(folder).catch(() => [])) {
+    for (const entry of await this.list(folder, { signal }).catch((error: unknown) => {
+      if (signal?.aborted) throw error
+      return []
+    })) {
       if (entry.type === 'file') yield entry
       else if (entry.type === 'dir' && !skip.has(entry.name)) yield* this.#walk(join(folder, entry.name), skip, signal)
     }
