@@ -7,6 +7,8 @@ import { IsolatedRegex, RegexBudgetError } from './lib/isolated-regex.js'
 import { clip, decodeText, fsFailure, splitLines } from './lib/text.js'
 
 const MAX_FILES = 5000
+/** Files looked at (searched or skipped by glob and size): a huge tree stops here, not at the timeout. */
+const MAX_VISITED = 100_000
 const MAX_FILE_BYTES = 1024 * 1024
 const MAX_TOTAL_BYTES = 64 * 1024 * 1024
 const MAX_TEXT = 300
@@ -19,7 +21,8 @@ export default defineTool({
   description:
     'Search the text files of a workspace folder for a literal string (or a JavaScript regular expression ' +
     'with `regex: true`). Returns matching lines with file and line number. Skips .git, node_modules, ' +
-    'binary files and files over 1 MiB; `glob` narrows the files (`*.ts`, `src/**/*.test.ts`).',
+    'binary files and files over 1 MiB; `glob` narrows the files (`*.ts`, `src/**/*.test.ts`). Stops after ' +
+    '5,000 files searched or 100,000 looked at.',
   input: z.object({
     pattern: z.string().min(1).describe('The text to find (or a regular expression with regex: true)'),
     regex: z.boolean().default(false),
@@ -56,11 +59,16 @@ export default defineTool({
       const prefix = shown === '.' ? '' : `${shown}/`
       const matches: z.infer<typeof match>[] = []
       let filesSearched = 0
+      let visited = 0
       let bytes = 0
       let stoppedBy: 'maxResults' | 'maxFiles' | 'maxBytes' | undefined
       const files = info.type === 'file' ? [{ name: basename(base), path: shown, ...info }] : fs.walk(base, { signal: ctx.signal })
       search: for await (const file of files) {
         ctx.signal.throwIfAborted()
+        if (++visited > MAX_VISITED) {
+          stoppedBy = 'maxFiles'
+          break
+        }
         if (!wanted(file.path.startsWith(prefix) ? file.path.slice(prefix.length) : file.path)) continue
         if (file.size > MAX_FILE_BYTES) continue
         if (filesSearched >= MAX_FILES) stoppedBy = 'maxFiles'
