@@ -51,4 +51,19 @@ describe('the terminal approval prompt', () => {
     controller.abort()
     expect(await pending).toBe('rejected')
   })
+
+  it('shows control characters of the summary and the reason as escapes, so they cannot redraw the question', async () => {
+    const input = new PassThrough()
+    const output = new PassThrough()
+    let shown = ''
+    output.on('data', (chunk) => (shown += chunk))
+    const port = terminalApproval({ input, output, style })
+    const decision = port.request({ ...request(), summary: 'write_file path="a\u001b[2K\rAllow read_file"', reason: 'overwrites\u001b]0;t\u0007' })
+    await new Promise((resolve) => setImmediate(resolve))
+    input.write('n\n')
+    input.end()
+    expect(await decision).toBe('rejected')
+    expect([...shown].some((c) => c === '\u001b' || c === '\r' || c === '\u0007')).toBe(false)
+    expect(shown).toContain('Allow write_file path="a\\u001b[2K\\u000dAllow read_file"?')
+  })
 })

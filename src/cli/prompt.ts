@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline'
 import type { ApprovalAnswer, ApprovalPort, ApprovalRequest } from '../runtime/approval-types.js'
+import { printable } from './format.js'
 import type { InStream, OutStream, Style } from './io.js'
 
 const ANSWERS: Record<string, ApprovalAnswer> = {
@@ -39,8 +40,10 @@ export function terminalApproval(options: TerminalApprovalOptions): ApprovalPort
 
 async function ask({ input, output, style }: TerminalApprovalOptions, request: ApprovalRequest): Promise<ApprovalAnswer> {
   if (request.signal.aborted) return 'rejected'
-  if (request.reason) output.write(`${style.yellow('approval needed:')} ${request.reason}\n`)
-  const question = `Allow ${style.bold(request.summary)}? ${style.dim('[y]es once / [s]ession / [n]o')} `
+  // The summary and the reason quote the model's arguments: shown with control characters escaped,
+  // so they cannot redraw the question the person is answering.
+  if (request.reason) output.write(`${style.yellow('approval needed:')} ${printable(request.reason)}\n`)
+  const question = `Allow ${style.bold(printable(request.summary))}? ${style.dim('[y]es once / [s]ession / [n]o')} `
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
     const text = await readLine(input, output, question, request.signal)
     if (text === undefined) {
