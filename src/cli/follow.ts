@@ -1,5 +1,5 @@
 import type { Root } from '../runtime/root.js'
-import { formatDiagnostic, formatPublish, ms, printable } from './format.js'
+import { formatDiagnostic, formatPublish, ms, printable, printableLines } from './format.js'
 import { line, type OutStream, type Style } from './io.js'
 
 /** One line per publish, a framed diagnostic per failed reload, a warning per abandoned call. */
@@ -10,7 +10,7 @@ export function follow(root: Root, out: OutStream, style: Style, dir: string): v
   })
   root.on('reload-failed', (event) => {
     line(out, style.red(`reload failed ${style.dim(`(${ms(event.durationMs)})`)}`))
-    if (event.diagnostics.length === 0) line(out, `  ${style.red(event.error.message)}`)
+    if (event.diagnostics.length === 0) line(out, `  ${style.red(printableLines(event.error.message))}`)
     for (const d of event.diagnostics) line(out, indent(formatDiagnostic(d, style, dir)))
     line(out, `generation ${root.generation} keeps serving`)
   })

@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import type { AgentCapabilities } from '../../runtime/capability-ingress.js'
 import { EXIT } from '../errors.js'
-import { schemaSummary, table } from '../format.js'
+import { printable, schemaSummary, table } from '../format.js'
 import { type CliContext, line, styleFor } from '../io.js'
 import { loadRuntime, pluginDir } from '../workspace.js'
 
@@ -35,12 +35,13 @@ async function tools(cli: CliContext, dirArg: string, json: boolean): Promise<nu
   const style = styleFor(out, cli.io.env)
   line(out, style.dim(`generation ${capabilities.generation}: ${capabilities.tools.length} tools, ${capabilities.skills.length} skills`))
   if (capabilities.tools.length > 0) {
-    const rows = capabilities.tools.map((t) => [style.bold(t.name), t.source, t.approval, schemaSummary(t.parameters)])
+    // Names, sources and schemas may come from remote providers: shown with control characters escaped.
+    const rows = capabilities.tools.map((t) => [style.bold(printable(t.name)), printable(t.source), t.approval, printable(schemaSummary(t.parameters))])
     for (const row of table([['TOOL', 'SOURCE', 'APPROVAL', 'ARGUMENTS'].map(style.dim), ...rows])) line(out, row)
   }
   if (capabilities.skills.length > 0) {
     line(out)
-    const rows = capabilities.skills.map((s) => [style.bold(s.name), s.source, oneLine(s.description)])
+    const rows = capabilities.skills.map((s) => [style.bold(printable(s.name)), printable(s.source), printable(oneLine(s.description))])
     for (const row of table([['SKILL', 'SOURCE', 'DESCRIPTION'].map(style.dim), ...rows])) line(out, row)
   }
   return EXIT.ok
