@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { defineTool } from 'seam-runtime'
 import { beginTurn, deferred, expectPaired, journalKinds, rootWith, sleep } from './kit.js'
@@ -114,8 +114,7 @@ describe('pipeline edges', () => {
     expect(events).toEqual([])
     release.resolve()
     expect(await pending).toMatchObject({ status: 'completed', value: 'ok' })
-    await sleep(20)
-    expect(events).toEqual(['body finished; disposed=false', 'generation 1 disposed'])
+    await vi.waitFor(() => expect(events).toEqual(['body finished; disposed=false', 'generation 1 disposed']))
   })
 
   it('ranks a caller abort during a slow guard or pre-execute hook above the policy denial', async () => {
