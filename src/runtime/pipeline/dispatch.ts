@@ -3,7 +3,8 @@ import type { ToolExecutionResult } from '../../seams/types.js'
 import { SeamBodyContext, ToolBodyContext } from './body-context.js'
 import { type Due, deadlines } from './deadlines.js'
 import { NEVER_ABORTED } from '../turn-ingress.js'
-import { ABORTED, type CallState, notStarted, settle, untilAborted } from './state.js'
+import { ABORTED, untilAborted } from '../abort.js'
+import { type CallState, notStarted, settle } from './state.js'
 import type { DispatchResult, ExecuteWrapper, ToolExecution } from './types.js'
 
 const ABANDONED: unique symbol = Symbol('abandoned')

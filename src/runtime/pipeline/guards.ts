@@ -1,5 +1,6 @@
 import { messageOf } from '../../errors.js'
-import { ABORTED, type CallState, deny, notStarted, settle, untilAborted } from './state.js'
+import { ABORTED, untilAborted } from '../abort.js'
+import { type CallState, deny, notStarted, settle } from './state.js'
 
 /**
  * Stage 6: monotonic owner rules, after approval. A reason string denies; nothing a hook or a

@@ -1,5 +1,6 @@
 import { messageOf } from '../../errors.js'
-import { ABORTED, type CallState, settle, toDeferred, untilAborted } from './state.js'
+import { ABORTED, untilAborted } from '../abort.js'
+import { type CallState, settle, toDeferred } from './state.js'
 import type { DispatchResult, PostDecision, PostExecuteHook, ToolExecution } from './types.js'
 
 /**

@@ -4,7 +4,7 @@ import type { ApprovalGrants } from '../approval.js'
 import type { CapabilityIngress, ToolBinding, ToolCapability } from '../capability-ingress.js'
 import type { Generation } from '../generation.js'
 import type { ContentBlock, DenialPolicy, JournalEvent, OutcomeStatus } from '../journal/types.js'
-import { NEVER_ABORTED, type TurnEnvelope } from '../turn-ingress.js'
+import type { TurnEnvelope } from '../turn-ingress.js'
 import type { DispatchResult, ToolCall, ToolCallOutcome, ToolExecution } from './types.js'
 
 /** Resolved runtime limits, in milliseconds. */
@@ -112,33 +112,6 @@ export class CallState {
 
 export function settle(state: CallState, settlement: Settlement): void {
   state.settled ??= settlement
-}
-
-/** What `untilAborted` gives instead of the awaited value when the caller aborted first. */
-export const ABORTED: unique symbol = Symbol('aborted')
-
-/**
- * `work`, or `ABORTED` as soon as `signal` aborts: a policy stage awaiting host code (a hook, a guard,
- * a permission host) that never answers cannot hold a call its caller has cancelled. The work itself
- * is left to finish; its answer is ignored.
- */
-export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  if (signal === NEVER_ABORTED) return work
-  if (signal.aborted) return Promise.resolve(ABORTED)
-  return new Promise<T | typeof ABORTED>((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED)
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
 }
 
 /** The call was cancelled before its body started: nothing ran. */

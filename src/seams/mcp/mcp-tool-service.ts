@@ -1,4 +1,6 @@
 import { messageOf, SeamError } from '../../errors.js'
+import { deepFreeze } from '../../features/schema.js'
+import { ABORTED, untilAborted } from '../../runtime/abort.js'
 import type {
   ChangeNotifyingService,
   ToolExecutionResult,
@@ -133,7 +135,9 @@ export class McpToolService implements ToolService, ChangeNotifyingService {
     }
     let connection: McpConnection
     try {
-      connection = this.#supervisor.connection ?? (await untilAborted(this.#supervisor.current(), signal))
+      const current = this.#supervisor.connection ?? (await untilAborted(this.#supervisor.current(), signal))
+      if (current === ABORTED) throw signal!.reason
+      connection = current
     } catch (error) {
       if (signal?.aborted) throw signal.reason
       return { success: false, error: messageOf(error), metadata: { code: 'not_connected', status: this.status } }
@@ -196,21 +200,4 @@ export class McpToolService implements ToolService, ChangeNotifyingService {
       }
     }, CHANGE_DEBOUNCE_MS).unref()
   }
-}
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const child of Object.values(value)) deepFreeze(child)
-  }
-  return value
 }
