@@ -1,6 +1,7 @@
 import { SeamError, messageOf } from '../../errors.js'
 import type { ToolExecutionResult } from '../../seams/types.js'
 import { SeamBodyContext, ToolBodyContext } from './body-context.js'
+import { arming, unwatch, watch } from './arming.js'
 import { type Due, deadlines } from './deadlines.js'
 import { NEVER_ABORTED } from '../turn-ingress.js'
 import { ABORTED, untilAborted } from '../abort.js'
@@ -18,11 +19,6 @@ type BodyResult = DispatchResult | typeof ABANDONED
  */
 export function dispatch(state: CallState): Promise<void> | undefined {
   if (!state.args) return undefined
-  // In a batch, an abort can land between the last admission check and here: nothing starts then.
-  if (state.signal.aborted) {
-    settle(state, notStarted(state.call.name))
-    return undefined
-  }
   const wrappers = state.ctx.generation.hooks.execute
   const run = new BodyRun(state)
   // Without wrappers the run decides the call itself when the body settles: one promise less.
@@ -110,66 +106,6 @@ function decide(state: CallState, run: BodyRun, result: BodyResult): void {
     details: result.details,
   })
 }
-
-/**
- * The runs listening to one shared caller signal (a turn's, a batch's, a wrapper's). One `abort`
- * listener per signal fans out to its runs in flight, instead of one listener per run; it is
- * removed when the last run leaves, so a signal (`AbortSignal.any` keeps a composite signal that has
- * listeners alive as long as its sources) is not held past its runs.
- */
-const listeners = new WeakMap<AbortSignal, { runs: Set<BodyRun>; onAbort: () => void }>()
-
-function watch(signal: AbortSignal, run: BodyRun): void {
-  let entry = listeners.get(signal)
-  if (!entry) {
-    const runs = new Set<BodyRun>()
-    const onAbort = () => {
-      listeners.delete(signal)
-      for (const r of [...runs]) r.abortFrom(signal)
-      runs.clear()
-    }
-    entry = { runs, onAbort }
-    listeners.set(signal, entry)
-    signal.addEventListener('abort', onAbort, { once: true })
-  }
-  entry.runs.add(run)
-}
-
-function unwatch(signal: AbortSignal, run: BodyRun): void {
-  const entry = listeners.get(signal)
-  if (!entry?.runs.delete(run) || entry.runs.size > 0) return
-  listeners.delete(signal)
-  signal.removeEventListener('abort', entry.onAbort)
-}
-
-/**
- * Runs started in this event-loop turn, armed together at its end (one `setImmediate` for all of
- * them). Runs that finished meanwhile are skipped, and dropped early when many pile up (calls
- * awaited one after another never leave the microtask queue).
- */
-class ArmingQueue {
-  #runs: BodyRun[] = []
-  #scheduled = false
-
-  defer(run: BodyRun): void {
-    this.#runs.push(run)
-    if (!this.#scheduled) {
-      this.#scheduled = true
-      setImmediate(this.#flush)
-    } else if (this.#runs.length >= 64) {
-      this.#runs = this.#runs.filter((r) => !r.finished)
-    }
-  }
-
-  readonly #flush = (): void => {
-    this.#scheduled = false
-    const runs = this.#runs
-    this.#runs = []
-    for (const run of runs) run.arm()
-  }
-}
-
-const arming = new ArmingQueue()
 
 /** A run's deadline, then its grace period, in the shared deadline queue. */
 class RunTimer implements Due {

@@ -28,11 +28,17 @@ export const admission = [
   ['permission', checkPermission],
   ['approval', checkApproval],
   ['guards', checkGuards],
-  ['abort', checkAbort],
   ['live', checkStillLive],
 ] as const satisfies Stages
 
-export const execution = [['execute', dispatch]] as const satisfies Stages
+/**
+ * Execution begins with the last abort check, in the same synchronous step as dispatch: in a batch,
+ * admission and execution are awaited apart, and an abort in between must still start nothing.
+ */
+export const execution = [
+  ['abort', checkAbort],
+  ['execute', dispatch],
+] as const satisfies Stages
 
 /** Commitment up to the outcome and its live observers; the durable `tool/result` follows. */
 const settlement = [
