@@ -6,9 +6,8 @@ import { type CliIo, line, styleFor } from './io.js'
 /** Exit codes: 0 success, 1 a failed call or a runtime error, 2 a usage error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const
 
-/** A mistake in how the command was invoked (bad flag value, missing token): exit 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError'
+/** An error the CLI reports itself, with what to do about it. */
+class HintedError extends Error {
   readonly hint: string | undefined
 
   constructor(message: string, hint?: string) {
@@ -17,15 +16,14 @@ export class UsageError extends Error {
   }
 }
 
-/** A runtime problem the CLI found itself (no journal, no folder): exit 1, with a hint. */
-export class CliError extends Error {
-  override readonly name = 'CliError'
-  readonly hint: string | undefined
+/** A mistake in how the command was invoked (bad flag value, missing token): exit 2. */
+export class UsageError extends HintedError {
+  override readonly name = 'UsageError'
+}
 
-  constructor(message: string, hint?: string) {
-    super(message)
-    this.hint = hint
-  }
+/** A runtime problem the CLI found itself (no journal, no folder): exit 1, with a hint. */
+export class CliError extends HintedError {
+  override readonly name = 'CliError'
 }
 
 /**

@@ -91,7 +91,7 @@ function visibleLength(text: string): number {
 
 /**
  * Text from the journal or a client (call ids, tool names, arguments, summaries) made safe for a
- * terminal: control characters (ANSI escapes included) are shown as `\uXXXX` instead of acting.
+ * terminal: control characters (ANSI escapes included) are shown escaped (ESC as `\u001b`) instead of acting.
  */
 export function printable(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly what is escaped
