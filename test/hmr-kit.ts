@@ -34,7 +34,11 @@ export async function watching(dir: string): Promise<{ root: Root; events: Event
   root.on('reload-failed', (e) => push({ kind: 'failed', ...e }))
   const next = () =>
     new Promise<Event>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no generation event within 5 s')), 5_000)
+      const seen = events.length
+      const timer = setTimeout(() => {
+        const kinds = events.map((e) => (e.kind === 'generation' ? `generation ${e.generation}` : 'failed'))
+        reject(new Error(`no generation event within 5 s (${seen} before this wait: ${kinds.join(', ') || 'none'})`))
+      }, 5_000)
       waiter = (e) => {
         clearTimeout(timer)
         resolve(e)

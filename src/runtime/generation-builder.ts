@@ -182,3 +182,26 @@ function diff(before: Map<string, string>, after: Map<string, string>) {
   for (const name of before.keys()) if (!after.has(name)) removed.push(name)
   return { added, changed, removed }
 }
+
+/**
+ * Whether `next` offers exactly what `previous` does: the same plugin tree, the same tool and skill
+ * definitions (a file that loaded again has a new one), no diagnostics of its own and, as the root
+ * sees it, the same projection (remote tools included).
+ */
+export function sameFeatures(previous: Generation, next: Generation, diff: GenerationDiff): boolean {
+  const same = <S extends { readonly id: string; readonly definition: object }>(a: readonly S[], b: readonly S[]) => {
+    if (a.length !== b.length) return false
+    const before = new Map(a.map((slot) => [slot.id, slot.definition]))
+    return b.every((slot) => before.get(slot.id) === slot.definition)
+  }
+  const empty = (d: GenerationDiff['tools']) => d.added.length + d.changed.length + d.removed.length === 0
+  return (
+    previous.root === next.root &&
+    same(previous.tools, next.tools) &&
+    same(previous.skills, next.skills) &&
+    previous.diagnostics.length === 0 &&
+    next.diagnostics.length === 0 &&
+    empty(diff.tools) &&
+    empty(diff.skills)
+  )
+}

@@ -5,7 +5,7 @@ import { ApprovalGrants } from './approval.js'
 import type { ApprovalPort, PermissionHost } from './approval-types.js'
 import { type AgentCapabilities, CapabilityIngress } from './capability-ingress.js'
 import type { Generation } from './generation.js'
-import { buildGeneration, diagnosticOf, diffGenerations, type GenerationDiff } from './generation-builder.js'
+import { buildGeneration, diagnosticOf, diffGenerations, type GenerationDiff, sameFeatures } from './generation-builder.js'
 import { memoryJournal } from './journal/memory.js'
 import type { JournalStore, RepairReport } from './journal/types.js'
 import { Logger, type LogSink } from './logger.js'
@@ -92,6 +92,8 @@ export class Root {
   #queue: Promise<unknown> = Promise.resolve()
   /** A build that was to run setup again failed: the next build from file changes runs it too. */
   #setupPending = false
+  /** The failure last reported, until a generation is published. */
+  #lastFailure: string | undefined
   #closing: Promise<void> | undefined
   #repair: RepairReport | undefined
   readonly #generations = new Set<Generation>()
@@ -146,7 +148,7 @@ export class Root {
   /** Opens the journal (running crash repair) and publishes generation 1. Called by `createRoot`. */
   async start(): Promise<void> {
     if (this.#options.repair !== false) this.#repair = await this.journal.repair()
-    const result = await this.#build({ setup: true })
+    const result = await this.#build({ setup: true, skipUnchanged: false })
     if (!result.ok) {
       const first = result.diagnostics[0]
       const message = result.diagnostics.map((d) => d.message).join('\n') || result.error.message
@@ -163,7 +165,9 @@ export class Root {
       debounceMs: this.#options.debounceMs,
       onBatch: async (changed) => {
         if (this.closed) return
-        await this.reload({ changed }).catch(() => {})
+        await this.#reload({ changed, skipUnchanged: true }).catch((error: unknown) => {
+          if (!this.closed) this.#logger.warn('reload after a file change failed', { error: String(error) })
+        })
         watcher.setPaths(source.watchPaths())
       },
       onError: (error) => this.#logger.warn('watcher error', { error: String(error) }),
@@ -180,6 +184,14 @@ export class Root {
    * rejects with `CLOSED` (never throws synchronously); a reload still queued then answers `CLOSED`.
    */
   async reload(options: { setup?: boolean; changed?: ReadonlySet<string> } = {}): Promise<ReloadResult> {
+    return this.#reload({ setup: options.setup, changed: options.changed, skipUnchanged: false })
+  }
+
+  /**
+   * With `skipUnchanged` (file events), a build that changes nothing (a save without an edit, a second
+   * event for one write) publishes nothing, and a failure the last report already showed is not repeated.
+   */
+  async #reload(options: { setup?: boolean; changed?: ReadonlySet<string>; skipUnchanged: boolean }): Promise<ReloadResult> {
     this.#assertOpen()
     // The queue is extended before the first await, so reloads keep their call order.
     const next = this.#queue.then(() => {
@@ -187,7 +199,7 @@ export class Root {
       // Files named in `changed` (all when none are) load again; a failed setup build stays due.
       const touched = this.#source?.invalidate(options.changed)
       const setup = options.setup ?? (options.changed ? (touched?.setup ?? false) || this.#setupPending : true)
-      return this.#build({ setup, changed: options.changed }).then((result) => {
+      return this.#build({ setup, skipUnchanged: options.skipUnchanged }).then((result) => {
         if (setup) this.#setupPending = !result.ok
         return result
       })
@@ -297,16 +309,18 @@ export class Root {
     await this.close()
   }
 
-  async #build(options: { setup: boolean; changed?: ReadonlySet<string> }): Promise<ReloadResult> {
+  async #build(options: { setup: boolean; skipUnchanged: boolean }): Promise<ReloadResult> {
     const started = performance.now()
     const previous = this.#active
     const number = ++this.#number
     const reuse = !options.setup && previous ? previous.root : undefined
-    const plugin = reuse ?? (await this.#rootDefinition().catch((error: unknown) => error as Error))
+    let plugin = reuse ?? (await this.#rootDefinition().catch((error: unknown) => error as Error))
     if (plugin instanceof Error) {
       const error = SeamError.is(plugin) ? plugin : new SeamError('INVALID_PLUGIN', plugin.message, { cause: plugin })
-      return this.#failed(started, [diagnosticOf(error, 'INVALID_PLUGIN')], error)
+      return this.#failed(started, [diagnosticOf(error, 'INVALID_PLUGIN')], error, options.skipUnchanged)
     }
+    // A plugin file that bundles to the same code keeps the mounted tree: its setup does not run again.
+    if (options.skipUnchanged && previous && plugin === previous.root.definition && !this.#setupPending) plugin = previous.root
     const result = await buildGeneration({
       number,
       plugin,
@@ -317,9 +331,15 @@ export class Root {
       files: this.#source ? (root) => this.#source!.load(root) : undefined,
       watchProvider: (provider) => provider.onDidChange(() => this.#providerChanged()),
     })
-    if (!result.ok) return this.#failed(started, result.diagnostics, result.error)
+    if (!result.ok) return this.#failed(started, result.diagnostics, result.error, options.skipUnchanged)
     const generation = result.generation
     const diff = await diffGenerations(this.ingress, previous, generation)
+    if (options.skipUnchanged && previous && this.#lastFailure === undefined && sameFeatures(previous, generation, diff)) {
+      this.#number--
+      await generation.dispose().catch(() => {})
+      return { ok: true, generation: previous.number, durationMs: performance.now() - started, diff, diagnostics: previous.diagnostics }
+    }
+    this.#lastFailure = undefined
     // Publish: one pointer swap. Turns on the previous generation keep their lease.
     generation.activate()
     this.#active = generation
@@ -333,10 +353,12 @@ export class Root {
     return { ok: true, ...event }
   }
 
-  #failed(started: number, diagnostics: readonly Diagnostic[], error: SeamError): ReloadResult {
+  #failed(started: number, diagnostics: readonly Diagnostic[], error: SeamError, skipRepeated = false): ReloadResult {
     this.#number--
     const event: ReloadFailedEvent = { durationMs: performance.now() - started, diagnostics, error }
-    if (this.#active) this.#emit('reload-failed', event)
+    const key = JSON.stringify([error.code, error.message, diagnostics])
+    if (this.#active && !(skipRepeated && key === this.#lastFailure)) this.#emit('reload-failed', event)
+    this.#lastFailure = key
     return { ok: false, ...event }
   }
 

@@ -16,7 +16,7 @@ export interface Bundle {
   readonly sources: ReadonlyMap<string, string>
   /** Absolute paths of the local files in the bundle, the entry included, sorted. */
   readonly dependencies: string[]
-  /** Of the bundled code: an unchanged hash means an unchanged module. */
+  /** Of the bundled code and every bundled file's text: unchanged, the module and its stack frames are. */
   readonly hash: string
 }
 
@@ -61,7 +61,10 @@ export async function bundleFile(file: string, relativeTo?: string): Promise<Bun
     .filter((key) => !/^[a-z-]+:/i.test(key))
     .map((key) => resolve(cwd, key))
     .sort()
-  const hash = createHash('sha256').update(code).digest('hex').slice(0, 16)
+  // The source texts too: a comment edit leaves the code alone but moves the lines frames map to.
+  const hasher = createHash('sha256').update(code)
+  for (const [path, text] of sources) hasher.update(`\0${path}\0${text}`)
+  const hash = hasher.digest('hex').slice(0, 16)
   return { code, map, sources, dependencies, hash }
 }
 

@@ -1,7 +1,7 @@
 export { type Bundle, bundleFile } from './bundle.js'
 export { codeFrame } from './code-frame.js'
 export { displayPath, FEATURE_NAME, fileStem } from './file-name.js'
-export { type LoadedModule, type LoadOptions, loadModule } from './load-module.js'
+export { type LoadedModule, type LoadOptions, loadModule, reloadModule } from './load-module.js'
 export { isPluginDefinition, type LoadedPluginFile, loadPluginFile } from './plugin-file.js'
 export { locateError, mapStack, type SourceLocation } from './source-maps.js'
 export { type LoadedToolFile, loadToolFile } from './tool-file.js'

@@ -36,8 +36,18 @@ export interface LoadedModule {
  * `defineTool`'s `INVALID_TOOL`, keeps its code) with the original file, line, column and a frame.
  */
 export async function loadModule(file: string, options: LoadOptions): Promise<LoadedModule> {
+  return (await reloadModule(file, options, undefined)) as LoadedModule
+}
+
+/**
+ * `loadModule`, unless the file bundles to `previousHash` (an editor's save without a change, or a
+ * second event for one write): then nothing is evaluated and the answer is `undefined`, so the caller
+ * keeps its previous instance, module state included.
+ */
+export async function reloadModule(file: string, options: LoadOptions, previousHash: string | undefined): Promise<LoadedModule | undefined> {
   const path = resolve(file)
   const bundle = await bundleFile(path, options.relativeTo)
+  if (bundle.hash === previousHash) return undefined
   const map = registerSourceMap(path, bundle.map)
   let exports: unknown
   try {

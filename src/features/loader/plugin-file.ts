@@ -3,7 +3,7 @@ import { SeamError } from '../../errors.js'
 import { PLUGIN_BRAND, type PluginDefinition } from '../../runtime/plugin-types.js'
 import { defaultExport, describeExport } from './describe-value.js'
 import { displayPath } from './file-name.js'
-import { type LoadOptions, loadModule } from './load-module.js'
+import { type LoadOptions, reloadModule } from './load-module.js'
 
 /** A loaded `plugin.ts`. */
 export interface LoadedPluginFile {
@@ -16,11 +16,13 @@ export interface LoadedPluginFile {
 
 /**
  * Loads a plugin folder's `plugin.ts`; its default export must be a plugin definition (recognised by
- * shape, as `definePlugin` may come from another copy of the package), else `INVALID_PLUGIN`.
+ * shape, as `definePlugin` may come from another copy of the package), else `INVALID_PLUGIN`. Answers
+ * `previous` itself, without evaluating the file again, when the file still bundles to the same code.
  */
-export async function loadPluginFile(file: string, options: LoadOptions): Promise<LoadedPluginFile> {
+export async function loadPluginFile(file: string, options: LoadOptions, previous?: LoadedPluginFile): Promise<LoadedPluginFile> {
   const path = resolve(file)
-  const loaded = await loadModule(path, options)
+  const loaded = await reloadModule(path, options, previous?.hash)
+  if (loaded === undefined) return previous!
   const definition = defaultExport(loaded.exports)
   if (!isPluginDefinition(definition)) {
     loaded.release()

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
@@ -93,6 +93,31 @@ export default defineTool({ description: 'Count.', input: {}, execute: () => ++c
     expect(await first.definition.execute({}, {} as never)).toBe(2)
     expect(await second.definition.execute({}, {} as never)).toBe(1)
     expect(second.hash).toBe(first.hash)
+  })
+
+  it('answers the previous load itself, without evaluating the file, while the file bundles the same; a helper edit loads afresh', async () => {
+    const dir = await pluginFolder({
+      'tools/count.ts': `import { defineTool } from 'seam-runtime'
+import { step } from './step.js'
+let calls = 0
+export default defineTool({ description: 'Count.', input: {}, execute: () => (calls += step) })
+`,
+      'tools/step.ts': 'export const step = 1\n',
+    })
+    const file = join(dir, 'tools/count.ts')
+    const first = await loadToolFile(file, { modules })
+    await first.definition.execute({}, {} as never)
+    // Saved again without an edit: the same load, with its module state.
+    await writeFile(file, await readFile(file, 'utf8'))
+    const again = await loadToolFile(file, { modules }, first)
+    expect(again).toBe(first)
+    expect(await again.definition.execute({}, {} as never)).toBe(2)
+    // The helper changed: the bundle differs, so the file is evaluated again.
+    await writeFile(join(dir, 'tools/step.ts'), 'export const step = 10\n')
+    const changed = await loadToolFile(file, { modules }, first)
+    expect(changed).not.toBe(first)
+    expect(changed.hash).not.toBe(first.hash)
+    expect(await changed.definition.execute({}, {} as never)).toBe(10)
   })
 
   it('rejects a default export that is not defineTool({...}), naming the file', async () => {

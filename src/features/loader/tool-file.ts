@@ -3,7 +3,7 @@ import { SeamError } from '../../errors.js'
 import { isToolDefinition, type ToolDefinition } from '../define-tool.js'
 import { defaultExport, describeExport } from './describe-value.js'
 import { displayPath, FEATURE_NAME, fileStem } from './file-name.js'
-import { type LoadOptions, loadModule } from './load-module.js'
+import { type LoadOptions, reloadModule } from './load-module.js'
 
 /** A loaded `tools/<name>.ts`: the name is the file stem. */
 export interface LoadedToolFile {
@@ -18,9 +18,10 @@ export interface LoadedToolFile {
 /**
  * Loads one tool file. Throws `INVALID_TOOL` (naming the file) when its name does not match
  * `[a-z0-9][a-z0-9_-]*` or its default export is not a `defineTool({...})`, and `LOAD_FAILED` when it
- * does not bundle or throws while loading.
+ * does not bundle or throws while loading. Answers `previous` itself, without evaluating the file again,
+ * when the file still bundles to the same code.
  */
-export async function loadToolFile(file: string, options: LoadOptions): Promise<LoadedToolFile> {
+export async function loadToolFile(file: string, options: LoadOptions, previous?: LoadedToolFile): Promise<LoadedToolFile> {
   const path = resolve(file)
   const shown = displayPath(path, options.relativeTo)
   const name = fileStem(path)
@@ -31,7 +32,8 @@ export async function loadToolFile(file: string, options: LoadOptions): Promise<
       { details: { file: path, name } },
     )
   }
-  const loaded = await loadModule(path, options)
+  const loaded = await reloadModule(path, options, previous?.hash)
+  if (loaded === undefined) return previous!
   const definition = defaultExport(loaded.exports)
   if (!isToolDefinition(definition)) {
     loaded.release()

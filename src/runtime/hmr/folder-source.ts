@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Diagnostic } from '../../features/diagnostic.js'
 import { discoverPluginFolder, PLUGIN_FILES } from '../../features/discovery.js'
-import { type LoadedToolFile, loadPluginFile, loadToolFile } from '../../features/loader/index.js'
+import { type LoadedPluginFile, type LoadedToolFile, loadPluginFile, loadToolFile } from '../../features/loader/index.js'
 import { parseSkillFile, type SkillFile } from '../../features/skill-file.js'
 import type { SkillSlot, ToolSlot } from '../generation.js'
 import { diagnosticOf, type FeatureFiles } from '../generation-builder.js'
@@ -31,8 +31,14 @@ export class FolderSource {
   readonly #modules: () => Promise<Record<string, unknown>>
   readonly #tools = new Map<string, ToolEntry>()
   readonly #skills = new Map<string, SkillEntry>()
-  #pluginFile: { file: string; dependencies: string[]; definition: PluginDefinition; release(): void } | undefined
-  #pluginStale = true
+  /**
+   * Loads replaced since the last load, by file: a file that still bundles to the same code keeps its
+   * load (and its module state), so a save without a change or a repeated event changes nothing.
+   */
+  readonly #replaced = new Map<string, ToolEntry>()
+  #pluginFile: { file: string; loaded: LoadedPluginFile } | undefined
+  /** `changed`: load again, keeping the load if it bundles the same; `all`: evaluate afresh. */
+  #pluginStale: false | 'changed' | 'all' = 'all'
   readonly #watched = new Set<string>()
   /**
    * The local imports of each tool file as of its last good load: while the file fails to load they
@@ -49,14 +55,17 @@ export class FolderSource {
   async loadPlugin(): Promise<PluginDefinition> {
     const { pluginFile } = await discoverPluginFolder(this.dir)
     if (!pluginFile) {
-      this.#pluginFile?.release()
+      this.#pluginFile?.loaded.release()
       this.#pluginFile = undefined
       return definePlugin({ name: 'root' })
     }
-    if (this.#pluginFile && !this.#pluginStale && this.#pluginFile.file === pluginFile) return this.#pluginFile.definition
-    const loaded = await loadPluginFile(pluginFile, { modules: await this.#modules(), relativeTo: this.dir })
-    this.#pluginFile?.release()
-    this.#pluginFile = { file: pluginFile, dependencies: loaded.dependencies, definition: loaded.definition, release: loaded.release }
+    const previous = this.#pluginFile?.file === pluginFile && this.#pluginStale !== 'all' ? this.#pluginFile.loaded : undefined
+    if (previous && this.#pluginStale === false) return previous.definition
+    const loaded = await loadPluginFile(pluginFile, { modules: await this.#modules(), relativeTo: this.dir }, previous)
+    if (loaded !== previous) {
+      this.#pluginFile?.loaded.release()
+      this.#pluginFile = { file: pluginFile, loaded }
+    }
     this.#pluginStale = false
     return loaded.definition
   }
@@ -69,21 +78,23 @@ export class FolderSource {
     if (changed === undefined) {
       for (const entry of this.#tools.values()) entry.stale = true
       this.#tools.clear()
+      this.#replaced.clear()
       this.#skills.clear()
-      this.#pluginStale = true
+      this.#pluginStale = 'all'
       return { setup: true }
     }
     for (const [file, entry] of this.#tools) {
       if (changed.has(file) || entry.loaded.dependencies.some((d) => changed.has(d))) {
         entry.stale = true
         this.#tools.delete(file)
+        this.#replaced.set(file, entry)
       }
     }
-    for (const file of this.#skills.keys()) if (changed.has(file)) this.#skills.delete(file)
+    // Skill files are read on every load and parsed again only when their text changed.
     const pluginChanged =
       [...changed].some((f) => /[/\\]plugin\.m?[jt]s$/.test(f) && path.dirname(f) === this.dir) ||
-      (this.#pluginFile?.dependencies.some((d) => changed.has(d)) ?? false)
-    if (pluginChanged) this.#pluginStale = true
+      (this.#pluginFile?.loaded.dependencies.some((d) => changed.has(d)) ?? false)
+    if (pluginChanged && this.#pluginStale === false) this.#pluginStale = 'changed'
     return { setup: pluginChanged }
   }
 
@@ -93,9 +104,11 @@ export class FolderSource {
     const skills: SkillSlot[] = []
     const diagnostics: Diagnostic[] = []
     const used: ToolEntry[] = []
+    // A file that fails to load keeps its replaced load: restored to that content, it is reused.
+    const failed = new Set<string>()
     const modules = await this.#modules()
     this.#watched.clear()
-    if (this.#pluginFile) for (const d of this.#pluginFile.dependencies) this.#watched.add(d)
+    if (this.#pluginFile) for (const d of this.#pluginFile.loaded.dependencies) this.#watched.add(d)
     for (const plugin of root.walk()) {
       if (!plugin.dir) continue
       const folder = await discoverPluginFolder(plugin.dir)
@@ -105,12 +118,18 @@ export class FolderSource {
       for (const file of folder.toolFiles) {
         let entry = this.#tools.get(file)
         if (!entry) {
+          // Reusable while a generation holds it: the last release drops its source map.
+          const replaced = this.#replaced.get(file)
+          const previous = replaced !== undefined && replaced.refs > 0 ? replaced : undefined
           try {
-            entry = { loaded: await loadToolFile(file, { modules, relativeTo: this.dir }), refs: 0, stale: false }
+            const loaded = await loadToolFile(file, { modules, relativeTo: this.dir }, previous?.loaded)
+            entry = loaded === previous?.loaded ? previous : { loaded, refs: 0, stale: false }
+            entry.stale = false
             this.#tools.set(file, entry)
           } catch (error) {
             const diagnostic = diagnosticOf(error, 'LOAD_FAILED')
             diagnostics.push(diagnostic)
+            failed.add(file)
             // Keep watching what the file imported when it last loaded, and the file the error is in.
             for (const d of this.#dependencies.get(file) ?? []) this.#watched.add(d)
             if (diagnostic.file) this.#watched.add(path.resolve(this.dir, diagnostic.file))
@@ -139,6 +158,7 @@ export class FolderSource {
       }
     }
     for (const entry of used) entry.refs++
+    for (const file of this.#replaced.keys()) if (!failed.has(file)) this.#replaced.delete(file)
     return {
       tools,
       skills,
@@ -169,7 +189,8 @@ export class FolderSource {
   dispose(): void {
     for (const entry of this.#tools.values()) entry.stale = true
     this.#tools.clear()
-    this.#pluginFile?.release()
+    this.#replaced.clear()
+    this.#pluginFile?.loaded.release()
     this.#pluginFile = undefined
   }
 }

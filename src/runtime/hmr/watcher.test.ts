@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -138,6 +139,30 @@ describe('createWatcher', () => {
       await writeFile(join(skills, 'notes.md'), '# Notes')
       // The folder itself, or the file in it: either makes a reload list the folder.
       await until(() => seen.batches.flat().some((path) => path === skills || path === join(skills, 'notes.md')))
+    }
+  })
+
+  it('reports a folder that appeared once it is watched: a file written as that batch arrives is reported too', async () => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const dir = await folder()
+      const skills = join(dir, 'agent/skills')
+      const batches: string[][] = []
+      let written = false
+      const w = watcher({
+        debounceMs: 0,
+        onBatch: async (changed) => {
+          batches.push([...changed])
+          // The reload a host runs here lists the folder; what lands after it must raise a batch.
+          if (!written && existsSync(skills)) {
+            written = true
+            await writeFile(join(skills, 'late.md'), '# Late')
+          }
+        },
+      })
+      w.setPaths([skills])
+      await w.ready
+      await mkdir(skills, { recursive: true })
+      await until(() => batches.flat().includes(join(skills, 'late.md')))
     }
   })
 

@@ -40,7 +40,7 @@ class ChokidarWatcher implements Watcher {
   readonly #debounceMs: number
   readonly #onBatch: WatcherOptions['onBatch']
   readonly #onError: (error: unknown) => void
-  readonly #roots = new Map<string, { watcher: FSWatcher; ready: Promise<void> }>()
+  readonly #roots = new Map<string, Followed>()
   #pending = new Set<string>()
   #timer: NodeJS.Timeout | undefined
   #firstPendingAt = 0
@@ -80,7 +80,7 @@ class ChokidarWatcher implements Watcher {
     return this.#closing
   }
 
-  #follow(root: string): { watcher: FSWatcher; ready: Promise<void> } {
+  #follow(root: string): Followed {
     // chokidar reports `ready` before it watches for a missing path to appear, and may miss it; so a
     // missing path is followed from its nearest existing ancestor, which is pruned to the way there.
     const anchor = nearestExisting(root)
@@ -101,12 +101,12 @@ class ChokidarWatcher implements Watcher {
         this.#record(absolute)
         // The followed folder itself was removed (a branch switch, `rm -r tools`): chokidar does not
         // watch a root that comes back, so follow it again from its nearest existing ancestor.
-        if (absolute === root && anchor === root && !existsSync(root)) this.#reanchor(root)
+        if (absolute === root && anchor === root && !existsSync(root)) this.#reanchor(root, watcher)
       }
       // A folder on the way to a missing path appeared (`mkdir -p agent/skills` then a write): the
       // files may already be there before a nested watch exists. Report the path itself (a reload
       // lists the folder) and follow it again from its new nearest ancestor.
-      else if (anchor !== root && onTheWay(absolute) && existsSync(absolute)) this.#reanchor(root)
+      else if (anchor !== root && onTheWay(absolute) && existsSync(absolute)) this.#reanchor(root, watcher)
     }
     watcher.on('all', (_event, path) => seen(path))
     // chokidar can drop the second of two quick writes (a 5 ms throttle plus an mtime check that may
@@ -117,15 +117,21 @@ class ChokidarWatcher implements Watcher {
       seen(!name || name === basename(watched) ? watched : join(watched, name))
     })
     watcher.on('error', this.#onError)
-    return { watcher, ready }
+    return { watcher, anchor, ready }
   }
 
-  #reanchor(root: string): void {
+  /** Follows `root` from its nearest existing ancestor again, when an event of its current watch moved it. */
+  #reanchor(root: string, from: FSWatcher): void {
     const current = this.#roots.get(root)
-    if (current === undefined || this.#closing !== undefined) return
-    this.#roots.set(root, this.#follow(root))
+    if (current?.watcher !== from || this.#closing !== undefined || nearestExisting(root) === current.anchor) return
+    const next = this.#follow(root)
+    this.#roots.set(root, next)
     current.watcher.close().catch(this.#onError)
-    this.#record(root)
+    // Reported once the new watch is in place: what changed before then is read by the reload this
+    // starts, what changes after is seen by the watch (reporting at once could miss a write between).
+    void next.ready.then(() => {
+      if (this.#roots.get(root) === next) this.#record(root)
+    })
   }
 
   #record(path: string): void {
@@ -152,6 +158,13 @@ class ChokidarWatcher implements Watcher {
         if (this.#pending.size > 0 && this.#timer === undefined) this.#flush()
       })
   }
+}
+
+/** One chokidar instance following a root from `anchor`, the root or its nearest existing ancestor. */
+interface Followed {
+  readonly watcher: FSWatcher
+  readonly anchor: string
+  readonly ready: Promise<void>
 }
 
 /** Absolute paths, minus any inside another followed path (that folder's watch covers them). */
