@@ -1,16 +1,14 @@
 import path from 'node:path'
 import { SeamError } from '../errors.js'
-import type { Diagnostic } from '../features/diagnostic.js'
 import { ApprovalGrants } from './approval.js'
 import type { ApprovalPort, PermissionHost } from './approval-types.js'
 import { type AgentCapabilities, CapabilityIngress } from './capability-ingress.js'
 import type { Generation } from './generation.js'
-import { buildGeneration, diagnosticOf, diffGenerations, type GenerationDiff, sameFeatures } from './generation-builder.js'
+import { type GenerationEvent, GenerationStore, type ReloadFailedEvent, type ReloadResult } from './generation-store.js'
 import { memoryJournal } from './journal/memory.js'
 import type { JournalStore, RepairReport } from './journal/types.js'
 import { Logger, type LogSink } from './logger.js'
 import type { PluginDefinition } from './plugin-types.js'
-import { definePlugin } from './plugin.js'
 import type { AbandonedCall, RuntimeLimits } from './pipeline/state.js'
 import type { PipelineHooks } from './pipeline/types.js'
 import { DisposableScope } from './scope.js'
@@ -21,6 +19,8 @@ import type { DeferredContext } from '../features/define-tool.js'
 import { locateError } from '../features/loader/index.js'
 import { FolderSource } from './hmr/folder-source.js'
 import { createWatcher } from './hmr/watcher.js'
+
+export type { GenerationEvent, ReloadFailedEvent, ReloadResult } from './generation-store.js'
 
 export interface RootOptions {
   /** The root plugin. With `dir`, its folder; without, the root plugin is loaded from `dir`. */
@@ -44,21 +44,6 @@ export interface RootOptions {
   readonly debounceMs?: number
 }
 
-export interface GenerationEvent {
-  readonly generation: number
-  readonly durationMs: number
-  readonly diff: GenerationDiff
-  readonly diagnostics: readonly Diagnostic[]
-}
-
-export interface ReloadFailedEvent {
-  readonly durationMs: number
-  readonly diagnostics: readonly Diagnostic[]
-  readonly error: SeamError
-}
-
-export type ReloadResult = ({ ok: true } & GenerationEvent) | ({ ok: false } & ReloadFailedEvent)
-
 interface RootEvents {
   generation: GenerationEvent
   'reload-failed': ReloadFailedEvent
@@ -74,9 +59,9 @@ export interface BeginTurnInput extends Omit<TurnIngressInput, 'journal' | 'sign
 }
 
 /**
- * The host: owns the root plugin, the generation sequence, the journal and the watcher. Build with
- * `createRoot()`. A reload builds a candidate aside and publishes it by one pointer swap, or rolls
- * it back while the active generation keeps serving.
+ * The host: owns the root plugin, its generation store, the journal, the watcher and the open
+ * turns. Build with `createRoot()`. A reload builds a candidate aside and publishes it by one pointer
+ * swap, or rolls it back while the active generation keeps serving.
  */
 export class Root {
   readonly journal: JournalStore
@@ -87,16 +72,9 @@ export class Root {
   readonly #grants = new ApprovalGrants()
   readonly #listeners = new Map<keyof RootEvents, Set<(event: never) => void>>()
   readonly #limits: RuntimeLimits
-  #active: Generation | undefined
-  #number = 0
-  #queue: Promise<unknown> = Promise.resolve()
-  /** A build that was to run setup again failed: the next build from file changes runs it too. */
-  #setupPending = false
-  /** The failure last reported, until a generation is published. */
-  #lastFailure: string | undefined
+  readonly #generations: GenerationStore
   #closing: Promise<void> | undefined
   #repair: RepairReport | undefined
-  readonly #generations = new Set<Generation>()
   readonly #turns = new Set<Turn>()
   readonly #source: FolderSource | undefined
 
@@ -108,6 +86,17 @@ export class Root {
     this.#logger = new Logger(options.log ?? (() => {}))
     this.#limits = resolveLimits(options.defaults)
     this.#source = options.dir ? new FolderSource(options.dir, hostModules) : undefined
+    this.#generations = new GenerationStore({
+      plugin: options.plugin,
+      source: this.#source,
+      baseDir: options.dir ? path.resolve(options.dir) : undefined,
+      hooks: options.hooks,
+      ingress: this.ingress,
+      grants: this.#grants,
+      logger: this.#logger,
+      onGeneration: (event) => this.#emit('generation', event),
+      onFailed: (event) => this.#emit('reload-failed', event),
+    })
   }
 
   /** The plugin folder, when the root has one. */
@@ -117,13 +106,13 @@ export class Root {
 
   /** The number of the active generation. */
   get generation(): number {
-    return this.#active?.number ?? 0
+    return this.#generations.active?.number ?? 0
   }
 
   /** The active generation (for hosts composing `TurnToolRuntime` themselves). */
   get activeGeneration(): Generation {
     this.#assertOpen()
-    return this.#active!
+    return this.#generations.active!
   }
 
   /** What crash repair closed when the journal opened. */
@@ -148,7 +137,7 @@ export class Root {
   /** Opens the journal (running crash repair) and publishes generation 1. Called by `createRoot`. */
   async start(): Promise<void> {
     if (this.#options.repair !== false) this.#repair = await this.journal.repair()
-    const result = await this.#build({ setup: true, skipUnchanged: false })
+    const result = await this.#generations.reload({ setup: true })
     if (!result.ok) {
       const first = result.diagnostics[0]
       const message = result.diagnostics.map((d) => d.message).join('\n') || result.error.message
@@ -165,7 +154,7 @@ export class Root {
       debounceMs: this.#options.debounceMs,
       onBatch: async (changed) => {
         if (this.closed) return
-        await this.#reload({ changed, skipUnchanged: true }).catch((error: unknown) => {
+        await this.#generations.reload({ changed, skipUnchanged: true }).catch((error: unknown) => {
           if (!this.closed) this.#logger.warn('reload after a file change failed', { error: String(error) })
         })
         watcher.setPaths(source.watchPaths())
@@ -184,34 +173,14 @@ export class Root {
    * rejects with `CLOSED` (never throws synchronously); a reload still queued then answers `CLOSED`.
    */
   async reload(options: { setup?: boolean; changed?: ReadonlySet<string> } = {}): Promise<ReloadResult> {
-    return this.#reload({ setup: options.setup, changed: options.changed, skipUnchanged: false })
-  }
-
-  /**
-   * With `skipUnchanged` (file events), a build that changes nothing (a save without an edit, a second
-   * event for one write) publishes nothing, and a failure the last report already showed is not repeated.
-   */
-  async #reload(options: { setup?: boolean; changed?: ReadonlySet<string>; skipUnchanged: boolean }): Promise<ReloadResult> {
     this.#assertOpen()
-    // The queue is extended before the first await, so reloads keep their call order.
-    const next = this.#queue.then(() => {
-      if (this.closed) return this.#closedResult()
-      // Files named in `changed` (all when none are) load again; a failed setup build stays due.
-      const touched = this.#source?.invalidate(options.changed)
-      const setup = options.setup ?? (options.changed ? (touched?.setup ?? false) || this.#setupPending : true)
-      return this.#build({ setup, skipUnchanged: options.skipUnchanged }).then((result) => {
-        if (setup) this.#setupPending = !result.ok
-        return result
-      })
-    })
-    this.#queue = next.catch(() => {})
-    return next
+    return this.#generations.reload({ setup: options.setup, changed: options.changed })
   }
 
   /** Leases the active generation for a new turn and journals `turn/begin`. */
   async beginTurn(input: BeginTurnInput): Promise<Turn> {
     this.#assertOpen()
-    const generation = this.#active!
+    const generation = this.#generations.active!
     const release = generation.lease()
     try {
       const approval = input.ports?.approval ?? (input.unattended ? undefined : this.#options.approval)
@@ -276,7 +245,7 @@ export class Root {
   /** The root owner's capabilities in the active generation, without a turn (restricted tools hidden). */
   async capabilities(owner = 'root'): Promise<AgentCapabilities> {
     this.#assertOpen()
-    return this.ingress.read(this.#active!, owner)
+    return this.ingress.read(this.#generations.active!, owner)
   }
 
   /**
@@ -286,7 +255,7 @@ export class Root {
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      await this.#queue
+      await this.#generations.close()
       await Promise.allSettled(
         [...this.#turns].map(async (turn) => {
           await turn.tools.idle()
@@ -294,12 +263,7 @@ export class Root {
         }),
       )
       await this.scope.dispose().catch(() => {})
-      this.#active?.retire()
-      const disposed = Promise.allSettled([...this.#generations].map((g) => g.whenDisposed))
-      const bound = new Promise((resolve) => setTimeout(resolve, this.#limits.graceMs).unref())
-      if ((await Promise.race([disposed.then(() => 'done'), bound])) !== 'done') {
-        await Promise.allSettled([...this.#generations].map((g) => g.dispose()))
-      }
+      await this.#generations.disposeAll(this.#limits.graceMs)
       await this.journal.close()
     })()
     return this.#closing
@@ -307,75 +271,6 @@ export class Root {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close()
-  }
-
-  async #build(options: { setup: boolean; skipUnchanged: boolean }): Promise<ReloadResult> {
-    const started = performance.now()
-    const previous = this.#active
-    const number = ++this.#number
-    const reuse = !options.setup && previous ? previous.root : undefined
-    let plugin = reuse ?? (await this.#rootDefinition().catch((error: unknown) => error as Error))
-    if (plugin instanceof Error) {
-      const error = SeamError.is(plugin) ? plugin : new SeamError('INVALID_PLUGIN', plugin.message, { cause: plugin })
-      return this.#failed(started, [diagnosticOf(error, 'INVALID_PLUGIN')], error, options.skipUnchanged)
-    }
-    // A plugin file that bundles to the same code keeps the mounted tree: its setup does not run again.
-    if (options.skipUnchanged && previous && plugin === previous.root.definition && !this.#setupPending) plugin = previous.root
-    const result = await buildGeneration({
-      number,
-      plugin,
-      baseDir: this.#options.dir ? path.resolve(this.#options.dir) : undefined,
-      hooks: this.#options.hooks,
-      ingress: this.ingress,
-      logger: this.#logger,
-      files: this.#source ? (root) => this.#source!.load(root) : undefined,
-      watchProvider: (provider) => provider.onDidChange(() => this.#providerChanged()),
-    })
-    if (!result.ok) return this.#failed(started, result.diagnostics, result.error, options.skipUnchanged)
-    const generation = result.generation
-    const diff = await diffGenerations(this.ingress, previous, generation)
-    if (options.skipUnchanged && previous && this.#lastFailure === undefined && sameFeatures(previous, generation, diff)) {
-      this.#number--
-      await generation.dispose().catch(() => {})
-      return { ok: true, generation: previous.number, durationMs: performance.now() - started, diff, diagnostics: previous.diagnostics }
-    }
-    this.#lastFailure = undefined
-    // Publish: one pointer swap. Turns on the previous generation keep their lease.
-    generation.activate()
-    this.#active = generation
-    this.#generations.add(generation)
-    void generation.whenDisposed.then(() => this.#generations.delete(generation))
-    previous?.retire()
-    const live = new Set((await this.ingress.project(generation, 'root')).tools.map((t) => t.fingerprint))
-    this.#grants.retain(live)
-    const event: GenerationEvent = { generation: number, durationMs: performance.now() - started, diff, diagnostics: generation.diagnostics }
-    this.#emit('generation', event)
-    return { ok: true, ...event }
-  }
-
-  #failed(started: number, diagnostics: readonly Diagnostic[], error: SeamError, skipRepeated = false): ReloadResult {
-    this.#number--
-    const event: ReloadFailedEvent = { durationMs: performance.now() - started, diagnostics, error }
-    const key = JSON.stringify([error.code, error.message, diagnostics])
-    if (this.#active && !(skipRepeated && key === this.#lastFailure)) this.#emit('reload-failed', event)
-    this.#lastFailure = key
-    return { ok: false, ...event }
-  }
-
-  #closedResult(): ReloadResult {
-    return { ok: false, durationMs: 0, diagnostics: [], error: new SeamError('CLOSED', 'the root is closed') }
-  }
-
-  #rootDefinition(): Promise<PluginDefinition> {
-    if (this.#options.plugin) return Promise.resolve(this.#options.plugin)
-    if (this.#source) return this.#source.loadPlugin()
-    return Promise.resolve(definePlugin({ name: 'root' }))
-  }
-
-  #providerChanged(): void {
-    if (this.closed) return
-    // A provider's tool list changed: project again, reusing every plugin and every loaded file.
-    void this.reload({ setup: false, changed: new Set() }).catch(() => {})
   }
 
   #emit<K extends keyof RootEvents>(event: K, payload: RootEvents[K]): void {

@@ -1,0 +1,184 @@
+import { SeamError } from '../errors.js'
+import type { Diagnostic } from '../features/diagnostic.js'
+import type { ApprovalGrants } from './approval.js'
+import type { CapabilityIngress } from './capability-ingress.js'
+import type { Generation } from './generation.js'
+import { buildGeneration, diagnosticOf, diffGenerations, type GenerationDiff, sameFeatures } from './generation-builder.js'
+import type { FolderSource } from './hmr/folder-source.js'
+import type { Logger } from './logger.js'
+import type { PipelineHooks } from './pipeline/types.js'
+import type { PluginDefinition } from './plugin-types.js'
+import { definePlugin } from './plugin.js'
+
+export interface GenerationEvent {
+  readonly generation: number
+  readonly durationMs: number
+  readonly diff: GenerationDiff
+  readonly diagnostics: readonly Diagnostic[]
+}
+
+export interface ReloadFailedEvent {
+  readonly durationMs: number
+  readonly diagnostics: readonly Diagnostic[]
+  readonly error: SeamError
+}
+
+export type ReloadResult = ({ ok: true } & GenerationEvent) | ({ ok: false } & ReloadFailedEvent)
+
+export interface ReloadOptions {
+  /** Run every plugin's setup again (default: when `changed` touches a plugin file, or always without `changed`). */
+  readonly setup?: boolean
+  /** The files that changed; every file loads again when absent. */
+  readonly changed?: ReadonlySet<string>
+  /**
+   * File events: a build that changes nothing (a save without an edit, a second event for one write)
+   * publishes nothing, and a failure the last report already showed is not reported again.
+   */
+  readonly skipUnchanged?: boolean
+}
+
+export interface GenerationStoreOptions {
+  /** The root plugin; without it, the folder's `plugin.ts` (or an empty root). */
+  readonly plugin?: PluginDefinition
+  readonly source?: FolderSource
+  readonly baseDir?: string
+  readonly hooks?: Partial<PipelineHooks>
+  readonly ingress: CapabilityIngress
+  readonly grants: ApprovalGrants
+  readonly logger: Logger
+  readonly onGeneration: (event: GenerationEvent) => void
+  readonly onFailed: (event: ReloadFailedEvent) => void
+}
+
+/**
+ * The generation sequence of a root: builds each candidate aside, publishes it by one pointer swap
+ * or rolls it back while the active generation keeps serving, and keeps every generation a lease
+ * still holds until it is disposed. Reloads run one at a time, in call order.
+ */
+export class GenerationStore {
+  readonly #options: GenerationStoreOptions
+  #active: Generation | undefined
+  #number = 0
+  #queue: Promise<unknown> = Promise.resolve()
+  /** A build that was to run setup again failed: the next build from file changes runs it too. */
+  #setupPending = false
+  /** The failure last reported, until a generation is published. */
+  #lastFailure: string | undefined
+  #closed = false
+  readonly #generations = new Set<Generation>()
+
+  constructor(options: GenerationStoreOptions) {
+    this.#options = options
+  }
+
+  get active(): Generation | undefined {
+    return this.#active
+  }
+
+  /** Builds and publishes a candidate, or rolls it back; see `ReloadOptions`. */
+  reload(options: ReloadOptions = {}): Promise<ReloadResult> {
+    // The queue is extended before the first await, so reloads keep their call order.
+    const next = this.#queue.then(() => {
+      if (this.#closed) return closedResult()
+      // Files named in `changed` (all when none are) load again; a failed setup build stays due.
+      const touched = this.#options.source?.invalidate(options.changed)
+      const setup = options.setup ?? (options.changed ? (touched?.setup ?? false) || this.#setupPending : true)
+      return this.#build(setup, options.skipUnchanged ?? false).then((result) => {
+        if (setup) this.#setupPending = !result.ok
+        return result
+      })
+    })
+    this.#queue = next.catch(() => {})
+    return next
+  }
+
+  /** Refuses further reloads (they answer `CLOSED`) and waits for the running one. */
+  async close(): Promise<void> {
+    this.#closed = true
+    await this.#queue
+  }
+
+  /**
+   * Retires the active generation and waits for every generation to be disposed once its leases
+   * end, for at most `graceMs`; then disposes the rest regardless.
+   */
+  async disposeAll(graceMs: number): Promise<void> {
+    this.#active?.retire()
+    const disposed = Promise.allSettled([...this.#generations].map((g) => g.whenDisposed))
+    const bound = new Promise((resolve) => setTimeout(resolve, graceMs).unref())
+    if ((await Promise.race([disposed.then(() => 'done'), bound])) !== 'done') {
+      await Promise.allSettled([...this.#generations].map((g) => g.dispose()))
+    }
+  }
+
+  async #build(setup: boolean, skipUnchanged: boolean): Promise<ReloadResult> {
+    const started = performance.now()
+    const previous = this.#active
+    const number = ++this.#number
+    const reuse = !setup && previous ? previous.root : undefined
+    let plugin = reuse ?? (await this.#rootDefinition().catch((error: unknown) => error as Error))
+    if (plugin instanceof Error) {
+      const error = SeamError.is(plugin) ? plugin : new SeamError('INVALID_PLUGIN', plugin.message, { cause: plugin })
+      return this.#failed(started, [diagnosticOf(error, 'INVALID_PLUGIN')], error, skipUnchanged)
+    }
+    // A plugin file that bundles to the same code keeps the mounted tree: its setup does not run again.
+    if (skipUnchanged && previous && plugin === previous.root.definition && !this.#setupPending) plugin = previous.root
+    const source = this.#options.source
+    const result = await buildGeneration({
+      number,
+      plugin,
+      baseDir: this.#options.baseDir,
+      hooks: this.#options.hooks,
+      ingress: this.#options.ingress,
+      logger: this.#options.logger,
+      files: source ? (root) => source.load(root) : undefined,
+      watchProvider: (provider) => provider.onDidChange(() => this.#providerChanged()),
+    })
+    if (!result.ok) return this.#failed(started, result.diagnostics, result.error, skipUnchanged)
+    const generation = result.generation
+    const diff = await diffGenerations(this.#options.ingress, previous, generation)
+    if (skipUnchanged && previous && this.#lastFailure === undefined && sameFeatures(previous, generation, diff)) {
+      this.#number--
+      await generation.dispose().catch(() => {})
+      return { ok: true, generation: previous.number, durationMs: performance.now() - started, diff, diagnostics: previous.diagnostics }
+    }
+    this.#lastFailure = undefined
+    // Publish: one pointer swap. Turns on the previous generation keep their lease.
+    generation.activate()
+    this.#active = generation
+    this.#generations.add(generation)
+    void generation.whenDisposed.then(() => this.#generations.delete(generation))
+    previous?.retire()
+    const live = new Set((await this.#options.ingress.project(generation, 'root')).tools.map((t) => t.fingerprint))
+    this.#options.grants.retain(live)
+    const event: GenerationEvent = { generation: number, durationMs: performance.now() - started, diff, diagnostics: generation.diagnostics }
+    this.#options.onGeneration(event)
+    return { ok: true, ...event }
+  }
+
+  #failed(started: number, diagnostics: readonly Diagnostic[], error: SeamError, skipRepeated: boolean): ReloadResult {
+    this.#number--
+    const event: ReloadFailedEvent = { durationMs: performance.now() - started, diagnostics, error }
+    const key = JSON.stringify([error.code, error.message, diagnostics])
+    // Before generation 1 there is nothing to keep serving: the caller throws instead.
+    if (this.#active && !(skipRepeated && key === this.#lastFailure)) this.#options.onFailed(event)
+    this.#lastFailure = key
+    return { ok: false, ...event }
+  }
+
+  #rootDefinition(): Promise<PluginDefinition> {
+    if (this.#options.plugin) return Promise.resolve(this.#options.plugin)
+    if (this.#options.source) return this.#options.source.loadPlugin()
+    return Promise.resolve(definePlugin({ name: 'root' }))
+  }
+
+  #providerChanged(): void {
+    if (this.#closed) return
+    // A provider's tool list changed: project again, reusing every plugin and every loaded file.
+    void this.reload({ setup: false, changed: new Set() }).catch(() => {})
+  }
+}
+
+function closedResult(): ReloadResult {
+  return { ok: false, durationMs: 0, diagnostics: [], error: new SeamError('CLOSED', 'the root is closed') }
+}
