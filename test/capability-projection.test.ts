@@ -241,6 +241,33 @@ describe('visibility through a root, identical for Feature and Seam tools', () =
     expect(outcome).toMatchObject({ status: 'failed', code: 'INVALID_ARGS' })
   })
 
+  it('runs turns only as owners the generation knows: its plugins and its seam scopes, each projected when it was built', async () => {
+    let version = 1
+    const remote = provider('remote', () => [fn(`agent_tool_v${version}`)])
+    const root = await rootWith((ctx, seams) => {
+      ctx.plugin(definePlugin({ name: 'maps', setup: (child) => void child.addTool('route', feature()) }))
+      seams.registerToolService('root/agents', remote.service)
+    })
+    const as = async (owner: string) => {
+      const turn = await root.beginTurn({ session: 's', principal, owner })
+      await turn.end()
+      return turn.capabilities.tools.map((t) => t.name)
+    }
+    expect(await as('root/maps')).toContain('maps__route')
+    // The provider changes without telling anyone: the generation keeps what it projected.
+    version = 2
+    expect(await as('root/agents')).toEqual(['agent_tool_v1'])
+    expect(remote.schema).toHaveBeenCalledTimes(1)
+    for (const owner of ['root/unknown', 'root/maps/deeper']) {
+      const error = await root.beginTurn({ session: 's', principal, owner }).catch((e: unknown) => e)
+      expect(error).toMatchObject({ code: 'INVALID_TURN', message: expect.stringContaining(`owner "${owner}" is not a plugin of generation 1`) })
+    }
+    // A refused turn holds no lease: the generation is disposed once it is replaced.
+    const first = root.activeGeneration
+    await root.reload()
+    await first.whenDisposed
+  })
+
   it('drops a remote tool whose restrictions have the wrong type, instead of lifting them', async () => {
     const root = await rootWith(
       (_ctx, seams) => {

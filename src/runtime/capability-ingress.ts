@@ -74,7 +74,16 @@ export class CapabilityIngress {
     this.#permissions = options.permissions
   }
 
+  /**
+   * What `owner` sees in `generation`, filtered for `turn`. An owner the generation does not know
+   * (not a plugin of its tree, nor a seam scope) is refused with `INVALID_TURN`.
+   */
   async read(generation: Generation, owner = 'root', turn?: TurnEnvelope): Promise<AgentCapabilities> {
+    if (!generation.owners.has(owner)) {
+      throw new SeamError('INVALID_TURN', `invalid turn: owner ${JSON.stringify(owner)} is not a plugin of generation ${generation.number}`, {
+        hint: `owners: ${[...generation.owners].sort().join(', ')}`,
+      })
+    }
     const projection = await this.project(generation, owner)
     const checks = await Promise.all(projection.tools.map((tool) => this.isVisible(tool, turn)))
     if (checks.every(Boolean)) return projection.base

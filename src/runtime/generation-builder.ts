@@ -80,9 +80,7 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
     return failed(errors, new SeamError('RELOAD_FAILED', errors.map((d) => d.message).join('\n')))
   }
   try {
-    const owners = new Set(['root', ...[...root.walk()].map((p) => p.owner), ...(generation.seam?.tools.scopes() ?? []), ...(generation.seam?.skills.scopes() ?? [])])
-    owners.delete('global')
-    for (const owner of owners) await input.ingress.project(generation, owner)
+    for (const owner of generation.owners) await input.ingress.project(generation, owner)
   } catch (error) {
     await generation.fail().catch(() => {})
     return failed([diagnosticOf(error, 'DUPLICATE_CAPABILITY')], error)

@@ -55,6 +55,11 @@ export class Generation {
   readonly diagnostics: Diagnostic[]
   readonly hooks: PipelineHooks
   readonly seam: SeamIntegration | undefined
+  /**
+   * Who a turn may run as: `root`, every plugin below it, and every scope a seam provider is
+   * registered for. Each is projected while the generation is built, so a turn never sees live state.
+   */
+  readonly owners: ReadonlySet<string>
   /** Per-owner projections, computed once per generation (see CapabilityIngress). */
   readonly projections = new Map<string, Promise<unknown>>()
   readonly #onDispose: (() => unknown) | undefined
@@ -75,6 +80,9 @@ export class Generation {
     this.#logger = parts.logger
     this.seam = parts.root.resources.get(capabilitySeamToken)
     this.hooks = collectHooks(parts.root, parts.hooks ?? {})
+    const owners = new Set(['root', ...[...parts.root.walk()].map((p) => p.owner), ...(this.seam?.tools.scopes() ?? []), ...(this.seam?.skills.scopes() ?? [])])
+    owners.delete('global')
+    this.owners = owners
     parts.root.retain()
     this.#disposed = new Promise((resolve) => {
       this.#resolveDisposed = resolve
