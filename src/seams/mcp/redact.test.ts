@@ -23,6 +23,21 @@ describe('redactorFor', () => {
     expect(redact('GET /mcp?api_key=Zx9%2BQk%2Fsecret%3D%3D failed; key Zx9+Qk/secret==')).toBe('GET /mcp?api_key=*** failed; key ***')
   })
 
+  it('hides a user name used as a token, and token-like path segments, but keeps named ones', () => {
+    const redact = redactorFor({ url: 'https://ghp_abc123def456@mcp.example/api/mcp/s/ZmFrZS10b2tlbi0xMjM0NTY3OA%3D%3D/mcp' })
+    expect(redact('401 at https://ghp_abc123def456@mcp.example/api/mcp/s/ZmFrZS10b2tlbi0xMjM0NTY3OA%3D%3D/mcp')).toBe(
+      '401 at https://***@mcp.example/api/mcp/s/***/mcp',
+    )
+    expect(redact('token ZmFrZS10b2tlbi0xMjM0NTY3OA== refused')).toBe('token *** refused')
+    const named = redactorFor({ url: 'https://mcp.example/organization-settings/v2/mcp' })
+    expect(named('404 at https://mcp.example/organization-settings/v2/mcp')).toBe('404 at https://mcp.example/organization-settings/v2/mcp')
+  })
+
+  it('keeps working on a path with a malformed percent escape', () => {
+    const redact = redactorFor({ url: 'https://mcp.example/hooks/T01234567%ZZB0123456789abcdef/mcp' })
+    expect(redact('failed: T01234567%ZZB0123456789abcdef')).toBe('failed: ***')
+  })
+
   it('replaces the longest secret first', () => {
     const redact = redactorFor({ command: 'srv', env: { A: 'abcd', B: 'abcdefgh' } })
     expect(redact('abcdefgh abcd')).toBe('*** ***')

@@ -9,8 +9,8 @@ const MIN_TOKEN_LENGTH = 6
 
 /**
  * Builds the redactor for one transport. Secrets are the env values and header values the host
- * passed (and the bearer-style tokens inside them), plus the URL's credentials and query values:
- * a remote server may echo any of them back in an error body or on stderr.
+ * passed (and the bearer-style tokens inside them), plus the URL's credentials, query values and
+ * token-like path segments: a remote server may echo any of them back in an error body or on stderr.
  */
 export function redactorFor(transport: McpTransportOptions): Redactor {
   const secrets = new Set<string>()
@@ -25,8 +25,16 @@ export function redactorFor(transport: McpTransportOptions): Redactor {
     for (const value of Object.values(transport.headers ?? {})) add(value)
     try {
       const url = new URL(transport.url)
-      add(decodeURIComponent(url.password))
-      add(url.password)
+      for (const credential of [url.username, url.password]) {
+        add(decodeOrKeep(credential))
+        add(credential)
+      }
+      // A token in the path (`/api/mcp/s/<token>/mcp`, webhook-style `/T0123/B0456/<token>`).
+      for (const segment of url.pathname.split('/')) {
+        if (!tokenLike(decodeOrKeep(segment))) continue
+        add(decodeOrKeep(segment))
+        add(segment)
+      }
       for (const value of url.searchParams.values()) add(value)
       // As written in the URL too: a message quoting the URL carries the percent-encoded form.
       for (const pair of url.search.slice(1).split('&')) add(pair.slice(pair.indexOf('=') + 1))
@@ -40,6 +48,23 @@ export function redactorFor(transport: McpTransportOptions): Redactor {
     let out = text
     for (const secret of ordered) out = out.split(secret).join('***')
     return out
+  }
+}
+
+/**
+ * A path segment that looks generated rather than named: 16 characters or more, letters and digits
+ * both, no white space. Hiding an id that is not secret costs a message some detail; the other way
+ * round leaks a credential.
+ */
+function tokenLike(segment: string): boolean {
+  return segment.length >= 16 && /[0-9]/.test(segment) && /[A-Za-z]/.test(segment) && !/\s/.test(segment)
+}
+
+function decodeOrKeep(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
   }
 }
 
