@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises'
+import { rename, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { call, plugin, put, tool, watching } from './hmr-kit.js'
@@ -78,6 +78,20 @@ describe('hot reload recovers from failed loads and moved folders', () => {
     await put(dir, 'tools/b.ts', tool('B.', "return 'b'"))
     expect(await pending).toMatchObject({ kind: 'generation', diff: { tools: { added: ['b'] } } })
     expect((await call(root, 'b')).value).toBe('b')
+  })
+
+  it('publishes a tools/ folder swapped in by rename (a branch switch), then follows edits in it', async () => {
+    const dir = await plugin({ 'tools/a.ts': tool('A.', "return 'a1'") })
+    const { root, next } = await watching(dir)
+    let pending = next()
+    await put(dir, 'tools.next/a.ts', tool('A.', "return 'a2'"))
+    await rename(path.join(dir, 'tools'), path.join(dir, 'tools.old'))
+    await rename(path.join(dir, 'tools.next'), path.join(dir, 'tools'))
+    expect(await pending).toMatchObject({ kind: 'generation', generation: 2, diff: { tools: { changed: ['a'] } } })
+    expect((await call(root, 'a')).value).toBe('a2')
+    pending = next()
+    await put(dir, 'tools/b.ts', tool('B.', "return 'b'"))
+    expect(await pending).toMatchObject({ kind: 'generation', generation: 3, diff: { tools: { added: ['b'] } } })
   })
 
   it('notices a plugin file created under any of its names (plugin.mjs)', async () => {

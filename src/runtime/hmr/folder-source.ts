@@ -84,7 +84,7 @@ export class FolderSource {
       return { setup: true }
     }
     for (const [file, entry] of this.#tools) {
-      if (changed.has(file) || entry.loaded.dependencies.some((d) => changed.has(d))) {
+      if (touches(changed, file) || entry.loaded.dependencies.some((d) => touches(changed, d))) {
         entry.stale = true
         this.#tools.delete(file)
         this.#replaced.set(file, entry)
@@ -93,7 +93,7 @@ export class FolderSource {
     // Skill files are read on every load and parsed again only when their text changed.
     const pluginChanged =
       [...changed].some((f) => /[/\\]plugin\.m?[jt]s$/.test(f) && path.dirname(f) === this.dir) ||
-      (this.#pluginFile?.loaded.dependencies.some((d) => changed.has(d)) ?? false)
+      (this.#pluginFile?.loaded.dependencies.some((d) => touches(changed, d)) ?? false)
     if (pluginChanged && this.#pluginStale === false) this.#pluginStale = 'changed'
     return { setup: pluginChanged }
   }
@@ -192,5 +192,13 @@ export class FolderSource {
     this.#replaced.clear()
     this.#pluginFile?.loaded.release()
     this.#pluginFile = undefined
+  }
+}
+
+/** Whether `file` or a folder holding it is among `changed` (a folder replaced by a new one is one path). */
+function touches(changed: ReadonlySet<string>, file: string): boolean {
+  for (let at = file, parent = path.dirname(file); ; at = parent, parent = path.dirname(parent)) {
+    if (changed.has(at)) return true
+    if (parent === at) return false
   }
 }

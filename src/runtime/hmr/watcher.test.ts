@@ -166,6 +166,36 @@ describe('createWatcher', () => {
     }
   })
 
+  it.each([
+    ['deleted and made again at once (rm -r, mkdir)', 'remake'],
+    ['swapped for another by rename (a branch switch, an atomic deploy)', 'swap'],
+  ])('follows a folder %s into its new files', async (_how, how) => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const dir = await folder()
+      const tools = join(dir, 'tools')
+      const seen = recorder()
+      const w = watcher({ onBatch: seen.onBatch })
+      w.setPaths([tools])
+      await w.ready
+      if (how === 'remake') {
+        await rm(tools, { recursive: true })
+        await mkdir(tools)
+      } else {
+        await mkdir(join(dir, 'tools.new'))
+        await writeFile(join(dir, 'tools.new/a.ts'), 'a2')
+        await rename(tools, join(dir, 'tools.old'))
+        await rename(join(dir, 'tools.new'), tools)
+      }
+      // The replacement is reported as the folder (a reload lists it again)...
+      await until(() => seen.batches.flat().includes(tools))
+      await sleep(50)
+      // ...and a file written in the new folder afterwards is reported too.
+      await writeFile(join(tools, 'b.ts'), 'b1')
+      await until(() => seen.batches.flat().includes(join(tools, 'b.ts')))
+      expect(seen.batches.flat().every((path) => path.startsWith(tools))).toBe(true)
+    }
+  })
+
   it('raises nothing when followed files are only read', async () => {
     const dir = await folder()
     const seen = recorder()

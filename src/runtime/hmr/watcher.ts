@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { basename, dirname, join, resolve, sep } from 'node:path'
 import { type FSWatcher, watch } from 'chokidar'
 
@@ -26,10 +26,13 @@ export interface Watcher {
 const NOISE = /^\.|~$|\.sw[a-p]$|^4913$|\.tmp$|^node_modules$/
 // A steady stream of saves still yields a batch this often.
 const MAX_WAIT_FACTOR = 10
+// How long a watch being stopped may take to finish its first scan before it is closed anyway.
+const STOP_WAIT_MS = 2_000
 
 /**
  * Watches with chokidar, one instance per followed root (a path not inside another followed folder),
- * so readiness is known per path. An editor's unlink + add, a rename and a burst of saves arrive
+ * so readiness is known per path; each watches from the root's parent, so a root replaced by a new
+ * folder or file is followed into it. An editor's unlink + add, a rename and a burst of saves arrive
  * within the debounce and become one batch; events during a running batch make one more.
  */
 export function createWatcher(options: WatcherOptions): Watcher {
@@ -63,7 +66,7 @@ class ChokidarWatcher implements Watcher {
     for (const [path, root] of this.#roots) {
       if (roots.has(path)) continue
       this.#roots.delete(path)
-      root.watcher.close().catch(this.#onError)
+      this.#stop(root).catch(this.#onError)
     }
     for (const path of roots) if (!this.#roots.has(path)) this.#roots.set(path, this.#follow(path))
   }
@@ -74,16 +77,21 @@ class ChokidarWatcher implements Watcher {
       this.#timer = undefined
       const roots = [...this.#roots.values()]
       this.#roots.clear()
-      await Promise.allSettled(roots.map((root) => root.watcher.close()))
+      await Promise.allSettled(roots.map((root) => this.#stop(root)))
       await this.#running
     })()
     return this.#closing
   }
 
   #follow(root: string): Followed {
-    // chokidar reports `ready` before it watches for a missing path to appear, and may miss it; so a
-    // missing path is followed from its nearest existing ancestor, which is pruned to the way there.
-    const anchor = nearestExisting(root)
+    // Every path is followed from its parent, or from the nearest existing ancestor of a missing one,
+    // pruned to the way there. A folder or file replaced by a new one (`rm -r tools` then `mkdir`, a
+    // branch switch, an editor's rename over the file) is a new inode that a watch on the old one
+    // never hears of; the parent's watch sees the name come back. chokidar would also report `ready`
+    // before it watches for a missing path to appear, and may miss it.
+    const anchor = nearestExisting(dirname(root))
+    const anchorId = inodeOf(anchor)
+    const rootId = inodeOf(root)
     const followed = (path: string) => path === root || path.startsWith(root + sep)
     const onTheWay = (path: string) => root.startsWith(path + sep)
     const watcher = watch(anchor, {
@@ -97,16 +105,14 @@ class ChokidarWatcher implements Watcher {
     const ready = new Promise<void>((done) => watcher.once('ready', () => done()))
     const seen = (path: string) => {
       const absolute = resolve(path)
-      if (followed(absolute) && !(absolute !== root && NOISE.test(basename(absolute)))) {
-        this.#record(absolute)
-        // The followed folder itself was removed (a branch switch, `rm -r tools`): chokidar does not
-        // watch a root that comes back, so follow it again from its nearest existing ancestor.
-        if (absolute === root && anchor === root && !existsSync(root)) this.#reanchor(root, watcher)
+      if (followed(absolute)) {
+        if (absolute === root || !NOISE.test(basename(absolute))) this.#record(absolute)
+        // The path itself came, went or was replaced: chokidar keeps watching the inode it knew.
+        if (absolute === root) this.#refollow(root, watcher)
       }
-      // A folder on the way to a missing path appeared (`mkdir -p agent/skills` then a write): the
-      // files may already be there before a nested watch exists. Report the path itself (a reload
-      // lists the folder) and follow it again from its new nearest ancestor.
-      else if (anchor !== root && onTheWay(absolute) && existsSync(absolute)) this.#reanchor(root, watcher)
+      // A folder on the way to a missing path appeared (`mkdir -p agent/skills` then a write), or
+      // the anchor itself went or was replaced: follow again from the new nearest ancestor.
+      else if (onTheWay(absolute) || absolute === anchor) this.#refollow(root, watcher)
     }
     watcher.on('all', (_event, path) => seen(path))
     // chokidar can drop the second of two quick writes (a 5 ms throttle plus an mtime check that may
@@ -117,21 +123,41 @@ class ChokidarWatcher implements Watcher {
       seen(!name || name === basename(watched) ? watched : join(watched, name))
     })
     watcher.on('error', this.#onError)
-    return { watcher, anchor, ready }
+    return { watcher, anchor, anchorId, rootId, ready }
   }
 
-  /** Follows `root` from its nearest existing ancestor again, when an event of its current watch moved it. */
-  #reanchor(root: string, from: FSWatcher): void {
+  /**
+   * Follows `root` with a new watch when an event of its current one says the path or its anchor
+   * is no longer what that watch began on (a folder appeared on the way, or one was replaced).
+   */
+  #refollow(root: string, from: FSWatcher): void {
     const current = this.#roots.get(root)
-    if (current?.watcher !== from || this.#closing !== undefined || nearestExisting(root) === current.anchor) return
+    if (current?.watcher !== from || this.#closing !== undefined) return
+    const anchor = nearestExisting(dirname(root))
+    if (anchor === current.anchor && inodeOf(anchor) === current.anchorId && inodeOf(root) === current.rootId) return
     const next = this.#follow(root)
     this.#roots.set(root, next)
-    current.watcher.close().catch(this.#onError)
+    this.#stop(current).catch(this.#onError)
     // Reported once the new watch is in place: what changed before then is read by the reload this
     // starts, what changes after is seen by the watch (reporting at once could miss a write between).
     void next.ready.then(() => {
       if (this.#roots.get(root) === next) this.#record(root)
     })
+  }
+
+  /**
+   * Closes one chokidar instance once its first scan is done: closed earlier, chokidar 5 can leave a
+   * directory's `fs.watch` open for good (it drops the closer of a scan that ends after close), and
+   * that handle keeps the process alive.
+   */
+  async #stop(followed: Followed): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_WAIT_MS)
+    })
+    await Promise.race([followed.ready, bound])
+    clearTimeout(timer)
+    await followed.watcher.close()
   }
 
   #record(path: string): void {
@@ -160,10 +186,13 @@ class ChokidarWatcher implements Watcher {
   }
 }
 
-/** One chokidar instance following a root from `anchor`, the root or its nearest existing ancestor. */
+/** One chokidar instance following a root from `anchor`, its parent or nearest existing ancestor. */
 interface Followed {
   readonly watcher: FSWatcher
   readonly anchor: string
+  /** The anchor's and the root's inodes when the watch began: a new one means a replacement. */
+  readonly anchorId: number | undefined
+  readonly rootId: number | undefined
   readonly ready: Promise<void>
 }
 
@@ -184,6 +213,15 @@ function rootsOf(paths: Iterable<string>): Set<string> {
 
 function nearestExisting(path: string): string {
   let current = path
-  while (!existsSync(current) && dirname(current) !== current) current = dirname(current)
+  while (inodeOf(current) === undefined && dirname(current) !== current) current = dirname(current)
   return current
+}
+
+/** The inode at `path`, or `undefined` when nothing is there (or it cannot be looked at). */
+function inodeOf(path: string): number | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.ino
+  } catch {
+    return undefined
+  }
 }
