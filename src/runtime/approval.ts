@@ -6,31 +6,35 @@ import { MAX_TIMER_MS } from './pipeline/deadlines.js'
 const ANSWERS: ReadonlySet<string> = new Set(['allowed-once', 'allowed-session', 'rejected'])
 
 /**
- * Session grants (`once` mode, or an `allowed-session` answer), keyed by session and tool
- * fingerprint. A changed tool (name, description or input schema) has another fingerprint, so its
- * grant no longer applies; `retain` drops grants for fingerprints no generation projects anymore.
+ * Session grants (`once` mode, or an `allowed-session` answer). A grant belongs to one principal in
+ * one session (another user reusing the session id is asked again) and covers one tool as one source
+ * offers it: a changed tool (name, description or input schema) has another fingerprint, and a
+ * provider swapped in with the same signature is another source, so either asks again. `retain`
+ * drops grants for tools no generation projects anymore.
  */
 export class ApprovalGrants {
   readonly #grants = new Map<string, Set<string>>()
 
-  has(session: string, fingerprint: string): boolean {
-    return this.#grants.get(session)?.has(fingerprint) ?? false
+  has(turn: GrantHolder, tool: GrantedTool): boolean {
+    return this.#grants.get(holderKey(turn))?.has(toolKey(tool)) ?? false
   }
 
-  grant(session: string, fingerprint: string): void {
-    let set = this.#grants.get(session)
+  grant(turn: GrantHolder, tool: GrantedTool): void {
+    const holder = holderKey(turn)
+    let set = this.#grants.get(holder)
     if (!set) {
       set = new Set()
-      this.#grants.set(session, set)
+      this.#grants.set(holder, set)
     }
-    set.add(fingerprint)
+    set.add(toolKey(tool))
   }
 
-  /** Keeps only grants whose fingerprint is still live. */
-  retain(live: ReadonlySet<string>): void {
-    for (const [session, set] of this.#grants) {
-      for (const fingerprint of set) if (!live.has(fingerprint)) set.delete(fingerprint)
-      if (set.size === 0) this.#grants.delete(session)
+  /** Keeps only grants for the tools given (those the active generation projects). */
+  retain(live: Iterable<GrantedTool>): void {
+    const keys = new Set([...live].map(toolKey))
+    for (const [holder, set] of this.#grants) {
+      for (const key of set) if (!keys.has(key)) set.delete(key)
+      if (set.size === 0) this.#grants.delete(holder)
     }
   }
 
@@ -40,6 +44,21 @@ export class ApprovalGrants {
     return n
   }
 }
+
+/** Who holds a grant: a session and the principal acting in it. */
+export interface GrantHolder {
+  readonly session: string
+  readonly principal: { readonly subjectId: string }
+}
+
+/** What a grant covers: a tool's fingerprint and where it comes from. */
+export interface GrantedTool {
+  readonly source: string
+  readonly fingerprint: string
+}
+
+const holderKey = (turn: GrantHolder) => JSON.stringify([turn.session, turn.principal.subjectId])
+const toolKey = (tool: GrantedTool) => JSON.stringify([tool.source, tool.fingerprint])
 
 /**
  * Asks the port once. Every answer other than `allowed-*` is a denial: a missing or unavailable

@@ -149,8 +149,9 @@ export class GenerationStore {
     this.#generations.add(generation)
     void generation.whenDisposed.then(() => this.#generations.delete(generation))
     previous?.retire()
-    const live = new Set((await this.#options.ingress.project(generation, 'root')).tools.map((t) => t.fingerprint))
-    this.#options.grants.retain(live)
+    // Grants for tools some owner of the new generation still sees (projections are cached).
+    const projections = await Promise.all([...generation.owners].map((owner) => this.#options.ingress.project(generation, owner)))
+    this.#options.grants.retain(projections.flatMap((p) => p.tools))
     const event: GenerationEvent = { generation: number, durationMs: performance.now() - started, diff, diagnostics: generation.diagnostics }
     this.#options.onGeneration(event)
     return { ok: true, ...event }

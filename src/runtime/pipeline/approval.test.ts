@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { defineTool, type ApprovalPort, type ApprovalRequest, type PluginContext } from 'seam-runtime'
+import { capabilitySeamToken, defineTool, SeamIntegration, type ApprovalPort, type ApprovalRequest, type PluginContext } from 'seam-runtime'
 import { beginTurn, expectPaired, journalKinds, rootWith } from '../../../test/kit.js'
 
 function tools(ran: string[], description = 'Write a note.') {
@@ -163,6 +163,66 @@ describe('approval', () => {
     turn = await beginTurn(root, { ports: { approval } })
     await turn.tools.execute({ callId: 'c3', name: 'once', arguments: '{}' })
     expect(seen.map((r) => r.callId)).toEqual(['c1', 'c3'])
+  })
+
+  it("keeps a session grant to its principal: another user reusing the session id is asked", async () => {
+    const seen: ApprovalRequest[] = []
+    const { root } = await rootWith(tools([]))
+    const approval = port(async () => 'allowed-session', seen)
+    const mine = await beginTurn(root, { ports: { approval } })
+    await mine.tools.execute({ callId: 'c1', name: 'once', arguments: '{}' })
+    await mine.tools.execute({ callId: 'c2', name: 'once', arguments: '{}' })
+    const theirs = await beginTurn(root, { principal: { subjectId: 'user-2', roles: [] }, ports: { approval } })
+    await theirs.tools.execute({ callId: 'c3', name: 'once', arguments: '{}' })
+    expect(seen.map((r) => r.callId)).toEqual(['c1', 'c3'])
+  })
+
+  it('asks again when another provider offers a tool with the same name, description and schema', async () => {
+    const seen: ApprovalRequest[] = []
+    let provider = 'trusted'
+    const { root } = await rootWith((ctx) => {
+      const seams = new SeamIntegration()
+      seams.registerToolService('global', {
+        id: provider,
+        description: provider,
+        schema: () => [{ type: 'function', function: { name: 'deploy', description: 'Deploy.', parameters: { type: 'object' } }, approval: 'once' }],
+        execute: async () => ({ success: true, output: provider }),
+      })
+      ctx.resources.provide(capabilitySeamToken, seams, () => seams.dispose())
+    })
+    const approval = port(async () => 'allowed-session', seen)
+    let turn = await beginTurn(root, { ports: { approval } })
+    await turn.tools.execute({ callId: 'c1', name: 'deploy', arguments: '{}' })
+    await turn.tools.execute({ callId: 'c2', name: 'deploy', arguments: '{}' })
+    await turn.end()
+    provider = 'swapped'
+    await root.reload()
+    turn = await beginTurn(root, { ports: { approval } })
+    const outcome = await turn.tools.execute({ callId: 'c3', name: 'deploy', arguments: '{}' })
+    expect(outcome.value).toBe('swapped')
+    expect(seen.map((r) => r.callId)).toEqual(['c1', 'c3'])
+  })
+
+  it('keeps a session grant for a tool only a plugin owner sees across a publish', async () => {
+    const seen: ApprovalRequest[] = []
+    const { root } = await rootWith((ctx) => {
+      const seams = new SeamIntegration()
+      seams.registerToolService('root/agents', {
+        id: 'agents',
+        description: 'Agent tools.',
+        schema: () => [{ type: 'function', function: { name: 'dispatch', description: 'Dispatch.', parameters: { type: 'object' } }, approval: 'once' }],
+        execute: async () => ({ success: true, output: 'sent' }),
+      })
+      ctx.resources.provide(capabilitySeamToken, seams, () => seams.dispose())
+    })
+    const approval = port(async () => 'allowed-session', seen)
+    for (const callId of ['c1', 'c2']) {
+      const turn = await beginTurn(root, { owner: 'root/agents', ports: { approval } })
+      expect(await turn.tools.execute({ callId, name: 'dispatch', arguments: '{}' })).toMatchObject({ status: 'completed' })
+      await turn.end()
+      await root.reload()
+    }
+    expect(seen.map((r) => r.callId)).toEqual(['c1'])
   })
 
   it('journals the question and the answer between tool/call and tool/result', async () => {

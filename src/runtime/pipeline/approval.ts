@@ -42,7 +42,7 @@ async function ask(state: CallState, reason: string): Promise<void> {
     return
   }
   if (decision === 'allowed-session' || (decision === 'allowed-once' && capability.approval === 'once')) {
-    ctx.grants.grant(turn.session, capability.fingerprint)
+    ctx.grants.grant(turn, capability)
   }
   if (decision === 'allowed-once' || decision === 'allowed-session') return
   deny(state, denial(exec.name, decision, reason, error))
@@ -59,7 +59,7 @@ function approvalReason(state: CallState): string | undefined | Promise<string |
     case 'always':
       return `"${capability.name}" always asks for approval`
     case 'once':
-      return ctx.grants.has(ctx.turn.session, capability.fingerprint) ? undefined : `first use of "${capability.name}" in this session`
+      return ctx.grants.has(ctx.turn, capability) ? undefined : `first use of "${capability.name}" in this session`
     default:
       return onRisk(state)
   }
@@ -68,7 +68,7 @@ function approvalReason(state: CallState): string | undefined | Promise<string |
 async function onRisk(state: CallState): Promise<string | undefined> {
   const { ctx, capability } = state
   const risk = await riskOf(state)
-  return risk === undefined || ctx.grants.has(ctx.turn.session, capability!.fingerprint) ? undefined : risk
+  return risk === undefined || ctx.grants.has(ctx.turn, capability!) ? undefined : risk
 }
 
 async function riskOf(state: CallState): Promise<string | undefined> {
