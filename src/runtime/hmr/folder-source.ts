@@ -106,6 +106,8 @@ export class FolderSource {
     const used: ToolEntry[] = []
     // A file that fails to load keeps its replaced load: restored to that content, it is reused.
     const failed = new Set<string>()
+    // Skill files seen in this load: the parse cache forgets the others (deleted or moved).
+    const listed = new Set<string>()
     const modules = await this.#modules()
     this.#watched.clear()
     if (this.#pluginFile) for (const d of this.#pluginFile.loaded.dependencies) this.#watched.add(d)
@@ -149,6 +151,7 @@ export class FolderSource {
         })
       }
       for (const file of folder.skillFiles) {
+        listed.add(file)
         try {
           const skill = await this.#skill(file)
           skills.push({ id: `${plugin.owner}#${file}`, owner: plugin.owner, name: plugin.qualify(skill.name), source: path.relative(this.dir, file) || file, definition: skill })
@@ -159,6 +162,7 @@ export class FolderSource {
     }
     for (const entry of used) entry.refs++
     for (const file of this.#replaced.keys()) if (!failed.has(file)) this.#replaced.delete(file)
+    for (const file of this.#skills.keys()) if (!listed.has(file)) this.#skills.delete(file)
     return {
       tools,
       skills,
