@@ -198,6 +198,24 @@ describe('createWatcher', () => {
     }
   })
 
+  it('leaves no fs.watch handle open after close, even closed while following a replaced folder anew', async () => {
+    const handles = () => (process as unknown as { _getActiveHandles(): object[] })._getActiveHandles().filter((h) => h.constructor.name === 'FSWatcher').length
+    const before = handles()
+    for (let i = 0; i < 12; i++) {
+      const dir = await folder()
+      const tools = join(dir, 'tools')
+      const w = createWatcher({ onBatch: () => {} })
+      w.setPaths([tools])
+      await w.ready
+      await rm(tools, { recursive: true })
+      await mkdir(tools)
+      await sleep(i % 4)
+      await w.close()
+    }
+    await sleep(50)
+    expect(handles()).toBe(before)
+  })
+
   it('raises nothing when followed files are only read', async () => {
     const dir = await folder()
     const seen = recorder()
