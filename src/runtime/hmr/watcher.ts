@@ -49,6 +49,8 @@ class ChokidarWatcher implements Watcher {
   #firstPendingAt = 0
   #running: Promise<void> | undefined
   #closing: Promise<void> | undefined
+  /** Replaced or dropped watches still being stopped. */
+  readonly #stopping = new Set<Promise<void>>()
 
   constructor(options: WatcherOptions) {
     this.#debounceMs = options.debounceMs ?? 20
@@ -66,7 +68,7 @@ class ChokidarWatcher implements Watcher {
     for (const [path, root] of this.#roots) {
       if (roots.has(path)) continue
       this.#roots.delete(path)
-      this.#stop(root).catch(this.#onError)
+      this.#retire(root)
     }
     for (const path of roots) if (!this.#roots.has(path)) this.#roots.set(path, this.#follow(path))
   }
@@ -77,7 +79,7 @@ class ChokidarWatcher implements Watcher {
       this.#timer = undefined
       const roots = [...this.#roots.values()]
       this.#roots.clear()
-      await Promise.allSettled(roots.map((root) => this.#stop(root)))
+      await Promise.allSettled([...roots.map((root) => this.#stop(root)), ...this.#stopping])
       await this.#running
     })()
     return this.#closing
@@ -137,7 +139,7 @@ class ChokidarWatcher implements Watcher {
     if (anchor === current.anchor && inodeOf(anchor) === current.anchorId && inodeOf(root) === current.rootId) return
     const next = this.#follow(root)
     this.#roots.set(root, next)
-    this.#stop(current).catch(this.#onError)
+    this.#retire(current)
     // Reported once the new watch is in place: what changed before then is read by the reload this
     // starts, what changes after is seen by the watch (reporting at once could miss a write between).
     void next.ready.then(() => {
@@ -158,6 +160,14 @@ class ChokidarWatcher implements Watcher {
     await Promise.race([followed.ready, bound])
     clearTimeout(timer)
     await followed.watcher.close()
+  }
+
+  /** Stops a watch that was replaced or dropped; `close` waits for it too, so no handle outlives it. */
+  #retire(followed: Followed): void {
+    const stopping: Promise<void> = this.#stop(followed)
+      .catch(this.#onError)
+      .finally(() => this.#stopping.delete(stopping))
+    this.#stopping.add(stopping)
   }
 
   #record(path: string): void {
