@@ -105,6 +105,9 @@ class ChokidarWatcher implements Watcher {
         followed(path) ? path !== root && NOISE.test(basename(path)) : path !== anchor && !onTheWay(path),
     })
     const ready = new Promise<void>((done) => watcher.once('ready', () => done()))
+    // The path or its anchor replaced during the first scan (a `mkdir` between the scan's listing and
+    // its watch) raises no event: look again once the watch is in place.
+    void ready.then(() => this.#refollow(root, watcher))
     const seen = (path: string) => {
       const absolute = resolve(path)
       if (followed(absolute)) {
