@@ -26,28 +26,19 @@ export default definePlugin({
 
 /** Edits that hot reload used to lose until something else changed. */
 describe('hot reload recovers from failed loads and moved folders', () => {
-  it('reloads a fixed helper outside tools/ after a broken version of it failed to load', async () => {
+  it.each([
+    ['fixed helper outside tools/ after a broken version of it failed to load', (dir: string) => put(dir, 'lib/greet.ts', "export const greet = () => 'v2' +\n")],
+    ['helper restored after it was deleted', (dir: string) => rm(path.join(dir, 'lib/greet.ts'))],
+  ])('reloads a %s', async (_what, breakHelper) => {
     const dir = await plugin({ 'lib/greet.ts': helper('v1'), 'tools/hello.ts': greeter })
     const { root, next } = await watching(dir)
     let pending = next()
-    await put(dir, 'lib/greet.ts', "export const greet = () => 'v2' +\n")
+    await breakHelper(dir)
     expect(await pending).toMatchObject({ kind: 'failed' })
     pending = next()
     await put(dir, 'lib/greet.ts', helper('v3'))
     expect(await pending).toMatchObject({ kind: 'generation', generation: 2 })
     expect((await call(root, 'hello')).value).toBe('v3')
-  })
-
-  it('reloads a helper restored after it was deleted', async () => {
-    const dir = await plugin({ 'lib/greet.ts': helper('v1'), 'tools/hello.ts': greeter })
-    const { root, next } = await watching(dir)
-    let pending = next()
-    await rm(path.join(dir, 'lib/greet.ts'))
-    expect(await pending).toMatchObject({ kind: 'failed' })
-    pending = next()
-    await put(dir, 'lib/greet.ts', helper('v2'))
-    expect(await pending).toMatchObject({ kind: 'generation', generation: 2 })
-    expect((await call(root, 'hello')).value).toBe('v2')
   })
 
   it('keeps a plugin.ts edit that was saved together with a broken tool, once the tool is fixed', async () => {
