@@ -6,7 +6,7 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import { createRoot, memoryJournal } from '../src/index.js'
-import { serveStdio } from '../src/seams/mcp/serve-stdio.js'
+import { serveStdio } from '../src/mcp/server/serve-stdio.js'
 import { bareServer, plugin } from './mcp-tool.js'
 
 const which = process.argv[2]

@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { InMemoryTransport } from '@modelcontextprotocol/server'
 import { createRoot, memoryJournal } from '../src/index.js'
-import { McpBridge } from '../src/seams/mcp/serve-bridge.js'
+import { McpBridge } from '../src/mcp/server/serve-bridge.js'
 import {
   type BenchReport,
   type Contender,

@@ -28,14 +28,14 @@ export type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './r
 export { SeamIntegration, capabilitySeamToken, seamIntegrationToken } from './seams/integration.js'
 export { SeamProviderRegistry } from './seams/registry.js'
 export { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } from './seams/adapters.js'
-export { McpToolService } from './seams/mcp/mcp-tool-service.js'
+export { McpToolService } from './mcp/client/mcp-tool-service.js'
 export type {
   McpHttpTransportOptions,
   McpReconnectOptions,
   McpStdioTransportOptions,
   McpToolServiceOptions,
   McpTransportOptions,
-} from './seams/mcp/options.js'
+} from './mcp/client/options.js'
 export type {
   ApprovalMode,
   Json,

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LOOKUP_V2, type ServePlugin, servePlugin, until } from '../src/seams/mcp/fixtures/serve-plugin.js'
+import { LOOKUP_V2, type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
 
 const BIN = fileURLToPath(new URL('../bin/seam.js', import.meta.url))
 const text = (result: { content: unknown }) => (result.content as { text: string }[]).map((c) => c.text).join('\n')

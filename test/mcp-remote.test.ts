@@ -16,7 +16,7 @@ import {
   type ToolService,
 } from 'seam-runtime'
 import type { ChangeNotifyingService } from '../src/seams/types.js'
-import { everythingTransport, filesystemTransport, fixtureTransport, waitFor } from '../src/seams/mcp/fixtures/test-helpers.js'
+import { everythingTransport, filesystemTransport, fixtureTransport, waitFor } from '../src/mcp/fixtures/test-helpers.js'
 import { beginTurn, expectPaired } from './kit.js'
 
 /** Only some of a service's tools: both test servers have an `echo`, which the seam rejects as a clash. */

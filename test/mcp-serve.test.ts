@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { sqliteJournal } from 'seam-runtime'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LOOKUP_V2, type ServePlugin, servePlugin, until } from '../src/seams/mcp/fixtures/serve-plugin.js'
+import { LOOKUP_V2, type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
 
 /** The real command: `seam mcp <dir>` (journal at `<dir>/.seam/journal.db`). */
 const BIN = fileURLToPath(new URL('../bin/seam.js', import.meta.url))

@@ -1,9 +1,9 @@
-import type { McpHttpOptions } from '../seams/mcp/serve.js'
+import type { McpHttpOptions } from '../mcp/server/serve.js'
 import { UsageError } from './errors.js'
 
 /** The MCP server (`serveStdio`, `serveHttp`), loaded only by the commands that serve, so the others start fast. */
-export function loadServe(): Promise<typeof import('../seams/mcp/serve.js')> {
-  return import('../seams/mcp/serve.js')
+export function loadServe(): Promise<typeof import('../mcp/server/serve.js')> {
+  return import('../mcp/server/serve.js')
 }
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i

@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolSchema } from '../types.js'
+import type { JsonSchema, ToolSchema } from '../../seams/types.js'
 
 /**
  * Maps a remote server's `tools/list` answer to `ToolSchema`s. The answer is untrusted: every tool is

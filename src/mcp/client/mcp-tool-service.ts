@@ -7,7 +7,7 @@ import type {
   ToolInvocationContext,
   ToolSchema,
   ToolService,
-} from '../types.js'
+} from '../../seams/types.js'
 import { fromCallError, fromCallResult } from './call-result.js'
 import type { McpConnection } from './connection.js'
 import {

@@ -1,5 +1,5 @@
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client'
-import type { ToolExecutionResult } from '../types.js'
+import type { ToolExecutionResult } from '../../seams/types.js'
 import { type Redactor, safeMessage } from './redact.js'
 
 /**

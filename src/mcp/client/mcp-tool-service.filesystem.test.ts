@@ -2,7 +2,7 @@ import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { filesystemTransport } from './fixtures/test-helpers.js'
+import { filesystemTransport } from '../fixtures/test-helpers.js'
 import { McpToolService } from './mcp-tool-service.js'
 
 describe('McpToolService against the reference filesystem server over stdio', () => {

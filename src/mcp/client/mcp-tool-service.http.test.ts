@@ -1,8 +1,8 @@
 import { createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { SeamError } from '../../errors.js'
-import { type HttpFixture, startHttpFixture } from './fixtures/http-server.js'
-import { contextWith, waitFor } from './fixtures/test-helpers.js'
+import { type HttpFixture, startHttpFixture } from '../fixtures/http-server.js'
+import { contextWith, waitFor } from '../fixtures/test-helpers.js'
 import { McpToolService } from './mcp-tool-service.js'
 
 const SECRET = 'sk-http-header-0123456789'

@@ -4,7 +4,7 @@ import { Client, type ElicitRequest, StreamableHTTPClientTransport } from '@mode
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createRoot, type Root } from '../../index.js'
 import type { JournalEvent } from '../../runtime/journal/types.js'
-import { LOOKUP_V2, SKILL, type ServePlugin, servePlugin, until } from './fixtures/serve-plugin.js'
+import { LOOKUP_V2, SKILL, type ServePlugin, servePlugin, until } from '../fixtures/serve-plugin.js'
 import { serveHttp } from './serve.js'
 
 type Answer = 'once' | 'session' | 'reject' | 'decline' | 'throw'

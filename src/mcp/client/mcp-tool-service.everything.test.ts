@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { SeamError } from '../../errors.js'
-import { contextWith, everythingTransport, waitFor } from './fixtures/test-helpers.js'
+import { contextWith, everythingTransport, waitFor } from '../fixtures/test-helpers.js'
 import { McpToolService } from './mcp-tool-service.js'
 
 describe('McpToolService against the reference "everything" server over stdio', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { SeamError } from '../../errors.js'
-import { contextWith, fixtureTransport, waitFor } from './fixtures/test-helpers.js'
+import { contextWith, fixtureTransport, waitFor } from '../fixtures/test-helpers.js'
 import { McpToolService } from './mcp-tool-service.js'
 
 const SECRET = 'sk-fixture-0123456789abcdef'
