@@ -1,8 +1,20 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
+const src = fileURLToPath(new URL('./src/', import.meta.url))
+
 export default defineConfig({
+  // Tests import `seam-runtime` and its subpaths from the sources (package.json points at dist/).
+  resolve: {
+    alias: [
+      { find: /^seam-runtime$/, replacement: `${src}index.ts` },
+      { find: /^seam-runtime\/(.+)$/, replacement: `${src}$1.ts` },
+    ],
+  },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts'],
+    // The CLI tests run the built `seam` (dist/cli/bin.js), as users do: build it first.
+    globalSetup: ['test/build-dist.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 
-const BIN = fileURLToPath(new URL('../bin/seam.js', import.meta.url))
+const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
 
 const tool = (description: string, approval: string, body: string) => `
 import { defineTool } from 'seam-runtime'
@@ -90,7 +90,7 @@ function watch(child: ChildProcess) {
 
 const noStack = (text: string) => expect(text).not.toMatch(/^\s+at /m)
 
-// Each test spawns `node bin/seam.js` (tsx compiles on load, about a second of CPU), so they overlap.
+// Each test spawns the built `seam` (dist/cli/bin.js, about 0.3 s of CPU), so they overlap.
 describe.concurrent('seam tools, call and journal on a plugin folder', { timeout: 60_000 }, () => {
   let dir: string
   beforeAll(async () => {
@@ -144,6 +144,23 @@ describe.concurrent('seam tools, call and journal on a plugin folder', { timeout
     expect(lines.stdout).toMatch(new RegExp(`${short}\\s+#3\\s+tool/result\\s+${outcome.callId}\\s+completed \\d`))
     const kinds = json.stdout.trim().split('\n').map((l) => JSON.parse(l).kind)
     expect(kinds).toEqual(['turn/begin', 'tool/call', 'tool/result', 'turn/end'])
+  })
+})
+
+describe('seam output through a pipe', { timeout: 60_000 }, () => {
+  it('writes a result far past the 64 KiB pipe buffer completely, even to a reader that starts late', async () => {
+    const dir = await pluginFolder({
+      'tools/big.ts': "import { defineTool } from 'seam-runtime'\nexport default defineTool({ description: 'Big.', input: {}, approval: 'never', execute: () => 'x'.repeat(300_000) })\n",
+    })
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const quoted = [process.execPath, BIN, 'call', 'big', '{}', '--dir', dir, '--json'].map((a) => `'${a}'`).join(' ')
+    const child = spawn('sh', ['-c', `${quoted} | (sleep 0.3; cat)`], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const chunks: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk))
+    await new Promise((resolve) => child.on('close', resolve))
+    const outcome = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    expect(outcome.status).toBe('completed')
+    expect(outcome.value).toHaveLength(300_000)
   })
 })
 

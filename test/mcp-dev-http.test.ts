@@ -6,7 +6,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LOOKUP_V2, type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
 
-const BIN = fileURLToPath(new URL('../bin/seam.js', import.meta.url))
+const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
 const text = (result: { content: unknown }) => (result.content as { text: string }[]).map((c) => c.text).join('\n')
 
 describe('seam dev: the live generation over MCP streamable HTTP, to a real client', () => {

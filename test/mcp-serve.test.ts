@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LOOKUP_V2, type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
 
 /** The real command: `seam mcp <dir>` (journal at `<dir>/.seam/journal.db`). */
-const BIN = fileURLToPath(new URL('../bin/seam.js', import.meta.url))
+const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
 
 const text = (result: { content: unknown }) => (result.content as { text: string }[]).map((c) => c.text).join('\n')
 

@@ -53,3 +53,11 @@ export function styleFor(stream: OutStream, env: NodeJS.ProcessEnv): Style {
 export function line(stream: OutStream, text = ''): void {
   stream.write(`${text}\n`)
 }
+
+/** Resolves once everything written to `stream` so far has been handed to the OS (a pipe may lag behind). */
+export function drained(stream: OutStream): Promise<void> {
+  if (stream.destroyed || stream.writableEnded) return Promise.resolve()
+  return new Promise((resolve) => {
+    stream.write('', () => resolve())
+  })
+}
