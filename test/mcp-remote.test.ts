@@ -1,6 +1,8 @@
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { Client } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
@@ -52,9 +54,14 @@ describe('remote MCP servers mounted at the root', () => {
   let root: Root
   let everything: McpToolService
   let files: string
+  /** The everything server as a plain SDK client sees it: what "as sent" means. */
+  let direct: Client
   const journal = memoryJournal()
 
   beforeAll(async () => {
+    const transport = everythingTransport()
+    direct = new Client({ name: 'direct', version: '1' })
+    await direct.connect(new StdioClientTransport({ command: transport.command, args: [...(transport.args ?? [])], stderr: 'pipe' }))
     files = await realpath(await mkdtemp(path.join(tmpdir(), 'seam-mcp-files-')))
     await writeFile(path.join(files, 'notes.md'), '# Notes\nthe printer is on fire\n')
     root = await createRoot({
@@ -75,6 +82,7 @@ describe('remote MCP servers mounted at the root', () => {
     })
   })
   afterAll(async () => {
+    await direct?.close()
     await root?.close()
     await rm(files, { recursive: true, force: true })
   })
@@ -87,19 +95,37 @@ describe('remote MCP servers mounted at the root', () => {
     expect(byName.get('fail')).toMatchObject({ source: 'mcp:fixture' })
   })
 
-  it('calls a remote tool through the full pipeline and journal', async () => {
+  it('calls a remote tool through the full pipeline and journal, its content arriving as sent', async () => {
     const turn = await beginTurn(root)
     const outcome = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"hi"}' })
-    expect(outcome).toMatchObject({ status: 'completed', value: [{ type: 'text', text: 'Echo: hi' }] })
+    expect(outcome).toMatchObject({ status: 'completed', content: [{ type: 'text', text: 'Echo: hi' }] })
+    expect(outcome.value).toBeUndefined()
     await turn.end()
     await expectPaired(journal, turn.turnId)
+    const result = (await journal.read(turn.turnId)).find((e) => e.kind === 'tool/result')
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'Echo: hi' }] })
+  })
+
+  it.each([
+    ['get-sum', { a: 2, b: 3 }],
+    ['get-tiny-image', {}],
+    ['get-structured-content', { location: 'Chicago' }],
+  ])('gives the model exactly what %s sent: its content blocks, and its structuredContent as the value', async (name, args) => {
+    const sent = await direct.callTool({ name, arguments: args })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name, arguments: JSON.stringify(args) })
+    await turn.end()
+    expect(outcome.status).toBe('completed')
+    expect(outcome.content).toEqual(sent.content)
+    expect(outcome.value).toEqual(sent.structuredContent)
+    if (name === 'get-tiny-image') expect(outcome.content.map((block) => block.type)).toEqual(['text', 'image', 'text'])
   })
 
   it('reads a file through the filesystem server, and fails outside its root with the server message', async () => {
     const turn = await beginTurn(root)
     const read = await turn.tools.execute({ callId: 'c1', name: 'read_text_file', arguments: JSON.stringify({ path: path.join(files, 'notes.md') }) })
     expect(read.status).toBe('completed')
-    expect(JSON.stringify(read.value)).toContain('the printer is on fire')
+    expect(read.content).toEqual([{ type: 'text', text: '# Notes\nthe printer is on fire\n' }])
     const outside = await turn.tools.execute({ callId: 'c2', name: 'read_text_file', arguments: JSON.stringify({ path: '/etc/hostname' }) })
     expect(outside).toMatchObject({ status: 'failed', code: 'TOOL_ERROR' })
     expect((outside.content[0] as { text: string }).text).toMatch(/outside allowed directories|Access denied/i)

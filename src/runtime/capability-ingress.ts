@@ -11,6 +11,8 @@ export interface ToolCapability {
   readonly name: string
   readonly description: string
   readonly parameters: JsonSchema
+  /** The JSON Schema of the tool's value (a tool's `output`, a remote tool's `outputSchema`), when it declares one. */
+  readonly outputSchema?: JsonSchema
   /** `tools/x.ts`, `addTool`, `seam:<providerId>` or the provider's own `source`. */
   readonly source: string
   readonly owner: string
@@ -154,6 +156,7 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
         name: slot.name,
         description: def.description,
         parameters,
+        outputSchema: def.output === undefined ? undefined : toJsonSchema(def.output),
         source: slot.source,
         owner: slot.owner,
         kind: 'feature',
@@ -253,12 +256,16 @@ function seamTool(schema: ToolSchema, service: ToolService, owner: string, diagn
   if (fn.parameters === null || typeof fn.parameters !== 'object') return skip('has no parameters object')
   // A copy the provider cannot change later (validators compile lazily), bounded in depth and size.
   const parameters = snapshotSchema(fn.parameters)
+  const output = schema.outputSchema
+  if (output !== undefined && (output === null || typeof output !== 'object' || Array.isArray(output))) return skip('has an `outputSchema` that is not an object')
+  const outputSchema = output === undefined ? undefined : snapshotSchema(output)
   const description = typeof fn.description === 'string' ? fn.description : ''
   const strings = (v: unknown) => Object.freeze(Array.isArray(v) ? [...(v as string[])] : [])
   return {
     name,
     description,
     parameters,
+    outputSchema,
     source: typeof schema.source === 'string' && schema.source.trim() !== '' ? schema.source : `seam:${service.id}`,
     owner,
     kind: 'seam',

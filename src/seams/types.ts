@@ -5,6 +5,7 @@
  */
 
 import type { TurnEnvelope } from '../runtime/turn-ingress.js'
+import type { ContentBlock } from './content.js'
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
@@ -27,10 +28,17 @@ export interface ToolSchema {
   source?: string
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean }
   concurrencySafe?: boolean
+  /** A JSON Schema (type `object`) the tool's `output` must match; a value that does not is `INVALID_OUTPUT`. */
+  outputSchema?: JsonSchema
 }
 
+/**
+ * What a provider's `execute` resolves to. On success, `content` (model-facing blocks, as an MCP
+ * server sends them) becomes the outcome's content as it is, and `output` its JSON value; without
+ * `content` the value is rendered as JSON text. Either may be left out, not both.
+ */
 export type ToolExecutionResult =
-  | { success: true; output: unknown; metadata?: Json }
+  | { success: true; output?: unknown; content?: ContentBlock[]; metadata?: Json }
   | { success: false; error: string; metadata?: Json }
 
 /** A readable principal: who the turn acts for. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { userInfo } from 'node:os'
 import type { Command } from 'commander'
-import type { ContentBlock } from '../../runtime/journal/types.js'
+import { contentText } from '../../seams/content.js'
 import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
 import { EXIT } from '../errors.js'
 import { ms, printableLines } from '../format.js'
@@ -79,10 +79,6 @@ function printOutcome({ io }: CliContext, outcome: ToolCallOutcome, turnId: stri
   const text = contentText(outcome.content)
   if (text !== '') line(io.stdout, safe(text))
   else if (!ok && outcome.reason) line(io.stdout, safe(outcome.reason))
-}
-
-export function contentText(content: readonly ContentBlock[]): string {
-  return content.map((block) => (block.type === 'text' ? block.text : `[${block.type} ${block.mimeType}, ${block.data.length} base64 chars]`)).join('\n')
 }
 
 function currentUser(): string {

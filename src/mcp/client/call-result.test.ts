@@ -6,14 +6,18 @@ const redact = (text: string) => text.split('hunter2').join('***')
 const context = { serverId: 'srv', toolName: 'lookup', timeoutMs: 500, redact }
 
 describe('fromCallResult', () => {
-  it('uses structuredContent as the output when present', () => {
+  it('keeps the content blocks as content and structuredContent as the output', () => {
     const result = { content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } }
-    expect(fromCallResult('lookup', result, redact)).toEqual({ success: true, output: { n: 1 } })
+    expect(fromCallResult('lookup', result, redact)).toEqual({ success: true, output: { n: 1 }, content: result.content })
   })
 
-  it('otherwise passes the content blocks through as the output', () => {
+  it('passes content blocks through as content, never as a value to be rendered again', () => {
     const content = [{ type: 'text', text: 'hi' }, { type: 'image', data: 'AA==', mimeType: 'image/png' }]
-    expect(fromCallResult('lookup', { content }, redact)).toEqual({ success: true, output: content })
+    expect(fromCallResult('lookup', { content }, redact)).toEqual({ success: true, content })
+  })
+
+  it('leaves empty content out when there is a structured value to render', () => {
+    expect(fromCallResult('lookup', { content: [], structuredContent: { n: 1 } }, redact)).toEqual({ success: true, output: { n: 1 } })
   })
 
   it('turns isError into a failure carrying the text blocks, redacted', () => {

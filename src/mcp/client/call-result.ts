@@ -1,4 +1,5 @@
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client'
+import type { ContentBlock } from '../../seams/content.js'
 import type { ToolExecutionResult } from '../../seams/types.js'
 import { type Redactor, safeMessage } from './redact.js'
 
@@ -22,9 +23,10 @@ const HEALTHY_SDK_CODES: ReadonlySet<string> = new Set([
 ])
 
 /**
- * Success keeps the data usable without MCP knowledge: `output` is the tool's `structuredContent`
- * when it sent one (already checked against its `outputSchema` by the SDK), otherwise the MCP
- * content array as sent (`[{ type: 'text', text }, …]`, the same block shape as an outcome's content).
+ * Success arrives intact: the server's content blocks are the model-facing `content` (MCP blocks
+ * and outcome blocks have the same shapes; the pipeline checks and copies them), and its
+ * `structuredContent` is the `output` value (checked against the tool's `outputSchema` by the SDK
+ * and again by the pipeline). A result with neither is an empty text block's worth: no content.
  */
 export function fromCallResult(toolName: string, result: unknown, redact: Redactor): ToolExecutionResult {
   const { content, structuredContent, isError } = (result ?? {}) as {
@@ -37,7 +39,11 @@ export function fromCallResult(toolName: string, result: unknown, redact: Redact
     const text = textOf(blocks) || `MCP tool "${toolName}" reported an error`
     return { success: false, error: clip(redact(text)), metadata: { code: 'tool_error' } }
   }
-  return { success: true, output: structuredContent !== undefined ? structuredContent : blocks }
+  const success: ToolExecutionResult = { success: true }
+  if (structuredContent !== undefined) success.output = structuredContent
+  // Empty content says nothing to the model: the value (if any) is rendered as JSON instead.
+  if (blocks.length > 0 || structuredContent === undefined) success.content = blocks as ContentBlock[]
+  return success
 }
 
 export interface CallFailureContext {

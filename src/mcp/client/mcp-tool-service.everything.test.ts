@@ -33,15 +33,16 @@ describe('McpToolService against the reference "everything" server over stdio', 
     expect(sum.concurrencySafe).toBeUndefined()
   })
 
-  it('calls echo and returns the content blocks as output', async () => {
+  it('calls echo and returns its content blocks as content, with no value', async () => {
     const result = await service.execute('global', 'echo', { message: 'hi' }, contextWith(new AbortController().signal))
-    expect(result).toEqual({ success: true, output: [{ type: 'text', text: 'Echo: hi' }] })
+    expect(result).toEqual({ success: true, content: [{ type: 'text', text: 'Echo: hi' }] })
   })
 
-  it('returns structuredContent as the output when the tool sends one', async () => {
+  it('returns structuredContent as the output and the content blocks next to it', async () => {
     const result = await service.execute('global', 'get-structured-content', { location: 'Chicago' })
     expect(result.success).toBe(true)
     expect(result.success && result.output).toMatchObject({ temperature: expect.any(Number) })
+    expect(result.success && result.content?.[0]).toMatchObject({ type: 'text' })
   })
 
   it('fails with the server message when the arguments are invalid', async () => {

@@ -34,7 +34,7 @@ describe('McpToolService over streamable HTTP against an in-process fixture serv
     expect(names).toEqual(expect.arrayContaining(['echo', 'slow', 'add_tool']))
     expect(await service.execute('global', 'echo', { text: 'over http' })).toEqual({
       success: true,
-      output: [{ type: 'text', text: 'echo: over http' }],
+      content: [{ type: 'text', text: 'echo: over http' }],
     })
     expect(fixture.seenHeaders.every((headers) => headers.get('x-api-key') === SECRET)).toBe(true)
     expect(service.description).toBe(`MCP server "remote" (${fixture.url})`)

@@ -61,6 +61,11 @@ function mapTool(tool: unknown, options: ToolMappingOptions): ToolSchema | strin
     function: { name, description: describe(name, description, title, options.serverId), parameters },
     source: `mcp:${options.serverId}`,
   }
+  if (tool.outputSchema !== undefined) {
+    const output = mapObjectSchema(tool.outputSchema, 'outputSchema')
+    if (typeof output === 'string') return output
+    schema.outputSchema = output
+  }
   const hints = mapAnnotations(annotations)
   if (hints) schema.annotations = hints
   if (isDeclaredSafe(name, options.concurrencySafe)) schema.concurrencySafe = true
@@ -69,12 +74,17 @@ function mapTool(tool: unknown, options: ToolMappingOptions): ToolSchema | strin
 
 function mapInputSchema(value: unknown): JsonSchema | string {
   if (value === undefined) return { type: 'object', properties: {} }
-  if (!isPlainObject(value)) return 'inputSchema is not an object'
-  if (value.type !== undefined && value.type !== 'object') return 'inputSchema must describe an object'
+  return mapObjectSchema(value, 'inputSchema')
+}
+
+/** A bounded, fresh copy of a schema that describes an object, or why it cannot be used. */
+function mapObjectSchema(value: unknown, field: 'inputSchema' | 'outputSchema'): JsonSchema | string {
+  if (!isPlainObject(value)) return `${field} is not an object`
+  if (value.type !== undefined && value.type !== 'object') return `${field} must describe an object`
   // Depth first: the walk is bounded, while serialising a pathologically deep value is not.
-  if (depthOf(value) > MAX_SCHEMA_DEPTH) return `inputSchema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`
+  if (depthOf(value) > MAX_SCHEMA_DEPTH) return `${field} is nested deeper than ${MAX_SCHEMA_DEPTH} levels`
   const text = JSON.stringify(value)
-  if (text.length > MAX_SCHEMA_CHARS) return `inputSchema is larger than ${MAX_SCHEMA_CHARS} characters`
+  if (text.length > MAX_SCHEMA_CHARS) return `${field} is larger than ${MAX_SCHEMA_CHARS} characters`
   // A fresh copy: the cached schema must not share objects with the SDK's own tool cache.
   const copy = JSON.parse(text) as JsonSchema
   if (copy.type === undefined) copy.type = 'object'

@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/server'
 import { SeamError } from '../../errors.js'
 import type { Root } from '../../runtime/root.js'
-import type { McpServeOptions } from './serve.js'
+import type { McpServeOptions } from './serve-options.js'
 import { McpBridge } from './serve-bridge.js'
 
 export type McpHttpOptions = McpServeOptions & {

@@ -35,6 +35,8 @@ export function toMcpTool(tool: ToolCapability): Tool {
   else if (schema.type === undefined) inputSchema = { ...schema, type: 'object' }
   else inputSchema = { type: 'object', allOf: [schema] }
   const out: Tool = { name: tool.name, description: tool.description, inputSchema }
+  // MCP output schemas describe `structuredContent`, which is an object: other values are not advertised.
+  if (tool.outputSchema?.type === 'object') out.outputSchema = tool.outputSchema as Tool['outputSchema']
   const hints = tool.annotations
   if (hints && (hints.readOnlyHint !== undefined || hints.destructiveHint !== undefined)) {
     out.annotations = {
@@ -46,14 +48,14 @@ export function toMcpTool(tool: ToolCapability): Tool {
 }
 
 /**
- * A settled outcome as a `tools/call` result. Completed calls carry their content, and their value as
- * `structuredContent` when it is a plain object; every other status is `isError` with the outcome's
- * code in front of its (already explanatory) text: `[APPROVAL_UNAVAILABLE] The call …`.
+ * A settled outcome as a `tools/call` result. Completed calls carry their content blocks as they are
+ * (text, images, audio, resources), and their value as `structuredContent` when it is a plain
+ * object; every other status is `isError` with the outcome's code in front of its (already
+ * explanatory) text: `[APPROVAL_UNAVAILABLE] The call …`.
  */
 export function toCallToolResult(outcome: ToolCallOutcome): CallToolResult {
-  const content: CallToolResult['content'] = outcome.content.map((block) =>
-    block.type === 'text' ? { type: 'text', text: block.text } : { type: 'image', data: block.data, mimeType: block.mimeType },
-  )
+  // Outcome blocks have MCP's shapes already (checked and frozen by the pipeline): only the list is copied.
+  const content = outcome.content.slice() as CallToolResult['content']
   if (outcome.status === 'completed') {
     return isPlainObject(outcome.value) ? { content, structuredContent: outcome.value } : { content }
   }

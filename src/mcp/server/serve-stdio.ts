@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { Root } from '../../runtime/root.js'
-import type { McpServeOptions } from './serve.js'
+import type { McpServeOptions } from './serve-options.js'
 import { McpBridge } from './serve-bridge.js'
 
 export type McpStdioOptions = McpServeOptions & { stdin?: Readable; stdout?: Writable }

@@ -118,6 +118,28 @@ describe('protectEvent', () => {
     expect(asked).toMatchObject({ summary: expect.stringContaining('truncated: 300 bytes') })
   })
 
+  it('truncates large audio data and embedded resources, and keeps resource links as they are', () => {
+    const link = { type: 'resource_link' as const, uri: 'file:///a', name: 'a' }
+    const resultEvent: JournalEvent = {
+      ...base,
+      kind: 'tool/result',
+      callId: 'c1',
+      status: 'completed',
+      content: [
+        { type: 'audio', data: 'A'.repeat(300), mimeType: 'audio/wav' },
+        { type: 'resource', resource: { uri: 'file:///b', text: 'b'.repeat(300) } },
+        { type: 'resource', resource: { uri: 'file:///c', blob: 'C'.repeat(300) } },
+        link,
+      ],
+      durationMs: 1,
+    }
+    const stored = protectEvent(resultEvent, 200) as typeof resultEvent & { kind: 'tool/result' }
+    expect(stored.content[0]).toMatchObject({ mimeType: 'audio/wav', data: expect.stringContaining('truncated: 300 bytes') })
+    expect(stored.content[1]).toMatchObject({ resource: { uri: 'file:///b', text: expect.stringContaining('truncated: 300 bytes') } })
+    expect(stored.content[2]).toMatchObject({ resource: { uri: 'file:///c', blob: expect.stringContaining('truncated: 300 bytes') } })
+    expect(stored.content[3]).toBe(link)
+  })
+
   it('returns the event itself when nothing needs protecting', () => {
     const event: JournalEvent = { ...base, kind: 'tool/call', callId: 'c1', name: 'n', arguments: '{"q":1}', generation: 1 }
     expect(protectEvent(event)).toBe(event)

@@ -17,7 +17,7 @@ export function payloadLimit(options: PrivacyOptions): number {
 
 export interface PrivacyOptions {
   /**
-   * Arguments, text content, image data and approval summaries above this many UTF-8 bytes are
+   * Arguments, text content, image and audio data, embedded resources and approval summaries above this many UTF-8 bytes are
    * stored as a prefix plus a marker with their byte length and sha256 (default 64 KiB).
    */
   readonly maxPayloadBytes?: number
@@ -153,10 +153,7 @@ function protectContent(content: ContentBlock[], maxBytes: number): ContentBlock
   let copy: ContentBlock[] | undefined
   for (let index = 0; index < content.length; index += 1) {
     const block = content[index]!
-    const next: ContentBlock =
-      block.type === 'text'
-        ? withText(block, truncateText(block.text, maxBytes))
-        : withData(block, truncateText(block.data, maxBytes))
+    const next = protectBlock(block, maxBytes)
     if (next !== block) {
       copy ??= content.slice()
       copy[index] = next
@@ -165,10 +162,28 @@ function protectContent(content: ContentBlock[], maxBytes: number): ContentBlock
   return copy ?? content
 }
 
-function withText(block: ContentBlock & { type: 'text' }, text: string): ContentBlock {
-  return text === block.text ? block : { ...block, text }
-}
-
-function withData(block: ContentBlock & { type: 'image' }, data: string): ContentBlock {
-  return data === block.data ? block : { ...block, data }
+/** The block with its one large payload (text, base64 data, a resource's text or blob) truncated. */
+function protectBlock(block: ContentBlock, maxBytes: number): ContentBlock {
+  switch (block.type) {
+    case 'text': {
+      const text = truncateText(block.text, maxBytes)
+      return text === block.text ? block : { ...block, text }
+    }
+    case 'image':
+    case 'audio': {
+      const data = truncateText(block.data, maxBytes)
+      return data === block.data ? block : { ...block, data }
+    }
+    case 'resource': {
+      const resource = block.resource
+      if ('text' in resource) {
+        const text = truncateText(resource.text, maxBytes)
+        return text === resource.text ? block : { ...block, resource: { ...resource, text } }
+      }
+      const blob = truncateText(resource.blob, maxBytes)
+      return blob === resource.blob ? block : { ...block, resource: { ...resource, blob } }
+    }
+    default:
+      return block
+  }
 }

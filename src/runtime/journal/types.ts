@@ -1,4 +1,5 @@
 import type { OutcomeCode } from '../../errors.js'
+import type { ContentBlock } from '../../seams/content.js'
 
 export type JournalEventKind =
   | 'turn/begin'
@@ -8,7 +9,7 @@ export type JournalEventKind =
   | 'tool/result'
   | 'turn/end'
 
-export type ContentBlock = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }
+export type { ContentBlock }
 
 export type OutcomeStatus = 'completed' | 'denied' | 'failed' | 'cancelled'
 export type DenialPolicy = 'permission' | 'hook' | 'approval' | 'guard'

@@ -92,7 +92,9 @@ function decide(state: CallState, run: BodyRun, result: BodyResult): void {
       return
     }
     state.value = result.value
-    state.hasValue = true
+    // A provider that answered with content alone has no value (its content is the whole result).
+    state.hasValue = result.content === undefined || result.value !== undefined
+    state.providerContent = result.content
     return
   }
   if (cancelled && run.abortCaused) {
@@ -354,7 +356,11 @@ class BodyRun implements Due {
 }
 
 function seamResult(r: ToolExecutionResult | undefined, serviceId: string): DispatchResult {
-  if (r?.success === true) return { ok: true, value: r.output }
+  if (r?.success === true) {
+    if (r.content === undefined) return { ok: true, value: r.output }
+    if (!Array.isArray(r.content)) return { ok: false, error: `the tool service "${serviceId}" returned content that is not an array of blocks` }
+    return { ok: true, value: r.output, content: r.content }
+  }
   if (r?.success === false) return { ok: false, error: String(r.error), details: r.metadata ? { metadata: r.metadata } : undefined }
   return { ok: false, error: `the tool service "${serviceId}" returned an invalid result` }
 }

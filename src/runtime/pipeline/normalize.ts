@@ -1,6 +1,7 @@
 import { messageOf } from '../../errors.js'
 import type { DeferredContext } from '../../features/define-tool.js'
 import { deepFreeze } from '../../features/schema.js'
+import { checkContent } from '../../seams/content.js'
 import type { ContentBlock } from '../journal/types.js'
 import { findLossy } from '../lossless.js'
 import { describeIssues, validators } from '../validation.js'
@@ -8,9 +9,10 @@ import { type CallState, settle, text } from './state.js'
 import type { ToolCallOutcome } from './types.js'
 
 /**
- * Stage 9: the value must be lossless JSON and match the tool's `output`; content is rendered
- * (or taken from a post-execute replacement); `finalizeContent` runs exactly once for every
- * outcome, content only. Produces the frozen outcome.
+ * Stage 9: the value must be lossless JSON and match the tool's `output` (a remote tool's
+ * `outputSchema`); content is a post-execute replacement, else the provider's own content, else
+ * the rendered value; `finalizeContent` runs exactly once for every outcome, content only.
+ * Produces the frozen outcome.
  */
 export function normalize(state: CallState): void {
   const definition = state.binding?.kind === 'feature' ? state.binding.slot.definition : undefined
@@ -23,6 +25,8 @@ export function normalize(state: CallState): void {
   } else if (state.settled) {
     content = text(state.settled.message)
     owned = true
+  } else if (state.providerContent) {
+    content = state.providerContent
   } else {
     content = renderValue(state)
     owned = !definition?.render || state.settled !== undefined
@@ -30,12 +34,14 @@ export function normalize(state: CallState): void {
   // Content from a render or a post-execute replacement is checked whatever the call's status:
   // a hook may replace the content of a failed call too.
   if (!owned) {
-    const problem = invalidContent(content)
-    if (problem) {
-      settle(state, { status: 'failed', code: 'INVALID_OUTPUT', message: `The tool "${state.call.name}" produced invalid content: ${problem}` })
+    const checked = checkContent(content)
+    if (checked.ok) {
+      content = checked.content
+    } else {
+      settle(state, { status: 'failed', code: 'INVALID_OUTPUT', message: `The tool "${state.call.name}" produced invalid content: ${checked.problem}` })
       content = text(state.settled!.message)
-      owned = true
     }
+    owned = true
   }
   let details: Record<string, unknown> | undefined = state.settled?.details
   if (definition?.finalizeContent) {
@@ -47,9 +53,9 @@ export function normalize(state: CallState): void {
         status: settled?.status ?? 'completed',
         code: settled?.code,
       })
-      if (invalidContent(finalized)) throw new Error('finalizeContent returned invalid content')
-      content = finalized
-      owned = false
+      const checked = checkContent(finalized)
+      if (!checked.ok) throw new Error('finalizeContent returned invalid content')
+      content = checked.content
     } catch (error) {
       details = { ...details, finalizeError: messageOf(error) }
     }
@@ -65,7 +71,7 @@ export function normalize(state: CallState): void {
     policy: settled?.policy,
     reason: settled?.reason,
     value: settled ? undefined : state.value,
-    content: owned ? freezeBlocks(content) : deepFreeze(content.map((block) => ({ ...block }))),
+    content: freezeBlocks(content),
     contexts: contexts ? Object.freeze(contexts) : undefined,
     details: details ? deepFreeze({ ...details }) : undefined,
     durationMs: Math.round((performance.now() - state.startedAt) * 1000) / 1000,
@@ -73,8 +79,12 @@ export function normalize(state: CallState): void {
   state.outcome = Object.freeze(outcome)
 }
 
+/** Blocks built or copied here: a text block is flat, any other may hold nested objects. */
 function freezeBlocks(content: ContentBlock[]): readonly ContentBlock[] {
-  for (const block of content) Object.freeze(block)
+  for (const block of content) {
+    if (block.type === 'text' && block.annotations === undefined) Object.freeze(block)
+    else deepFreeze(block)
+  }
   return Object.freeze(content)
 }
 
@@ -102,9 +112,11 @@ function checkLossless(state: CallState): void {
     })
     return
   }
-  const output = state.binding?.kind === 'feature' ? state.binding.slot.definition.output : undefined
+  const binding = state.binding
+  const output = binding?.kind === 'feature' ? binding.slot.definition.output : state.capability?.outputSchema
   if (output !== undefined) {
-    const result = validators.forSchema(output)(state.value)
+    // A remote tool's schema is untrusted: compiled without its patterns, as its input schema is.
+    const result = validators.forSchema(output, binding?.kind === 'seam')(state.value)
     if (!result.ok) {
       settle(state, {
         status: 'failed',
@@ -132,16 +144,6 @@ function renderValue(state: CallState): ContentBlock[] {
   }
   const value = state.value
   return text(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'))
-}
-
-function invalidContent(content: unknown): string | undefined {
-  if (!Array.isArray(content)) return 'content must be an array of blocks'
-  for (const block of content as { type?: unknown; text?: unknown; data?: unknown; mimeType?: unknown }[]) {
-    if (block?.type === 'text' && typeof block.text === 'string') continue
-    if (block?.type === 'image' && typeof block.data === 'string' && typeof block.mimeType === 'string') continue
-    return `unsupported content block ${JSON.stringify(block)?.slice(0, 80)}`
-  }
-  return undefined
 }
 
 /** Tool-deferred contexts precede decision contexts; a block has already dropped the former. */

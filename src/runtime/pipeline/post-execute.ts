@@ -1,6 +1,7 @@
 import { messageOf } from '../../errors.js'
 import { ABORTED, untilAborted } from '../abort.js'
-import { type CallState, settle, toDeferred } from './state.js'
+import { checkContent, contentText } from '../../seams/content.js'
+import { type CallState, settle, text, toDeferred } from './state.js'
 import type { DispatchResult, PostDecision, PostExecuteHook, ToolExecution } from './types.js'
 
 /**
@@ -45,17 +46,33 @@ async function runHooks(state: CallState): Promise<void> {
       return
     }
     if (replacesContent) state.content = decision.content
-    if (replacesValue && state.hasValue) state.value = decision.value
+    if (replacesValue && state.hasValue) {
+      state.value = decision.value
+      // The provider's content showed the old value: the new one is rendered instead.
+      state.providerContent = undefined
+    }
     return
   }
-  if (decision?.kind === 'block' && typeof decision.feedback === 'string') {
+  if (decision?.kind === 'block' && (typeof decision.feedback === 'string' || Array.isArray(decision.feedback))) {
     let contexts: ReturnType<typeof toDeferred>[] = []
     try {
       contexts = (decision.contexts ?? []).map(toDeferred)
     } catch {
       contexts = []
     }
-    block(state, decision.feedback, contexts)
+    const { feedback } = decision
+    if (typeof feedback === 'string') {
+      block(state, feedback, contexts)
+      return
+    }
+    const checked = checkContent(feedback)
+    if (!checked.ok) {
+      block(state, `a post-execute hook blocked with invalid feedback: ${checked.problem}`)
+      return
+    }
+    // The blocks follow the sentence that says the result was withheld; `reason` keeps their text.
+    block(state, contentText(checked.content.filter((b) => b.type === 'text')), contexts)
+    state.content = [...text(`The result of "${state.call.name}" was withheld by policy:`), ...checked.content]
     return
   }
   block(state, 'a post-execute hook returned an invalid decision')
@@ -65,6 +82,7 @@ function block(state: CallState, feedback: string, contexts: ReturnType<typeof t
   state.hasValue = false
   state.value = undefined
   state.content = undefined
+  state.providerContent = undefined
   // A block drops the tool's deferred contexts and exposes only the blocking policy's own.
   state.toolContexts = undefined
   state.decisionContexts = contexts

@@ -78,7 +78,10 @@ export class CallState {
   settled: Settlement | undefined = undefined
   value: unknown = undefined
   hasValue = false
+  /** A post-execute replacement (or a block's feedback): shown instead of anything else. */
   content: ContentBlock[] | undefined = undefined
+  /** What a provider returned as content, shown instead of the rendered value. */
+  providerContent: ContentBlock[] | undefined = undefined
   toolContexts: DeferredContext[] | undefined = undefined
   decisionContexts: DeferredContext[] | undefined = undefined
   outcome: ToolCallOutcome | undefined = undefined

@@ -27,12 +27,16 @@ export type PreDecision = { kind: 'allow' } | { kind: 'deny'; reason: string } |
 
 export type PostDecision =
   | { kind: 'accept'; content?: ContentBlock[]; value?: unknown; contexts?: DeferredContextInput[] }
-  | { kind: 'block'; feedback: string; contexts?: DeferredContextInput[] }
+  /** `feedback` is what the model sees instead of the result: a sentence, or content blocks. */
+  | { kind: 'block'; feedback: string | ContentBlock[]; contexts?: DeferredContextInput[] }
 
 export type DeferredContextInput = string | { id?: string; role?: 'user' | 'system'; content: string }
 
 /** What dispatch produced, before post-execute and normalization. */
-export type DispatchResult = { ok: true; value: unknown } | { ok: false; error: string; details?: Record<string, unknown> }
+export type DispatchResult =
+  /** `content`: a provider's own model-facing blocks; without them the value is rendered. */
+  | { ok: true; value: unknown; content?: ContentBlock[] }
+  | { ok: false; error: string; details?: Record<string, unknown> }
 
 export type PreExecuteHook = (exec: ToolExecution, next: () => Promise<PreDecision>) => PreDecision | Promise<PreDecision>
 /** A wrapper may call `next` with a replacement dispatch signal; nothing else can change. */
