@@ -74,6 +74,8 @@ function discardingJournal(): JournalStore {
     read: () => Promise.resolve([]),
     tail: () => Promise.resolve([]),
     repair: () => Promise.resolve({ results: 0, turns: 0 }),
+    // Nothing here parks or claims: the memory store's claims stand in.
+    coordination: memoryJournal().coordination,
     close: () => Promise.resolve(),
   }
 }

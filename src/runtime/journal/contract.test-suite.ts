@@ -5,6 +5,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { SeamError } from '../../errors.js'
 import { isProcessAlive } from './hosts.js'
 import type { PrivacyOptions } from './privacy.js'
+import { describeCoordinationContract } from './coordination.test-suite.js'
 import { UNKNOWN_OUTCOME_TEXT } from './repair.js'
 import type { JournalEvent, JournalStore } from './types.js'
 
@@ -140,6 +141,8 @@ export function describeJournalContract(name: string, backend: JournalBackend): 
     if (backend.shared) return { writer: created.open({ hostId }), repairer }
     return { writer: { append: (event) => repairer.append({ ...event, host: hostId }) }, repairer }
   }
+
+  describeCoordinationContract(name, backend, storage)
 
   describe(`${name} journal contract`, () => {
     it('reads a turn back in seq order, apart from other turns, whatever order the appends came in', async () => {

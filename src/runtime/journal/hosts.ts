@@ -1,4 +1,5 @@
 import { hostname } from 'node:os'
+import type { HostBeat } from './coordination.js'
 import type { RepairHosts } from './types.js'
 
 /**
@@ -34,12 +35,20 @@ export interface Owner {
  * - any other host (another machine, or an id this machine cannot check) only with `hosts: 'all'`.
  * Each pid is looked up once per test.
  */
-export function ownerGoneTest(self: string | undefined, hosts: RepairHosts = 'dead-local'): (owner: Owner) => boolean {
+export function ownerGoneTest(
+  self: string | undefined,
+  hosts: RepairHosts = 'dead-local',
+  beats: readonly HostBeat[] = [],
+  now = Date.now(),
+): (owner: Owner) => boolean {
   const local = hostname()
   const alive = new Map<number, boolean>()
+  const leases = new Map(beats.map((beat) => [beat.host, beat.beatAt + beat.leaseMs]))
   return ({ host, at }) => {
     if (host === undefined || host === null) return true
     if (host === self) return at < PROCESS_STARTED_AT
+    const leaseEnds = leases.get(host)
+    if (leaseEnds !== undefined) return leaseEnds < now
     const pid = localPid(host, local)
     if (pid === undefined) return hosts === 'all'
     let known = alive.get(pid)

@@ -1,7 +1,8 @@
 import { callIdOf, checkEvent, closedError, duplicateError } from './events.js'
-import { ownerGoneTest } from './hosts.js'
+import { type Owner, ownerGoneTest } from './hosts.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
-import { countRepaired, type OpenCall, planRepair } from './repair.js'
+import { MemoryCoordination } from './memory-coordination.js'
+import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import type { JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
 
 export interface MemoryJournalOptions extends PrivacyOptions {
@@ -63,11 +64,16 @@ class MemoryJournalStore implements MemoryJournal {
   readonly #all: JournalEvent[] = []
   #available = true
   #closed = false
+  readonly coordination: MemoryCoordination
 
   constructor(options: MemoryJournalOptions) {
     this.#maxBytes = payloadLimit(options)
     this.#failWith = options.failWith
     this.#host = options.hostId
+    this.coordination = new MemoryCoordination(this.location, () => {
+      if (this.#closed) throw closedError(this.location)
+      if (!this.#available) throw new Error('The memory journal is unavailable (setAvailable(false)).')
+    })
   }
 
   setAvailable(available: boolean): void {
@@ -100,25 +106,30 @@ class MemoryJournalStore implements MemoryJournal {
   /** See `JournalStore.repair`; this store's own host is its `hostId`, if it has one. */
   async repair(options: RepairOptions = {}): Promise<RepairReport> {
     if (this.#closed) throw closedError(this.location)
-    const test = ownerGoneTest(this.#host, options.hosts)
+    const test = ownerGoneTest(this.#host, options.hosts, this.coordination.beats())
     // Every writer of a memory journal is this process, so an event without a host is one of its
     // own, still live (another root sharing the journal): only `hosts: 'all'` closes those.
-    const gone = (owner: JournalEvent) => (owner.host === undefined || owner.host === null ? options.hosts === 'all' : test(owner))
-    const openCalls: OpenCall[] = []
+    const gone = (owner: Owner) => (owner.host === undefined || owner.host === null ? options.hosts === 'all' : test(owner))
+    const unsettled: (OpenCall & Owner)[] = []
     const openTurns: string[] = []
     const maxSeq = new Map<string, number>()
     for (const [turnId, log] of this.#turns) {
       const open = (log.turnKinds & KIND_BIT['turn/end']) === 0
       for (const event of log.events) {
-        if (event.kind === 'tool/call' && ((log.calls.get(event.callId) ?? 0) & KIND_BIT['tool/result']) === 0 && gone(event)) {
-          openCalls.push({ turnId, callId: event.callId })
+        if (event.kind === 'tool/call' && ((log.calls.get(event.callId) ?? 0) & KIND_BIT['tool/result']) === 0) {
+          unsettled.push({ turnId, callId: event.callId, host: event.host, at: event.at })
         } else if (event.kind === 'turn/begin' && open && gone(event)) {
           openTurns.push(turnId)
         }
       }
       maxSeq.set(turnId, log.events.at(-1)?.seq ?? 0)
     }
-    const planned = planRepair({ openCalls, openTurns, maxSeq, at: Date.now() })
+    const parked = this.coordination.roundsOf(new Set(unsettled.map((call) => call.turnId).concat(openTurns)))
+    const openCalls = ownersAfterParking(unsettled, parked)
+      .filter(gone)
+      .map(({ turnId, callId }) => ({ turnId, callId }))
+    const planned = planRepair({ openCalls, openTurns, maxSeq: withReservedSeqs(maxSeq, parked), at: Date.now() })
+    this.coordination.releaseKeysOf(openCalls)
     return countRepaired(planned.filter((event) => this.#insert(event)))
   }
 

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg'
 import { SeamError } from '../../errors.js'
 
-const SCHEMA_VERSION = 1
+const SCHEMA_VERSION = 2
 
 /** `name` as a PostgreSQL identifier, quoted so any schema name is taken literally. */
 export function quoteIdent(name: string): string {
@@ -27,6 +27,48 @@ function createSchema(schema: string, createNamespace: boolean): string {
     CREATE UNIQUE INDEX seam_journal_turn_kind ON ${q}.seam_journal_events (turn_id, kind) WHERE call_id IS NULL;
     CREATE TABLE ${q}.seam_journal_meta (version integer NOT NULL);
     INSERT INTO ${q}.seam_journal_meta (version) VALUES (${SCHEMA_VERSION});
+    ${createCoordination(q)}
+  `
+}
+
+/** Version 2: the coordination tables (parked calls, idempotency keys, session grants, heartbeats). */
+function createCoordination(q: string): string {
+  return `
+    CREATE TABLE ${q}.seam_journal_parked (
+      token text PRIMARY KEY,
+      turn_id text NOT NULL,
+      call_id text NOT NULL,
+      round integer NOT NULL,
+      session text NOT NULL,
+      subject_id text NOT NULL,
+      asked_at bigint NOT NULL,
+      call json NOT NULL,
+      decision json,
+      settled json
+    );
+    CREATE UNIQUE INDEX seam_journal_parked_round ON ${q}.seam_journal_parked (turn_id, call_id, round);
+    CREATE INDEX seam_journal_parked_waiting ON ${q}.seam_journal_parked (asked_at) WHERE settled IS NULL;
+    CREATE TABLE ${q}.seam_journal_keys (
+      key text PRIMARY KEY,
+      turn_id text NOT NULL,
+      call_id text NOT NULL,
+      host text NOT NULL,
+      at bigint NOT NULL,
+      result json
+    );
+    CREATE TABLE ${q}.seam_journal_grants (
+      session text NOT NULL,
+      subject_id text NOT NULL,
+      source text NOT NULL,
+      fingerprint text NOT NULL,
+      at bigint NOT NULL,
+      PRIMARY KEY (session, subject_id, source, fingerprint)
+    );
+    CREATE TABLE ${q}.seam_journal_hosts (
+      host text PRIMARY KEY,
+      beat_at bigint NOT NULL,
+      lease_ms integer NOT NULL
+    );
   `
 }
 
@@ -49,7 +91,10 @@ export async function ensurePostgresSchema(pool: Pool, schema: string, location:
     const found = rows[0]!
     if (found.meta) {
       const version = (await client.query<{ version: number }>(`SELECT version FROM ${q}.seam_journal_meta`)).rows[0]?.version
-      if (version !== SCHEMA_VERSION) {
+      if (version === 1) {
+        // Version 1 had the events only: add the coordination tables, keep every event.
+        await client.query(`${createCoordination(q)} UPDATE ${q}.seam_journal_meta SET version = ${SCHEMA_VERSION};`)
+      } else if (version !== SCHEMA_VERSION) {
         throw corrupt(location, schema, `holds a seam-runtime journal of schema version ${version}; this build reads ${SCHEMA_VERSION}`)
       }
     } else if (found.events) {

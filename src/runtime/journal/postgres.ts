@@ -3,7 +3,8 @@ import { checkEvent, closedError, duplicateError, toRow } from './events.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { ensurePostgresSchema, quoteIdent } from './postgres-schema.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
-import { countRepaired, type OpenCall, planRepair } from './repair.js'
+import { PostgresCoordination } from './postgres-coordination.js'
+import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import type { JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
 
 export interface PostgresJournalOptions extends PrivacyOptions {
@@ -36,6 +37,7 @@ class PostgresJournalStore implements JournalStore {
   readonly #sql: ReturnType<typeof statements>
   readonly #inFlight = new Set<Promise<unknown>>()
   #closing: Promise<void> | undefined
+  readonly coordination: PostgresCoordination
 
   constructor(connectionString: string, options: PostgresJournalOptions) {
     const schema = options.schema ?? 'public'
@@ -48,6 +50,7 @@ class PostgresJournalStore implements JournalStore {
     this.#pool.on('error', () => undefined)
     this.#schema = schema
     this.#ready = this.#prepare()
+    this.coordination = new PostgresCoordination(this.#pool, quoteIdent(schema), this.location, (operation) => this.#run(operation))
   }
 
   /**
@@ -87,17 +90,21 @@ class PostgresJournalStore implements JournalStore {
    */
   repair(options: RepairOptions = {}): Promise<RepairReport> {
     return this.#run(async () => {
-      const gone = ownerGoneTest(this.#host, options.hosts)
-      const openCalls = (await this.#pool.query<OwnedRow & OpenCall>(this.#sql.openCalls)).rows
-        .filter((row) => gone(owner(row)))
-        .map(({ turnId, callId }) => ({ turnId, callId }))
+      const { beats, now } = await this.coordination.beats()
+      const gone = ownerGoneTest(this.#host, options.hosts, beats, now)
+      const open = (await this.#pool.query<OwnedRow & OpenCall>(this.#sql.openCalls)).rows.map((row) => ({ ...row, ...owner(row) }))
       const openTurns = (await this.#pool.query<OwnedRow & { turnId: string }>(this.#sql.openTurns)).rows
         .filter((row) => gone(owner(row)))
         .map((row) => row.turnId)
+      const parked = await this.coordination.roundsOf([...new Set([...open.map((call) => call.turnId), ...openTurns])])
+      const openCalls = ownersAfterParking(open, parked)
+        .filter(gone)
+        .map(({ turnId, callId }) => ({ turnId, callId }))
       if (openCalls.length === 0 && openTurns.length === 0) return { results: 0, turns: 0 }
       const turnIds = [...new Set([...openCalls.map((call) => call.turnId), ...openTurns])]
       const seqs = await this.#pool.query<{ turnId: string; max: number }>(this.#sql.maxSeq, [turnIds])
-      const maxSeq = new Map(seqs.rows.map((row) => [row.turnId, row.max]))
+      const maxSeq = withReservedSeqs(new Map(seqs.rows.map((row) => [row.turnId, row.max])), parked)
+      await this.coordination.releaseKeysOf(openCalls)
       const rows = planRepair({ openCalls, openTurns, maxSeq, at: Date.now() }).map((event) => toRow(event, this.#host))
       const columns = [
         rows.map((row) => row.turnId),

@@ -1,3 +1,5 @@
+import type { ParkedCall } from './coordination.js'
+import type { Owner } from './hosts.js'
 import type { JournalEvent } from './types.js'
 
 /** The content of every `tool/result` written by crash repair; worded for the model and for people. */
@@ -60,4 +62,34 @@ export function countRepaired(written: Iterable<Pick<JournalEvent, 'kind'>>): { 
     else if (event.kind === 'turn/end') turns += 1
   }
   return { results, turns }
+}
+
+/**
+ * Parked calls are waiting, not lost: an open call with a round still waiting is left out. Once its
+ * last round was claimed (resumed, expired, voided), the host that claimed it owns the call, and
+ * repair closes it only if that host is gone. Calls never parked keep their own owner.
+ */
+export function ownersAfterParking<T extends OpenCall & Owner>(calls: readonly T[], parked: readonly ParkedCall[]): T[] {
+  if (parked.length === 0) return [...calls]
+  const last = new Map<string, ParkedCall>()
+  for (const round of parked) {
+    const key = JSON.stringify([round.turnId, round.callId])
+    const held = last.get(key)
+    if (held === undefined || held.round < round.round) last.set(key, round)
+  }
+  const owned: T[] = []
+  for (const call of calls) {
+    const round = last.get(JSON.stringify([call.turnId, call.callId]))
+    if (round === undefined) owned.push(call)
+    else if (round.settled !== undefined) owned.push({ ...call, host: round.settled.host, at: round.settled.at })
+  }
+  return owned
+}
+
+/** `maxSeq` raised past the seqs parked calls keep free, so repair never takes one a resume will write. */
+export function withReservedSeqs(maxSeq: Map<string, number>, parked: readonly ParkedCall[]): Map<string, number> {
+  for (const round of parked) {
+    if ((maxSeq.get(round.turnId) ?? 0) < round.resultSeq) maxSeq.set(round.turnId, round.resultSeq)
+  }
+  return maxSeq
 }

@@ -5,7 +5,7 @@ import { SeamError } from '../../errors.js'
 
 /** `PRAGMA application_id` of a seam-runtime journal ("SEAM"): marks the file as ours. */
 const APPLICATION_ID = 0x5345_414d
-const SCHEMA_VERSION = 1
+const SCHEMA_VERSION = 2
 
 // Events point at a turn number, not the turn id: the numbers of turns in flight are neighbours,
 // so a commit touches a few index pages instead of one page per (random) turn id, several times
@@ -29,6 +29,45 @@ const CREATE_SCHEMA = `
   CREATE UNIQUE INDEX seam_journal_call_kind ON seam_journal_events (turn, call_id, kind) WHERE call_id IS NOT NULL;
   CREATE UNIQUE INDEX seam_journal_turn_kind ON seam_journal_events (turn, kind) WHERE call_id IS NULL;
   PRAGMA application_id = ${APPLICATION_ID};
+`
+
+/** Version 2: the coordination tables (parked calls, idempotency keys, session grants, heartbeats). */
+const CREATE_COORDINATION = `
+  CREATE TABLE seam_journal_parked (
+    token TEXT PRIMARY KEY,
+    turn_id TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    session TEXT NOT NULL,
+    subject_id TEXT NOT NULL,
+    asked_at INTEGER NOT NULL,
+    call TEXT NOT NULL,
+    decision TEXT,
+    settled TEXT
+  ) STRICT;
+  CREATE UNIQUE INDEX seam_journal_parked_round ON seam_journal_parked (turn_id, call_id, round);
+  CREATE INDEX seam_journal_parked_waiting ON seam_journal_parked (asked_at) WHERE settled IS NULL;
+  CREATE TABLE seam_journal_keys (
+    key TEXT PRIMARY KEY,
+    turn_id TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    host TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    result TEXT
+  ) STRICT;
+  CREATE TABLE seam_journal_grants (
+    session TEXT NOT NULL,
+    subject_id TEXT NOT NULL,
+    source TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (session, subject_id, source, fingerprint)
+  ) STRICT, WITHOUT ROWID;
+  CREATE TABLE seam_journal_hosts (
+    host TEXT PRIMARY KEY,
+    beat_at INTEGER NOT NULL,
+    lease_ms INTEGER NOT NULL
+  ) STRICT;
   PRAGMA user_version = ${SCHEMA_VERSION};
 `
 
@@ -58,6 +97,8 @@ function ensureSchema(db: Database.Database, path: string): void {
   const version = db.pragma('user_version', { simple: true }) as number
   if (applicationId === APPLICATION_ID) {
     if (version === SCHEMA_VERSION) return
+    // Version 1 had the events only: add the coordination tables, keep every event.
+    if (version === 1) return void db.exec(CREATE_COORDINATION)
     throw corrupt(path, `${path} is a seam-runtime journal of schema version ${version}; this build reads version ${SCHEMA_VERSION}.`)
   }
   const objects = db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get() as number
@@ -65,6 +106,7 @@ function ensureSchema(db: Database.Database, path: string): void {
     throw corrupt(path, `${path} is a SQLite database but not a seam-runtime journal (it has no journal marker).`)
   }
   db.exec(CREATE_SCHEMA)
+  db.exec(CREATE_COORDINATION)
 }
 
 function corrupt(path: string, message: string, cause?: unknown): SeamError {

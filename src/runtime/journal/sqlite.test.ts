@@ -85,6 +85,22 @@ describe('sqliteJournal', () => {
     expect(error.message).toMatch(/schema version 99/)
   })
 
+  it('adds the coordination tables to a version 1 journal and keeps its events', async () => {
+    const path = join(tempDir(), 'journal.db')
+    const old = sqliteJournal(path)
+    await old.append(begin('t1', 1))
+    await old.close()
+    const db = new Database(path)
+    for (const table of ['parked', 'keys', 'grants', 'hosts']) db.exec(`DROP TABLE seam_journal_${table}`)
+    db.pragma('user_version = 1')
+    db.close()
+    const upgraded = sqliteJournal(path)
+    onTestFinished(() => upgraded.close())
+    expect(await upgraded.read('t1')).toHaveLength(1)
+    await upgraded.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
+    expect(await upgraded.coordination.hasGrant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })).toBe(true)
+  })
+
   it('creates the parent folders of a new journal and writes it in WAL mode', async () => {
     const path = join(tempDir(), 'a', 'b', 'journal.db')
     const store = sqliteJournal(path)

@@ -4,7 +4,8 @@ import { type EventRow, checkEvent, closedError, duplicateError, toRow } from '.
 import { GroupCommit } from './group-commit.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
-import { countRepaired, type OpenCall, planRepair } from './repair.js'
+import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
+import { SqliteCoordination } from './sqlite-coordination.js'
 import { journalFault, openJournalDatabase } from './sqlite-schema.js'
 import type { JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
 
@@ -67,6 +68,7 @@ class SqliteJournalStore implements JournalStore {
   /** Inserts a batch in one transaction; per row, the duplicate error or `undefined`. */
   readonly #commit: (rows: readonly EventRow[]) => (Error | undefined)[]
   readonly #group: GroupCommit<EventRow> | undefined
+  readonly coordination: SqliteCoordination
   #closed = false
 
   constructor(path: string, options: SqliteJournalOptions) {
@@ -98,6 +100,7 @@ class SqliteJournalStore implements JournalStore {
       }
     }
     this.#group = options.groupCommit === false ? undefined : new GroupCommit(this.#commit)
+    this.coordination = new SqliteCoordination(this.#db, path, () => this.#assertOpen())
   }
 
   append(event: JournalEvent): Promise<void> {
@@ -130,15 +133,21 @@ class SqliteJournalStore implements JournalStore {
     // Appends already waiting are part of the state being repaired.
     this.#group?.flush()
     const { openCalls, openTurns, maxSeq } = this.#statements
-    const gone = ownerGoneTest(this.#host, options.hosts)
+    const coordination = this.coordination
     const repair = this.#db.transaction(() => {
-      const calls = (openCalls.all() as (OpenCall & Owner)[]).filter(gone).map(({ turnId, callId }) => ({ turnId, callId }))
+      const gone = ownerGoneTest(this.#host, options.hosts, coordination.beats())
+      const open = openCalls.all() as (OpenCall & Owner)[]
       const turns = (openTurns.all() as (Owner & { turnId: string })[]).filter(gone).map((turn) => turn.turnId)
+      const parked = coordination.roundsOf(new Set([...open.map((call) => call.turnId), ...turns]))
+      const calls = ownersAfterParking(open, parked)
+        .filter(gone)
+        .map(({ turnId, callId }) => ({ turnId, callId }))
       const seqs = new Map<string, number>()
       for (const turnId of [...calls.map((call) => call.turnId), ...turns]) {
         if (!seqs.has(turnId)) seqs.set(turnId, (maxSeq.get(turnId) as number | null) ?? 0)
       }
-      const planned = planRepair({ openCalls: calls, openTurns: turns, maxSeq: seqs, at: Date.now() })
+      const planned = planRepair({ openCalls: calls, openTurns: turns, maxSeq: withReservedSeqs(seqs, parked), at: Date.now() })
+      coordination.releaseKeysOf(calls)
       return countRepaired(planned.filter((event) => this.#insert(toRow(event, this.#host))))
     })
     try {

@@ -1,5 +1,6 @@
 import type { OutcomeCode } from '../../errors.js'
 import type { ContentBlock } from '../../seams/content.js'
+import type { JournalCoordination } from './coordination.js'
 
 export type JournalEventKind =
   | 'turn/begin'
@@ -95,5 +96,10 @@ export interface JournalStore {
    * write one result per call; the counts are what this repair wrote.
    */
   repair(options?: RepairOptions): Promise<RepairReport>
+  /**
+   * Parked calls, decisions, idempotency keys, session grants and host heartbeats: the claims that
+   * must happen once across every process sharing this journal (see `JournalCoordination`).
+   */
+  readonly coordination: JournalCoordination
   close(): Promise<void>
 }

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest'
+import type { ParkedCall } from './coordination.js'
+import type { JournalBackend, JournalStorage } from './contract.test-suite.js'
+import type { JournalEvent, JournalStore } from './types.js'
+
+const AT = 1_750_000_000_000
+
+/** A parked first round of `callId`: asked at seq 3, with seqs 4 and 5 kept for its settlement. */
+export function parkedCall(turnId: string, callId: string, overrides: Partial<ParkedCall> = {}): ParkedCall {
+  return {
+    turnId,
+    callId,
+    round: 1,
+    token: `tok-${turnId}-${callId}-${overrides.round ?? 1}`,
+    name: 'write_note',
+    arguments: '{"text":"hello","password":"hunter2"}',
+    summary: 'write_note text="hello" password="[redacted]"',
+    reason: 'writes a file',
+    session: 's1',
+    subjectId: 'u1',
+    roles: ['staff'],
+    owner: 'root',
+    generation: 1,
+    source: 'feature:root',
+    fingerprint: 'fp-1',
+    decidedSeq: 4,
+    resultSeq: 5,
+    askedAt: AT,
+    host: 'host-a',
+    ...overrides,
+  }
+}
+
+const event = {
+  begin: (turnId: string): JournalEvent => ({ kind: 'turn/begin', turnId, seq: 1, at: AT, session: 's1', subjectId: 'u1', generation: 1, owner: 'root' }),
+  call: (turnId: string, seq: number, callId: string): JournalEvent => ({ kind: 'tool/call', turnId, seq, at: AT, callId, name: 'write_note', arguments: '{}', generation: 1 }),
+  asked: (turnId: string, seq: number, callId: string): JournalEvent => ({ kind: 'approval/asked', turnId, seq, at: AT, callId, name: 'write_note', reason: 'r', summary: 's' }),
+}
+
+/**
+ * The coordination claims every store keeps (see `JournalCoordination`), run inside each store's
+ * journal contract. On shared storage, "once" is checked between two stores racing, as two
+ * processes would.
+ */
+export function describeCoordinationContract(name: string, backend: JournalBackend, storage: () => Promise<JournalStorage>): void {
+  /** Two stores on one storage (two hosts), or one memory store twice. */
+  async function twoHosts(): Promise<[JournalStore, JournalStore]> {
+    const created = await storage()
+    const a = created.open({ hostId: 'host-a' })
+    return [a, backend.shared ? created.open({ hostId: 'host-b' }) : a]
+  }
+
+  /** A store, and an appender writing as `host` on its storage (a memory store keeps the event's own host). */
+  async function repairerAndWriter(host: string): Promise<[JournalStore, (event: JournalEvent) => Promise<void>]> {
+    const created = await storage()
+    const repairer = created.open()
+    if (!backend.shared) return [repairer, (e) => repairer.append({ ...e, host })]
+    const writer = created.open({ hostId: host })
+    return [repairer, (e) => writer.append(e)]
+  }
+
+  describe(`${name} journal coordination`, () => {
+    it('parks a round, lists it by session and subject, finds it by token, and refuses the same round twice', async () => {
+      const [a, b] = await twoHosts()
+      const call = parkedCall('t1', 'c1')
+      await a.coordination.park(call)
+      await a.coordination.park(parkedCall('t2', 'c1', { session: 's2', subjectId: 'u2', askedAt: AT + 1 }))
+      expect(await b.coordination.parked({ session: 's1' })).toEqual([call])
+      expect((await b.coordination.parked({ subjectId: 'u2' })).map((p) => p.turnId)).toEqual(['t2'])
+      expect((await b.coordination.parked()).map((p) => p.turnId)).toEqual(['t1', 't2'])
+      expect(await b.coordination.parked({ token: call.token })).toEqual([call])
+      await expect(b.coordination.park({ ...call, token: 'another' })).rejects.toMatchObject({ code: 'JOURNAL_DUPLICATE' })
+    })
+
+    it('keeps the first decision: a second decider loses and sees who decided', async () => {
+      const [a, b] = await twoHosts()
+      const { token } = parkedCall('t1', 'c1')
+      await a.coordination.park(parkedCall('t1', 'c1'))
+      const decisions = await Promise.all([
+        a.coordination.decide(token, { answer: 'allowed-once', by: 'ann', at: AT, host: 'host-a' }),
+        b.coordination.decide(token, { answer: 'rejected', by: 'bob', at: AT, host: 'host-b' }),
+      ])
+      expect(decisions.filter((d) => d?.won)).toHaveLength(1)
+      const winner = decisions.find((d) => d?.won)!.call.decision!
+      for (const decided of decisions) expect(decided!.call.decision).toEqual(winner)
+      expect(await a.coordination.decide('no-such-token', { answer: 'rejected', by: 'x', at: AT, host: 'h' })).toBeUndefined()
+    })
+
+    it('settles a round once, however many hosts race for it, and then takes no decision', async () => {
+      const [a, b] = await twoHosts()
+      const { token } = parkedCall('t1', 'c1')
+      await a.coordination.park(parkedCall('t1', 'c1'))
+      const claims = await Promise.all(
+        Array.from({ length: 6 }, (_, index) => (index % 2 === 0 ? a : b).coordination.settle(token, { kind: 'resume', host: `h${index}`, at: AT })),
+      )
+      expect(claims.filter((claim) => claim?.won)).toHaveLength(1)
+      expect(await a.coordination.parked()).toEqual([])
+      expect((await a.coordination.parked({ settled: true }))[0]!.settled).toEqual(claims.find((claim) => claim?.won)!.call.settled)
+      const late = await b.coordination.decide(token, { answer: 'allowed-once', by: 'ann', at: AT, host: 'host-b' })
+      expect(late).toMatchObject({ won: false })
+      expect(late!.call.decision).toBeUndefined()
+    })
+
+    it('gives an idempotency key to one holder, keeps its completed result, and frees it only when released unfinished', async () => {
+      const [a, b] = await twoHosts()
+      const first = { turnId: 't1', callId: 'c1', host: 'host-a' }
+      const second = { turnId: 't2', callId: 'c1', host: 'host-b' }
+      const claims = await Promise.all([a.coordination.claimKey('k1', first), b.coordination.claimKey('k1', second)])
+      expect(claims[0]).toMatchObject({ turnId: claims[1].turnId, callId: 'c1', host: claims[1].host })
+      const holder = claims[0].host === 'host-a' ? first : second
+      const other = holder === first ? second : first
+      await a.coordination.releaseKey('k1', other)
+      expect(await b.coordination.readKey('k1')).toMatchObject(holder)
+      await a.coordination.releaseKey('k1', holder)
+      expect(await b.coordination.readKey('k1')).toBeUndefined()
+      await b.coordination.claimKey('k1', other)
+      await b.coordination.completeKey('k1', other, { content: [{ type: 'text', text: 'done' }], value: { id: 7 } })
+      await a.coordination.releaseKey('k1', other)
+      expect(await a.coordination.claimKey('k1', holder)).toMatchObject({ ...other, result: { content: [{ type: 'text', text: 'done' }], value: { id: 7 } } })
+    })
+
+    it('holds a session grant for one session, subject, source and fingerprint only', async () => {
+      const [a, b] = await twoHosts()
+      const grant = { session: 's1', subjectId: 'u1', source: 'feature:root', fingerprint: 'fp-1' }
+      expect(await b.coordination.hasGrant(grant)).toBe(false)
+      await a.coordination.grant(grant)
+      await a.coordination.grant(grant)
+      expect(await b.coordination.hasGrant(grant)).toBe(true)
+      for (const changed of [{ fingerprint: 'fp-2' }, { session: 's2' }, { subjectId: 'u2' }, { source: 'seam:other' }]) {
+        expect(await b.coordination.hasGrant({ ...grant, ...changed })).toBe(false)
+      }
+    })
+
+    it('leaves a parked call open in crash repair, and keeps its reserved seqs free of the repaired turn end', async () => {
+      const dead = 'another-machine.invalid:1'
+      const [a, append] = await repairerAndWriter(dead)
+      for (const e of [event.begin('t1'), event.call('t1', 2, 'c1'), event.asked('t1', 3, 'c1')]) await append(e)
+      await a.coordination.park(parkedCall('t1', 'c1', { host: dead }))
+      expect(await a.repair({ hosts: 'all' })).toEqual({ results: 0, turns: 1 })
+      expect((await a.read('t1')).at(-1)).toMatchObject({ kind: 'turn/end', seq: 6, reason: 'interrupted' })
+      expect(await a.coordination.parked()).toHaveLength(1)
+    })
+
+    it('repairs a resumed call once the host that claimed it is gone, and releases the keys of what it closes', async () => {
+      const writer = 'another-machine.invalid:2'
+      const [a, append] = await repairerAndWriter(writer)
+      for (const e of [event.begin('t1'), event.call('t1', 2, 'c1'), event.asked('t1', 3, 'c1'), event.call('t1', 6, 'c2')]) await append(e)
+      await a.coordination.park(parkedCall('t1', 'c1', { host: writer }))
+      await a.coordination.claimKey('k2', { turnId: 't1', callId: 'c2', host: writer })
+      await a.coordination.heartbeat(writer, 60_000)
+      await a.coordination.settle(parkedCall('t1', 'c1').token, { kind: 'resume', host: 'resumer.invalid:3', at: Date.now() })
+      // The writer's lease holds; the resumer is on another machine and has no heartbeat.
+      expect(await a.repair()).toEqual({ results: 0, turns: 0 })
+      await a.coordination.heartbeat('resumer.invalid:3', 1)
+      await a.coordination.heartbeat(writer, 1)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(await a.repair()).toEqual({ results: 2, turns: 1 })
+      const results = (await a.read('t1')).filter((e) => e.kind === 'tool/result')
+      expect(results.map((e) => [e.callId, e.code])).toEqual([
+        ['c1', 'OUTCOME_UNKNOWN'],
+        ['c2', 'OUTCOME_UNKNOWN'],
+      ])
+      expect(await a.coordination.readKey('k2')).toBeUndefined()
+      await a.coordination.retire(writer)
+      expect(await a.repair()).toEqual({ results: 0, turns: 0 })
+    })
+  })
+}

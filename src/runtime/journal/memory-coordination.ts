@@ -1,0 +1,137 @@
+import type {
+  Claimed,
+  HostBeat,
+  JournalCoordination,
+  KeyClaim,
+  KeyHolder,
+  ParkedCall,
+  ParkedDecision,
+  ParkedQuery,
+  ParkedSettlement,
+  SessionGrant,
+  StoredResult,
+} from './coordination.js'
+import { matchesParked, sameHolder } from './coordination.js'
+import { duplicateError } from './events.js'
+
+/**
+ * The coordination claims of a memory journal. Every method checks and writes in one synchronous
+ * step, so within the one process that can share a memory journal each claim is decided once.
+ */
+export class MemoryCoordination implements JournalCoordination {
+  readonly #parked = new Map<string, ParkedCall>()
+  readonly #rounds = new Set<string>()
+  readonly #keys = new Map<string, KeyClaim>()
+  readonly #grants = new Set<string>()
+  readonly #beats = new Map<string, HostBeat>()
+  readonly #check: () => void
+  readonly #location: string
+
+  /** `check` throws when the journal is closed or unavailable. */
+  constructor(location: string, check: () => void) {
+    this.#location = location
+    this.#check = check
+  }
+
+  async park(call: ParkedCall): Promise<void> {
+    this.#check()
+    const round = JSON.stringify([call.turnId, call.callId, call.round])
+    if (this.#rounds.has(round) || this.#parked.has(call.token)) {
+      throw duplicateError({ turnId: call.turnId, seq: call.decidedSeq, kind: 'approval/asked', callId: call.callId }, this.#location)
+    }
+    this.#rounds.add(round)
+    this.#parked.set(call.token, Object.freeze({ ...call }))
+  }
+
+  async parked(query: ParkedQuery = {}): Promise<ParkedCall[]> {
+    this.#check()
+    return [...this.#parked.values()].filter((call) => matchesParked(call, query)).sort((a, b) => a.askedAt - b.askedAt)
+  }
+
+  async decide(token: string, decision: ParkedDecision): Promise<Claimed | undefined> {
+    return this.#update(token, (call) => (call.decision === undefined && call.settled === undefined ? { ...call, decision } : undefined))
+  }
+
+  async settle(token: string, settled: ParkedSettlement): Promise<Claimed | undefined> {
+    return this.#update(token, (call) => (call.settled === undefined ? { ...call, settled } : undefined))
+  }
+
+  async claimKey(key: string, holder: KeyHolder): Promise<KeyClaim> {
+    this.#check()
+    let claim = this.#keys.get(key)
+    if (claim === undefined) {
+      claim = Object.freeze({ key, turnId: holder.turnId, callId: holder.callId, host: holder.host, at: Date.now() })
+      this.#keys.set(key, claim)
+    }
+    return claim
+  }
+
+  async readKey(key: string): Promise<KeyClaim | undefined> {
+    this.#check()
+    return this.#keys.get(key)
+  }
+
+  async completeKey(key: string, holder: KeyHolder, result: StoredResult): Promise<void> {
+    this.#check()
+    const claim = this.#keys.get(key)
+    if (claim !== undefined && claim.result === undefined && sameHolder(claim, holder)) {
+      this.#keys.set(key, Object.freeze({ ...claim, result: structuredClone(result) }))
+    }
+  }
+
+  async releaseKey(key: string, holder: KeyHolder): Promise<void> {
+    this.#check()
+    const claim = this.#keys.get(key)
+    if (claim !== undefined && claim.result === undefined && sameHolder(claim, holder)) this.#keys.delete(key)
+  }
+
+  /** Releases every unfinished key held by one of `calls` (crash repair closed them). */
+  releaseKeysOf(calls: readonly { turnId: string; callId: string }[]): void {
+    const closed = new Set(calls.map((call) => JSON.stringify([call.turnId, call.callId])))
+    for (const [key, claim] of this.#keys) {
+      if (claim.result === undefined && closed.has(JSON.stringify([claim.turnId, claim.callId]))) this.#keys.delete(key)
+    }
+  }
+
+  async grant(grant: SessionGrant): Promise<void> {
+    this.#check()
+    this.#grants.add(grantKey(grant))
+  }
+
+  async hasGrant(grant: SessionGrant): Promise<boolean> {
+    this.#check()
+    return this.#grants.has(grantKey(grant))
+  }
+
+  async heartbeat(host: string, leaseMs: number): Promise<void> {
+    this.#check()
+    this.#beats.set(host, { host, beatAt: Date.now(), leaseMs })
+  }
+
+  async retire(host: string): Promise<void> {
+    this.#check()
+    this.#beats.delete(host)
+  }
+
+  /** For crash repair: every round of the given turns, and every heartbeat. */
+  roundsOf(turnIds: ReadonlySet<string>): ParkedCall[] {
+    return [...this.#parked.values()].filter((call) => turnIds.has(call.turnId))
+  }
+
+  beats(): HostBeat[] {
+    return [...this.#beats.values()]
+  }
+
+  async #update(token: string, change: (call: ParkedCall) => ParkedCall | undefined): Promise<Claimed | undefined> {
+    this.#check()
+    const call = this.#parked.get(token)
+    if (call === undefined) return undefined
+    const changed = change(call)
+    if (changed === undefined) return { won: false, call }
+    const frozen = Object.freeze(changed)
+    this.#parked.set(token, frozen)
+    return { won: true, call: frozen }
+  }
+}
+
+const grantKey = (grant: SessionGrant) => JSON.stringify([grant.session, grant.subjectId, grant.source, grant.fingerprint])
