@@ -32,6 +32,8 @@ export const ErrorCode = {
   JOURNAL_UNAVAILABLE: 'JOURNAL_UNAVAILABLE',
   /** The process stopped before the call settled; written by crash repair. */
   OUTCOME_UNKNOWN: 'OUTCOME_UNKNOWN',
+  /** Not final (`status: 'suspended'`): the call is parked until a person decides; resume it with its `resumeToken`. */
+  APPROVAL_PENDING: 'APPROVAL_PENDING',
 
   // ── Fault codes (thrown SeamError) ──────────────────────────────────────────────────────
   /** The root (or another closable object) has been closed; no further calls are accepted. */
@@ -76,6 +78,10 @@ export const ErrorCode = {
   INVALID_OPTIONS: 'INVALID_OPTIONS',
   /** A listener (the MCP HTTP endpoint) could not bind its host and port. */
   LISTEN_FAILED: 'LISTEN_FAILED',
+  /** No parked call has that call id or resume token (never parked, or already settled and gone). */
+  UNKNOWN_APPROVAL: 'UNKNOWN_APPROVAL',
+  /** A parked call was already decided or settled (by this or another process): the first decision stands. */
+  APPROVAL_CONFLICT: 'APPROVAL_CONFLICT',
 } as const
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode]
@@ -97,6 +103,7 @@ export type OutcomeCode = Extract<
   | 'ABORTED_BEFORE_DISPATCH'
   | 'JOURNAL_UNAVAILABLE'
   | 'OUTCOME_UNKNOWN'
+  | 'APPROVAL_PENDING'
 >
 
 export interface SeamErrorOptions {

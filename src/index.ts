@@ -60,7 +60,9 @@ export { createTurnIngress } from './runtime/turn-ingress.js'
 export type { TurnEnvelope, TurnIngressInput, TurnOrigin, TurnPolicy, TurnPorts } from './runtime/turn-ingress.js'
 export { TurnToolRuntime } from './runtime/turn-tool-runtime.js'
 export type { TurnToolRuntimeOptions } from './runtime/turn-tool-runtime.js'
-export type { ApprovalAnswer, ApprovalPort, ApprovalRequest, PermissionHost } from './runtime/approval-types.js'
+export { deferApprovals } from './runtime/approval-types.js'
+export type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest, PermissionHost } from './runtime/approval-types.js'
+export type { Approvals, PendingApproval, PendingQuery } from './runtime/approvals.js'
 export type {
   DispatchResult,
   ExecuteWrapper,
@@ -79,6 +81,7 @@ export type {
 export { memoryJournal, postgresJournal, sqliteJournal } from './runtime/journal/index.js'
 export type {
   ContentBlock,
+  JournalCoordination,
   JournalEvent,
   JournalEventKind,
   JournalStore,

@@ -22,6 +22,7 @@ describe('public surface', () => {
         "createRoot",
         "createToken",
         "createTurnIngress",
+        "deferApprovals",
         "definePlugin",
         "defineSkill",
         "defineTool",

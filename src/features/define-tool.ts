@@ -80,7 +80,7 @@ export interface ToolSpec<I extends InputSchema = InputSchema, O = unknown> {
 export interface FinalizeInfo {
   readonly callId: string
   readonly name: string
-  readonly status: 'completed' | 'denied' | 'failed' | 'cancelled'
+  readonly status: 'completed' | 'denied' | 'failed' | 'cancelled' | 'suspended'
   readonly code?: string
 }
 

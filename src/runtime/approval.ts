@@ -1,9 +1,9 @@
-import type { ApprovalAnswer, ApprovalPort, ApprovalRequest } from './approval-types.js'
+import type { ApprovalPort, ApprovalReply, ApprovalRequest } from './approval-types.js'
 import type { ApprovalDecision } from './journal/types.js'
 import { redactSecrets } from './journal/privacy.js'
 import { MAX_TIMER_MS } from './pipeline/deadlines.js'
 
-const ANSWERS: ReadonlySet<string> = new Set(['allowed-once', 'allowed-session', 'rejected'])
+const ANSWERS: ReadonlySet<string> = new Set(['allowed-once', 'allowed-session', 'rejected', 'deferred'])
 
 /**
  * Session grants (`once` mode, or an `allowed-session` answer). A grant belongs to one principal in
@@ -61,7 +61,8 @@ const holderKey = (turn: GrantHolder) => JSON.stringify([turn.session, turn.prin
 const toolKey = (tool: GrantedTool) => JSON.stringify([tool.source, tool.fingerprint])
 
 /**
- * Asks the port once. Every answer other than `allowed-*` is a denial: a missing or unavailable
+ * Asks the port once. `deferred` parks the call (the caller's concern). Every other answer besides
+ * `allowed-*` is a denial: a missing or unavailable
  * port, a throw or an invalid answer is `unavailable`; the caller's abort is `cancelled`; no answer
  * within `timeoutMs` is `timeout`.
  */
@@ -70,13 +71,13 @@ export async function askApproval(
   request: Omit<ApprovalRequest, 'signal'>,
   signal: AbortSignal,
   timeoutMs: number,
-): Promise<{ decision: ApprovalDecision; error?: string }> {
+): Promise<{ decision: ApprovalDecision | 'deferred'; error?: string }> {
   if (!port || port.available === false || typeof port.request !== 'function') return { decision: 'unavailable' }
   if (signal.aborted) return { decision: 'cancelled' }
   const controller = new AbortController()
   let timer: NodeJS.Timeout | undefined
   let onAbort: (() => void) | undefined
-  const stop = new Promise<{ decision: ApprovalDecision }>((resolve) => {
+  const stop = new Promise<{ decision: ApprovalDecision | 'deferred' }>((resolve) => {
     timer = setTimeout(() => {
       controller.abort(new Error('approval timed out'))
       resolve({ decision: 'timeout' })
@@ -90,7 +91,7 @@ export async function askApproval(
   const answered = (async () => {
     try {
       const answer: unknown = await port.request(Object.freeze({ ...request, signal: controller.signal }))
-      if (typeof answer === 'string' && ANSWERS.has(answer)) return { decision: answer as ApprovalAnswer }
+      if (typeof answer === 'string' && ANSWERS.has(answer)) return { decision: answer as ApprovalReply }
       return { decision: 'unavailable' as const, error: `the approval port gave an invalid answer: ${String(answer)}` }
     } catch (error) {
       if (controller.signal.aborted) return { decision: signal.aborted ? ('cancelled' as const) : ('timeout' as const) }

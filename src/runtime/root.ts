@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { SeamError } from '../errors.js'
 import { ApprovalGrants } from './approval.js'
+import { Approvals } from './approvals.js'
 import type { ApprovalPort, PermissionHost } from './approval-types.js'
 import { type AgentCapabilities, CapabilityIngress } from './capability-ingress.js'
 import type { Generation } from './generation.js'
@@ -10,7 +11,7 @@ import type { JournalStore, RepairReport } from './journal/types.js'
 import { Logger, type LogSink } from './logger.js'
 import type { PluginDefinition } from './plugin-types.js'
 import type { AbandonedCall, RuntimeLimits } from './pipeline/state.js'
-import type { PipelineHooks } from './pipeline/types.js'
+import type { PipelineHooks, ToolCallOutcome } from './pipeline/types.js'
 import { DisposableScope } from './scope.js'
 import { Turn } from './turn.js'
 import { createTurnIngress, NEVER_ABORTED, type TurnIngressInput } from './turn-ingress.js'
@@ -66,6 +67,8 @@ export interface BeginTurnInput extends Omit<TurnIngressInput, 'journal' | 'sign
 export class Root {
   readonly journal: JournalStore
   readonly ingress: CapabilityIngress
+  /** Parked calls in the journal (from this and every other process on it): list, decide, expire. */
+  readonly approvals: Approvals
   readonly scope = new DisposableScope()
   readonly #options: RootOptions
   readonly #logger: Logger
@@ -85,6 +88,7 @@ export class Root {
     this.ingress = new CapabilityIngress({ permissions: options.permissions })
     this.#logger = new Logger(options.log ?? (() => {}))
     this.#limits = resolveLimits(options.defaults)
+    this.approvals = new Approvals(this.journal, this.#limits.approvalTtlMs)
     this.#source = options.dir ? new FolderSource(options.dir, hostModules) : undefined
     this.#generations = new GenerationStore({
       plugin: options.plugin,
@@ -196,20 +200,13 @@ export class Root {
       const nextSeq = () => ++seq
       await this.journal.append({ kind: 'turn/begin', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), session: envelope.session, subjectId: envelope.principal.subjectId, generation: generation.number, owner: envelope.owner })
       const tools = new TurnToolRuntime({
+        ...this.#runtimeOptions(),
         turn: envelope,
         generation,
         capabilities,
-        ingress: this.ingress,
-        grants: this.#grants,
-        limits: this.#limits,
         ended: () => ended,
         nextSeq,
         onContexts: input.onContexts,
-        onAbandoned: (call) => this.#emit('abandoned', call),
-        locate: (error) => {
-          const at = locateError(error)
-          return at ? { file: at.file, line: at.line, column: at.column } : undefined
-        },
       })
       const turn = new Turn({
         envelope,
@@ -239,6 +236,54 @@ export class Root {
     } catch (error) {
       release()
       throw error
+    }
+  }
+
+  /**
+   * Continues a parked call from any process on the same journal, in the active generation, with
+   * the root's approval port (asked again if the tool changed since the call was parked). Resolves
+   * like `turn.tools.resume`: the call's one result, or `suspended` while it waits for a decision.
+   */
+  async resume(token: string, options: { signal?: AbortSignal } = {}): Promise<ToolCallOutcome> {
+    this.#assertOpen()
+    if (typeof token !== 'string' || token === '') throw new SeamError('INVALID_CALL', 'resume needs a resume token')
+    const [round] = await this.journal.coordination.parked({ token, settled: true })
+    if (round === undefined) throw new SeamError('UNKNOWN_APPROVAL', `no parked call has the resume token "${token}"`, { details: { token } })
+    const generation = this.#generations.active!
+    const release = generation.lease()
+    let tools: TurnToolRuntime | undefined
+    try {
+      const envelope = createTurnIngress({
+        turnId: round.turnId,
+        session: round.session,
+        principal: { subjectId: round.subjectId, roles: round.roles },
+        origin: round.origin,
+        owner: round.owner,
+        signal: options.signal ?? NEVER_ABORTED,
+        ports: { approval: this.#options.approval },
+        journal: this.journal,
+      })
+      const capabilities = await this.ingress.read(generation, envelope.owner, envelope)
+      tools = new TurnToolRuntime({ ...this.#runtimeOptions(), turn: envelope, generation, capabilities })
+      return await tools.resume(token)
+    } finally {
+      // A body abandoned past its deadline keeps the generation until it settles.
+      if (tools === undefined) release()
+      else void tools.idle().then(release)
+    }
+  }
+
+  /** What every turn's runtime shares with the root. */
+  #runtimeOptions() {
+    return {
+      ingress: this.ingress,
+      grants: this.#grants,
+      limits: this.#limits,
+      onAbandoned: (call: AbandonedCall) => this.#emit('abandoned', call),
+      locate: (error: unknown) => {
+        const at = locateError(error)
+        return at ? { file: at.file, line: at.line, column: at.column } : undefined
+      },
     }
   }
 

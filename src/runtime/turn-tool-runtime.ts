@@ -9,13 +9,16 @@ import { MAX_TIMER_MS } from './pipeline/deadlines.js'
 import { abortedBeforeDispatch, admission, attempt, commit, execution, runCall } from './pipeline/runner.js'
 import { type AbandonedCall, CallState, type RuntimeLimits, type TurnContext } from './pipeline/state.js'
 import type { ToolCall, ToolCallOutcome } from './pipeline/types.js'
-import { NEVER_ABORTED, type TurnEnvelope } from './turn-ingress.js'
+import { reservedSeqs, resumeParked } from './pipeline/resume.js'
+import type { ParkedCall } from './journal/coordination.js'
+import { createTurnIngress, NEVER_ABORTED, type TurnEnvelope } from './turn-ingress.js'
 
 export const DEFAULT_LIMITS: RuntimeLimits = Object.freeze({
   timeoutMs: 30_000,
   graceMs: 2_000,
   approvalTimeoutMs: 300_000,
   maxParallel: 8,
+  approvalTtlMs: 86_400_000,
 })
 
 /**
@@ -109,6 +112,50 @@ export class TurnToolRuntime {
     if (extra === undefined || extra === turnSignal) return turnSignal
     if (turnSignal === NEVER_ABORTED) return extra
     return AbortSignal.any([turnSignal, extra])
+  }
+
+  /**
+   * Continues a parked call (a `suspended` outcome's `resumeToken`) in this turn's generation, and
+   * resolves with its outcome: `suspended` again while no one has decided, the call's one result
+   * once it is (guards run again, the body at most once across every process on the journal, the
+   * result journaled in the parked call's own turn). A resume another process won resolves with
+   * that process's result (`replayed: true`). An unknown token throws `UNKNOWN_APPROVAL`.
+   */
+  async resume(token: string, options?: { signal?: AbortSignal }): Promise<ToolCallOutcome> {
+    if (typeof token !== 'string' || token === '') throw new SeamError('INVALID_CALL', 'resume needs a resume token')
+    assertSignal(options?.signal, 'resume')
+    const journal = this.#ctx.turn.journal
+    const [round] = await journal.coordination.parked({ token, settled: true })
+    if (round === undefined) {
+      throw new SeamError('UNKNOWN_APPROVAL', `no parked call has the resume token "${token}"`, { details: { token } })
+    }
+    this.#active += 1
+    try {
+      return await resumeParked(this.#resumeContext(round), round, this.#signal(options?.signal))
+    } finally {
+      this.#done()
+    }
+  }
+
+  /** This turn's context, but acting for the parked call's turn and writing at the seqs it kept. */
+  #resumeContext(round: ParkedCall): TurnContext {
+    const base = this.#ctx
+    const turn =
+      base.turn.turnId === round.turnId
+        ? base.turn
+        : createTurnIngress({
+            turnId: round.turnId,
+            session: round.session,
+            principal: { subjectId: round.subjectId, roles: round.roles },
+            origin: round.origin,
+            owner: round.owner,
+            unattended: base.turn.unattended,
+            policy: base.turn.policy,
+            signal: base.turn.signal,
+            ports: base.turn.ports,
+            journal: base.turn.journal,
+          })
+    return { ...base, turn, nextSeq: reservedSeqs(round) }
   }
 
   /** Resolves when no `execute`/`executeBatch` of this runtime is running. */

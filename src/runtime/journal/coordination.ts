@@ -21,6 +21,8 @@ import type { ContentBlock } from './types.js'
  *   crash repair (on any live host) closes what it left open, each call once by the unique indexes.
  */
 export interface JournalCoordination {
+  /** The host id this store stamps on its events: the one its claims are made as. */
+  readonly host: string
   /** Parks one round of a call; `JOURNAL_DUPLICATE` when that round or token already exists. */
   park(call: ParkedCall): Promise<void>
   /** Parked rounds matching `query`, oldest first; unsettled ones only unless `settled: true`. */

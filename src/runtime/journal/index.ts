@@ -1,3 +1,4 @@
+export type { JournalCoordination } from './coordination.js'
 export { type MemoryJournal, type MemoryJournalOptions, memoryJournal } from './memory.js'
 export { type PostgresJournalOptions, postgresJournal } from './postgres.js'
 export type { PrivacyOptions } from './privacy.js'

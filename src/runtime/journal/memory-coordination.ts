@@ -26,9 +26,11 @@ export class MemoryCoordination implements JournalCoordination {
   readonly #beats = new Map<string, HostBeat>()
   readonly #check: () => void
   readonly #location: string
+  readonly host: string
 
   /** `check` throws when the journal is closed or unavailable. */
-  constructor(location: string, check: () => void) {
+  constructor(host: string, location: string, check: () => void) {
+    this.host = host
     this.#location = location
     this.#check = check
   }

@@ -1,5 +1,5 @@
 import { callIdOf, checkEvent, closedError, duplicateError } from './events.js'
-import { type Owner, ownerGoneTest } from './hosts.js'
+import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
 import { MemoryCoordination } from './memory-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
@@ -70,7 +70,7 @@ class MemoryJournalStore implements MemoryJournal {
     this.#maxBytes = payloadLimit(options)
     this.#failWith = options.failWith
     this.#host = options.hostId
-    this.coordination = new MemoryCoordination(this.location, () => {
+    this.coordination = new MemoryCoordination(options.hostId ?? defaultHostId(), this.location, () => {
       if (this.#closed) throw closedError(this.location)
       if (!this.#available) throw new Error('The memory journal is unavailable (setAvailable(false)).')
     })

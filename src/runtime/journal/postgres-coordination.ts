@@ -61,9 +61,11 @@ export class PostgresCoordination implements JournalCoordination {
   readonly #location: string
   readonly #run: <T>(operation: () => Promise<T>) => Promise<T>
   readonly #sql: ReturnType<typeof statements>
+  readonly host: string
 
   /** `run` waits for the schema and refuses after close (the store's own gate). */
-  constructor(pool: pg.Pool, schema: string, location: string, run: <T>(operation: () => Promise<T>) => Promise<T>) {
+  constructor(pool: pg.Pool, host: string, schema: string, location: string, run: <T>(operation: () => Promise<T>) => Promise<T>) {
+    this.host = host
     this.#pool = pool
     this.#location = location
     this.#run = run

@@ -50,7 +50,7 @@ class PostgresJournalStore implements JournalStore {
     this.#pool.on('error', () => undefined)
     this.#schema = schema
     this.#ready = this.#prepare()
-    this.coordination = new PostgresCoordination(this.#pool, quoteIdent(schema), this.location, (operation) => this.#run(operation))
+    this.coordination = new PostgresCoordination(this.#pool, this.#host, quoteIdent(schema), this.location, (operation) => this.#run(operation))
   }
 
   /**

@@ -51,8 +51,10 @@ export class SqliteCoordination implements JournalCoordination {
   readonly #location: string
   readonly #check: () => void
   readonly #statements: { [name in keyof typeof SQL]: Database.Statement }
+  readonly host: string
 
-  constructor(db: Database.Database, location: string, check: () => void) {
+  constructor(db: Database.Database, host: string, location: string, check: () => void) {
+    this.host = host
     this.#db = db
     this.#location = location
     this.#check = check

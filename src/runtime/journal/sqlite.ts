@@ -100,7 +100,7 @@ class SqliteJournalStore implements JournalStore {
       }
     }
     this.#group = options.groupCommit === false ? undefined : new GroupCommit(this.#commit)
-    this.coordination = new SqliteCoordination(this.#db, path, () => this.#assertOpen())
+    this.coordination = new SqliteCoordination(this.#db, this.#host, path, () => this.#assertOpen())
   }
 
   append(event: JournalEvent): Promise<void> {

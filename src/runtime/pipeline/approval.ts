@@ -1,7 +1,9 @@
 import { messageOf } from '../../errors.js'
 import { askApproval, summarize } from '../approval.js'
 import type { ApprovalDecision } from '../journal/types.js'
-import { type CallState, deny, type Settlement, settle } from './state.js'
+import { denial, journalDown } from './denials.js'
+import { park } from './park.js'
+import { type CallState, deny, settle } from './state.js'
 
 /**
  * Stage 5: decide whether a person must approve, ask the turn's `ApprovalPort` once, journal the
@@ -17,16 +19,26 @@ export function checkApproval(state: CallState): Promise<void> | undefined {
 }
 
 async function ask(state: CallState, reason: string): Promise<void> {
-  const { ctx, capability, exec } = state
-  if (!capability || !exec) return
-  const { turn } = ctx
+  const { ctx, exec } = state
+  if (!exec) return
   const summary = summarize(exec.name, exec.arguments)
   try {
-    await ctx.append({ kind: 'approval/asked', turnId: turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, name: exec.name, reason, summary })
+    await ctx.append({ kind: 'approval/asked', turnId: ctx.turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, name: exec.name, reason, summary })
   } catch (error) {
     settle(state, journalDown(exec.name, error))
     return
   }
+  await askAndApply(state, reason, summary)
+}
+
+/**
+ * Asks the turn's port, once `approval/asked` is journaled, and applies the answer: `deferred`
+ * parks the call. A resume whose tool changed asks again through here (its question is journaled).
+ */
+export async function askAndApply(state: CallState, reason: string, summary: string): Promise<void> {
+  const { ctx, exec } = state
+  if (!exec) return
+  const { turn } = ctx
   const port = turn.unattended ? undefined : turn.ports.approval
   const timeoutMs = turn.policy.approvalTimeoutMs ?? ctx.limits.approvalTimeoutMs
   const { decision, error } = await askApproval(
@@ -35,6 +47,15 @@ async function ask(state: CallState, reason: string): Promise<void> {
     state.signal,
     timeoutMs,
   )
+  if (decision === 'deferred') return park(state, reason, summary)
+  return applyDecision(state, decision, reason, error)
+}
+
+/** Journals `approval/decided`, records a session grant, and denies anything but `allowed-*` (fail closed). */
+export async function applyDecision(state: CallState, decision: ApprovalDecision, reason: string, error?: string): Promise<void> {
+  const { ctx, capability, exec } = state
+  if (!capability || !exec) return
+  const { turn } = ctx
   try {
     await ctx.append({ kind: 'approval/decided', turnId: turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, decision })
   } catch (journalError) {
@@ -89,33 +110,4 @@ async function riskOf(state: CallState): Promise<string | undefined> {
   }
   if (capability?.annotations?.readOnlyHint === true) return undefined
   return `"${capability?.name}" declares no risk information`
-}
-
-function denial(name: string, decision: ApprovalDecision, reason: string, error?: string): Settlement {
-  switch (decision) {
-    case 'rejected':
-      return { status: 'denied', code: 'DENIED', policy: 'approval', reason: 'rejected by the user', message: `The user rejected the call to "${name}". Do not retry it unchanged; ask what they want instead.` }
-    case 'timeout':
-      return { status: 'denied', code: 'APPROVAL_TIMEOUT', policy: 'approval', reason: 'no answer in time', message: `The call to "${name}" needed approval (${reason}) and nobody answered in time; it was not run.` }
-    case 'cancelled':
-      return { status: 'cancelled', code: 'ABORTED_BEFORE_DISPATCH', message: `The call to "${name}" was cancelled while waiting for approval; nothing was run.` }
-    default:
-      return {
-        status: 'denied',
-        code: 'APPROVAL_UNAVAILABLE',
-        policy: 'approval',
-        reason: error ?? 'no approval port',
-        message: `The call to "${name}" needs approval (${reason}) but no one can approve it in this conversation, so it was not run.`,
-        details: error ? { error } : undefined,
-      }
-  }
-}
-
-function journalDown(name: string, error: unknown): Settlement {
-  return {
-    status: 'failed',
-    code: 'JOURNAL_UNAVAILABLE',
-    message: `The call to "${name}" was not run because its approval could not be recorded in the journal.`,
-    details: { error: messageOf(error) },
-  }
 }

@@ -1,3 +1,4 @@
+import type { OutcomeStatus } from '../journal/types.js'
 import type { CallState } from './state.js'
 
 /**
@@ -11,7 +12,8 @@ export function journalResult(state: CallState): Promise<void> | undefined {
 /** Writes `tool/result` when the call's `tool/call` was written; it may reject (see `journalResult`). */
 export function appendResult(state: CallState): Promise<void> | undefined {
   const { ctx, outcome } = state
-  if (!state.journaled || !outcome) return undefined
+  // A parked call has no result yet: whoever resumes or expires it writes one.
+  if (!state.journaled || !outcome || outcome.status === 'suspended') return undefined
   return ctx
     .append({
       kind: 'tool/result',
@@ -19,7 +21,7 @@ export function appendResult(state: CallState): Promise<void> | undefined {
       seq: ctx.nextSeq(),
       at: Date.now(),
       callId: outcome.callId,
-      status: outcome.status,
+      status: outcome.status as OutcomeStatus,
       code: outcome.code,
       policy: outcome.policy,
       content: outcome.content as never,

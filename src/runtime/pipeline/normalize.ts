@@ -76,6 +76,7 @@ export function normalize(state: CallState): void {
     details: details ? deepFreeze({ ...details }) : undefined,
     durationMs: Math.round((performance.now() - state.startedAt) * 1000) / 1000,
   }
+  if (state.resumeToken !== undefined) (outcome as { resumeToken?: string }).resumeToken = state.resumeToken
   state.outcome = Object.freeze(outcome)
 }
 

@@ -3,6 +3,7 @@ import type { DeferredContext } from '../../features/define-tool.js'
 import type { ApprovalGrants } from '../approval.js'
 import type { CapabilityIngress, ToolBinding, ToolCapability } from '../capability-ingress.js'
 import type { Generation } from '../generation.js'
+import type { ParkedCall } from '../journal/coordination.js'
 import type { ContentBlock, DenialPolicy, JournalEvent, OutcomeStatus } from '../journal/types.js'
 import type { TurnEnvelope } from '../turn-ingress.js'
 import type { DispatchResult, ToolCall, ToolCallOutcome, ToolExecution } from './types.js'
@@ -13,6 +14,8 @@ export interface RuntimeLimits {
   readonly graceMs: number
   readonly approvalTimeoutMs: number
   readonly maxParallel: number
+  /** How long a parked call waits for a decision and its resume before it settles `APPROVAL_TIMEOUT`. */
+  readonly approvalTtlMs: number
 }
 
 /** What every call of one turn shares. */
@@ -43,7 +46,8 @@ export interface AbandonedCall {
 
 /** A settled failure or denial, decided by one stage. */
 export interface Settlement {
-  readonly status: Exclude<OutcomeStatus, 'completed'>
+  /** `suspended` only for a parked call (`APPROVAL_PENDING`): not final, and no `tool/result`. */
+  readonly status: Exclude<OutcomeStatus, 'completed'> | 'suspended'
   readonly code: OutcomeCode
   readonly policy?: DenialPolicy
   readonly reason?: string
@@ -85,6 +89,10 @@ export class CallState {
   toolContexts: DeferredContext[] | undefined = undefined
   decisionContexts: DeferredContext[] | undefined = undefined
   outcome: ToolCallOutcome | undefined = undefined
+  /** The round this run resumes (a resume), and then the round it parked, if it parked again. */
+  parked: ParkedCall | undefined = undefined
+  /** Set when the call was parked: what resumes it. */
+  resumeToken: string | undefined = undefined
   #exec: ToolExecution | undefined = undefined
 
   constructor(ctx: TurnContext, call: ToolCall, signal: AbortSignal) {

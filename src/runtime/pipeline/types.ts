@@ -66,7 +66,8 @@ export interface ToolCallOutcome {
   readonly callId: string
   readonly name: string
   readonly generation: number
-  readonly status: OutcomeStatus
+  /** `suspended` is not final: the call is parked (`APPROVAL_PENDING`) and has no `tool/result` yet. */
+  readonly status: OutcomeStatus | 'suspended'
   readonly code?: OutcomeCode
   readonly policy?: DenialPolicy
   readonly reason?: string
@@ -76,4 +77,8 @@ export interface ToolCallOutcome {
   /** Structured failure detail (field paths, the tool file and line of a throw). */
   readonly details?: Readonly<Record<string, unknown>>
   readonly durationMs: number
+  /** For a `suspended` call: give it to `turn.tools.resume` or `root.resume` once it is decided. */
+  readonly resumeToken?: string
+  /** The result was read from the journal, not produced by this call (an idempotency key's, or a resume another host ran). */
+  readonly replayed?: boolean
 }

@@ -1,0 +1,162 @@
+import { SeamError } from '../errors.js'
+import type { ApprovalAnswer } from './approval-types.js'
+import type { ParkedCall } from './journal/coordination.js'
+import { redactArguments } from './journal/privacy.js'
+import type { JournalStore } from './journal/types.js'
+import { writeSettlement } from './pipeline/park.js'
+
+/** One parked call as `root.approvals.pending()` lists it: what a person needs to decide it. */
+export interface PendingApproval {
+  readonly callId: string
+  readonly turnId: string
+  /** What `turn.tools.resume` / `root.resume` take once it is decided. */
+  readonly resumeToken: string
+  readonly tool: string
+  /** One readable line, secrets redacted. */
+  readonly summary: string
+  /** Why it needs approval. */
+  readonly reason: string
+  /** The frozen arguments the body will run with, values under secret-looking keys redacted. */
+  readonly arguments: Readonly<Record<string, unknown>>
+  readonly session: string
+  /** The `subjectId` of the principal whose call it is. */
+  readonly principal: string
+  /** When it was parked (epoch ms), and by which host. */
+  readonly askedAt: number
+  readonly host: string
+  /** 1, or more when a changed tool voided an earlier decision and the person is asked again. */
+  readonly round: number
+  /** Present once decided and until it is resumed. */
+  readonly decision?: { readonly answer: ApprovalAnswer; readonly by: string; readonly at: number }
+}
+
+export interface PendingQuery {
+  readonly session?: string
+  /** A `subjectId`, or a principal. */
+  readonly principal?: string | { readonly subjectId: string }
+}
+
+const ANSWERS: ReadonlySet<string> = new Set<ApprovalAnswer>(['allowed-once', 'allowed-session', 'rejected'])
+
+/**
+ * Parked calls in the journal, for any process that shares it: list them, decide them (the first
+ * decision wins across processes), and expire those older than `approvalTtlMs`. Resuming an allowed
+ * call is `turn.tools.resume(token)` or `root.resume(token)`; a rejection settles the call here
+ * (`DENIED`, policy `approval`) without running anything.
+ */
+export class Approvals {
+  readonly #journal: JournalStore
+  readonly #ttlMs: number
+
+  constructor(journal: JournalStore, ttlMs: number) {
+    this.#journal = journal
+    this.#ttlMs = ttlMs
+  }
+
+  /** Parked calls still waiting (undecided, or decided and not yet resumed), oldest first; expired ones are settled first. */
+  async pending(query: PendingQuery = {}): Promise<PendingApproval[]> {
+    await this.expire()
+    const principal = query.principal
+    const subjectId = typeof principal === 'string' || principal === undefined ? principal : principal.subjectId
+    const rounds = await this.#journal.coordination.parked({ session: query.session, subjectId })
+    return rounds.map(pendingOf)
+  }
+
+  /**
+   * Records `answer` by `by` on the parked call with this call id (or resume token). The first
+   * decision wins: a call decided or settled already throws `APPROVAL_CONFLICT` naming the decision
+   * that stands. A call id parked in several turns needs `turnId`. Rejection settles the call now.
+   */
+  async decide(id: string, answer: ApprovalAnswer, options: { readonly by: string; readonly turnId?: string }): Promise<PendingApproval> {
+    if (!ANSWERS.has(answer)) throw new SeamError('INVALID_CALL', `an approval answer is one of ${[...ANSWERS].join(', ')}, got ${String(answer)}`)
+    if (typeof options?.by !== 'string' || options.by.trim() === '') throw new SeamError('INVALID_CALL', 'decide needs `by`: who decided')
+    const round = await this.#find(id, options.turnId)
+    const coordination = this.#journal.coordination
+    const claim = await coordination.decide(round.token, { answer, by: options.by, at: Date.now(), host: coordination.host })
+    if (claim === undefined) throw unknown(id)
+    if (!claim.won) throw conflict(claim.call)
+    if (answer === 'rejected') {
+      const settled = await coordination.settle(round.token, { kind: 'reject', host: coordination.host, at: Date.now() })
+      if (settled?.won) await writeSettlement(this.#journal, settled.call, 'rejected')
+    }
+    return pendingOf(claim.call)
+  }
+
+  /**
+   * Settles every parked call asked more than `approvalTtlMs` ago as `APPROVAL_TIMEOUT`. Each is
+   * claimed first, so of several hosts sweeping at once exactly one writes its result. Resolves
+   * with how many this process settled.
+   */
+  async expire(now = Date.now()): Promise<number> {
+    const coordination = this.#journal.coordination
+    let expired = 0
+    for (const round of await coordination.parked({ askedBefore: now - this.#ttlMs })) {
+      const claim = await coordination.settle(round.token, { kind: 'expire', host: coordination.host, at: Date.now() })
+      if (!claim?.won) continue
+      await writeSettlement(this.#journal, claim.call, 'timeout')
+      expired += 1
+    }
+    return expired
+  }
+
+  /** The waiting round with this token or call id. */
+  async #find(id: string, turnId: string | undefined): Promise<ParkedCall> {
+    if (typeof id !== 'string' || id === '') throw new SeamError('INVALID_CALL', 'decide needs a call id or a resume token')
+    const coordination = this.#journal.coordination
+    const [byToken] = await coordination.parked({ token: id, settled: true })
+    if (byToken !== undefined) {
+      if (byToken.settled !== undefined || byToken.decision !== undefined) throw conflict(byToken)
+      return byToken
+    }
+    const waiting = await coordination.parked({ callId: id, turnId })
+    if (waiting.length > 1 && new Set(waiting.map((round) => round.turnId)).size > 1) {
+      throw new SeamError('INVALID_CALL', `call id "${id}" is parked in ${waiting.length} turns; pass its turnId or its resume token`, {
+        details: { callId: id, turnIds: waiting.map((round) => round.turnId) },
+      })
+    }
+    const round = waiting.at(-1)
+    if (round !== undefined) return round
+    const settled = (await coordination.parked({ callId: id, turnId, settled: true })).at(-1)
+    throw settled === undefined ? unknown(id) : conflict(settled)
+  }
+}
+
+function pendingOf(round: ParkedCall): PendingApproval {
+  let args: Record<string, unknown>
+  try {
+    args = JSON.parse(redactArguments(round.arguments)) as Record<string, unknown>
+  } catch {
+    args = {}
+  }
+  return Object.freeze({
+    callId: round.callId,
+    turnId: round.turnId,
+    resumeToken: round.token,
+    tool: round.name,
+    summary: round.summary,
+    reason: round.reason,
+    arguments: Object.freeze(args),
+    session: round.session,
+    principal: round.subjectId,
+    askedAt: round.askedAt,
+    host: round.host,
+    round: round.round,
+    ...(round.decision === undefined ? {} : { decision: Object.freeze({ answer: round.decision.answer, by: round.decision.by, at: round.decision.at }) }),
+  })
+}
+
+function unknown(id: string): SeamError {
+  return new SeamError('UNKNOWN_APPROVAL', `no parked call has the call id or resume token "${id}"`, {
+    details: { id },
+    hint: 'list parked calls with root.approvals.pending() or `seam approvals`',
+  })
+}
+
+function conflict(round: ParkedCall): SeamError {
+  const decided = round.decision ? `${round.decision.answer} by ${round.decision.by}` : undefined
+  const settled = round.settled ? ({ resume: 'resumed', reject: 'rejected', expire: 'expired', void: 'voided' } as const)[round.settled.kind] : undefined
+  const what = [decided && `was already decided (${decided})`, settled && `was ${settled}`].filter(Boolean).join(' and ')
+  return new SeamError('APPROVAL_CONFLICT', `the call "${round.callId}" to ${round.name} ${what}; the first decision stands`, {
+    details: { callId: round.callId, turnId: round.turnId, decision: round.decision, settled: round.settled },
+  })
+}
