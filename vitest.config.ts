@@ -15,6 +15,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts'],
     // The CLI tests run the built `seam` (dist/cli/bin.js), as users do: build it first.
     globalSetup: ['test/build-dist.ts'],
+    // Every test fails on a rejection or exception nobody handled (a host would have crashed).
+    setupFiles: ['test/setup/no-unhandled-rejections.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

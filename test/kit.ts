@@ -1,5 +1,5 @@
 import { expect, onTestFinished } from 'vitest'
-import { createRoot, definePlugin, memoryJournal, type PluginContext, type Root, type RootOptions } from 'seam-runtime'
+import { createRoot, definePlugin, type JournalEvent, memoryJournal, type PluginContext, type Root, type RootOptions } from 'seam-runtime'
 import type { BeginTurnInput } from '../src/runtime/root.js'
 import type { MemoryJournal } from '../src/runtime/journal/memory.js'
 
@@ -41,4 +41,23 @@ export function deferred<T = void>() {
     resolve = r
   })
   return { promise, resolve }
+}
+
+/** `journal` with `before(event)` run ahead of each append (it may throw, abort or delay it). */
+export function tappedJournal<J extends object & { append(event: JournalEvent): Promise<void> }>(
+  journal: J,
+  before: (event: JournalEvent) => void | Promise<void>,
+): J {
+  return new Proxy(journal, {
+    get(target, key) {
+      if (key === 'append') {
+        return async (event: JournalEvent) => {
+          await before(event)
+          return target.append(event)
+        }
+      }
+      const value: unknown = Reflect.get(target, key, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
 }
