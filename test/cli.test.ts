@@ -164,6 +164,22 @@ describe('seam output through a pipe', { timeout: 60_000 }, () => {
   })
 })
 
+describe('seam call on a tool that never answers', { timeout: 60_000 }, () => {
+  it('prints the TOOL_TIMEOUT outcome and exits 1 once close has finished (not 13 mid-close)', async () => {
+    const dir = await pluginFolder({
+      'tools/stuck.ts': `
+import { defineTool } from 'seam-runtime'
+import { z } from 'zod'
+export default defineTool({ description: 'Never answers.', input: z.object({}), approval: 'never', timeoutMs: 50, execute: () => new Promise(() => {}) })
+`,
+    })
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const run = await seam('call', 'stuck', '{}', '--dir', dir)
+    expect(run.stdout).toMatch(/^failed TOOL_TIMEOUT stuck/)
+    expect(run.code).toBe(1)
+  })
+})
+
 describe.concurrent('seam usage and errors', { timeout: 60_000 }, () => {
   it('exits 2 with usage for an unknown command, a bad flag and a public host without a token', async () => {
     const [unknown, badFlag, host] = await Promise.all([

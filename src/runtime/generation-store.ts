@@ -100,14 +100,23 @@ export class GenerationStore {
 
   /**
    * Retires the active generation and waits for every generation to be disposed once its leases
-   * end, for at most `graceMs`; then disposes the rest regardless.
+   * end, for at most `graceMs`; then disposes the rest regardless. The wait keeps the process
+   * alive: with only an abandoned body left (a promise that never settles), an unref'd timer would
+   * let Node exit mid-close (code 13) instead of finishing it.
    */
   async disposeAll(graceMs: number): Promise<void> {
     this.#active?.retire()
     const disposed = Promise.allSettled([...this.#generations].map((g) => g.whenDisposed))
-    const bound = new Promise((resolve) => setTimeout(resolve, graceMs).unref())
-    if ((await Promise.race([disposed.then(() => 'done'), bound])) !== 'done') {
-      await Promise.allSettled([...this.#generations].map((g) => g.dispose()))
+    let timer: NodeJS.Timeout | undefined
+    const bound = new Promise((resolve) => {
+      timer = setTimeout(resolve, graceMs)
+    })
+    try {
+      if ((await Promise.race([disposed.then(() => 'done'), bound])) !== 'done') {
+        await Promise.allSettled([...this.#generations].map((g) => g.dispose()))
+      }
+    } finally {
+      clearTimeout(timer)
     }
   }
 

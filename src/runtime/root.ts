@@ -79,6 +79,8 @@ export class Root {
   #closing: Promise<void> | undefined
   #repair: RepairReport | undefined
   readonly #turns = new Set<Turn>()
+  /** Turns ended while calls of theirs still ran: settled once those calls have committed. */
+  readonly #draining = new Set<Promise<void>>()
   readonly #source: FolderSource | undefined
 
   /** Prefer `createRoot()`; the constructor only assigns. */
@@ -220,8 +222,11 @@ export class Root {
             await this.journal.append({ kind: 'turn/end', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), reason: 'ended' })
           } finally {
             // Calls still running finish on this generation: the lease goes once they have settled
-            // (a call that had not reached its body yet settles as GENERATION_RETIRED).
-            void tools.idle().then(release)
+            // (a call that had not reached its body yet settles as GENERATION_RETIRED), and close()
+            // waits for them, so their results are journaled before the journal closes.
+            const drained = tools.idle().then(release)
+            this.#draining.add(drained)
+            void drained.then(() => this.#draining.delete(drained))
           }
         },
       })
@@ -294,9 +299,11 @@ export class Root {
   }
 
   /**
-   * Stops accepting turns, lets running calls settle, ends the turns still open (their leases are
-   * released), disposes every generation and closes the journal. Idempotent. A body abandoned past
-   * its deadline keeps its generation for at most `graceMs` more before disposal goes ahead.
+   * Stops accepting turns, lets every running call settle (each within its stage deadlines, also
+   * those of turns already ended) and journal its result, ends the turns still open (their leases
+   * are released), disposes each generation once its last lease is released, and closes the journal.
+   * Idempotent. A body abandoned past its deadline keeps its generation for at most `graceMs` more
+   * before disposal goes ahead; close always finishes.
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
@@ -307,6 +314,7 @@ export class Root {
           await turn.end()
         }),
       )
+      await Promise.allSettled([...this.#draining])
       await this.scope.dispose().catch(() => {})
       await this.#generations.disposeAll(this.#limits.graceMs)
       await this.journal.close()
