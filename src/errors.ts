@@ -34,6 +34,8 @@ export const ErrorCode = {
   OUTCOME_UNKNOWN: 'OUTCOME_UNKNOWN',
   /** Not final (`status: 'suspended'`): the call is parked until a person decides; resume it with its `resumeToken`. */
   APPROVAL_PENDING: 'APPROVAL_PENDING',
+  /** A hook, guard, wrapper, permission host or `risk()` did not answer within its stage deadline. */
+  POLICY_TIMEOUT: 'POLICY_TIMEOUT',
 
   // ── Fault codes (thrown SeamError) ──────────────────────────────────────────────────────
   /** The root (or another closable object) has been closed; no further calls are accepted. */
@@ -104,6 +106,7 @@ export type OutcomeCode = Extract<
   | 'JOURNAL_UNAVAILABLE'
   | 'OUTCOME_UNKNOWN'
   | 'APPROVAL_PENDING'
+  | 'POLICY_TIMEOUT'
 >
 
 export interface SeamErrorOptions {

@@ -69,6 +69,8 @@ export interface ToolSpec<I extends InputSchema = InputSchema, O = unknown> {
   scopes?: OriginScope[]
   hidden?: boolean
   timeoutMs?: number
+  /** The deadline of each policy stage of this tool's calls (hooks, `risk()`, guards); default the root's. */
+  policyTimeoutMs?: number
   /** Parallel only when this returns exactly `true`. */
   isConcurrencySafe?(args: InferInput<I>): boolean
   /** Synchronous, total, content-only: runs exactly once for every outcome. */
@@ -110,8 +112,11 @@ export function defineTool<I extends InputSchema, S extends OutputSchema | undef
   if (spec.input === null || typeof spec.input !== 'object') {
     throw new SeamError('INVALID_TOOL', 'defineTool: `input` must be a zod object or a JSON Schema object')
   }
-  if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
-    throw new SeamError('INVALID_TOOL', 'defineTool: `timeoutMs` must be a positive number')
+  for (const key of ['timeoutMs', 'policyTimeoutMs'] as const) {
+    const value = spec[key]
+    if (value !== undefined && !(Number.isFinite(value) && value > 0 && value <= 0x7fff_ffff)) {
+      throw new SeamError('INVALID_TOOL', `defineTool: \`${key}\` must be a positive number of milliseconds up to 2147483647`)
+    }
   }
   return Object.freeze({ ...spec, $seam: TOOL_BRAND })
 }

@@ -1,3 +1,4 @@
+import { type Armable, arming } from './pipeline/arming.js'
 import { type Due, deadlines } from './pipeline/deadlines.js'
 import { NEVER_ABORTED } from './turn-ingress.js'
 
@@ -33,38 +34,76 @@ function race<T>(work: PromiseLike<T>, signal: AbortSignal | undefined, timeoutM
   }
   if (!aborts && timeoutMs === undefined) return Promise.resolve(work)
   return new Promise((resolve, reject) => {
-    let entry: Due | undefined
-    const stop = () => {
-      if (aborts) signal.removeEventListener('abort', onAbort)
-      if (entry) deadlines.delete(entry)
-    }
-    const onAbort = () => {
-      stop()
-      resolve(ABORTED)
-    }
-    if (aborts) signal.addEventListener('abort', onAbort, { once: true })
-    if (timeoutMs !== undefined) {
-      entry = {
-        due: performance.now() + timeoutMs,
-        fire: () => {
-          stop()
-          resolve(TIMED_OUT)
-        },
-      }
-      deadlines.add(entry)
-    }
+    const wait = new Wait(resolve, reject, aborts ? signal : undefined, timeoutMs)
     // Settling a promise twice is a no-op: an answer after the abort or the deadline is dropped here.
     work.then(
-      (value) => {
-        stop()
-        resolve(value)
-      },
-      (error: unknown) => {
-        stop()
-        reject(error)
-      },
+      (value) => wait.answer(value),
+      (error: unknown) => wait.fail(error),
     )
   })
+}
+
+/**
+ * One bounded wait. Its deadline joins the deadline queue only if the work is still pending at the
+ * end of the event-loop turn (`arming`): most waits (a journal write, a quick hook) settle within it
+ * and never pay for a queue entry. The deadline still counts from the start of the wait. Methods,
+ * not arrow-function fields, and the wait itself as the abort listener (`handleEvent`): a closure
+ * per wait would cost more than the wait.
+ */
+class Wait<T> implements Due, Armable {
+  readonly due: number
+  finished = false
+  #queued = false
+  readonly #resolve: (value: T | typeof ABORTED | typeof TIMED_OUT) => void
+  readonly #reject: (error: unknown) => void
+  readonly #signal: AbortSignal | undefined
+
+  constructor(
+    resolve: (value: T | typeof ABORTED | typeof TIMED_OUT) => void,
+    reject: (error: unknown) => void,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+  ) {
+    this.#resolve = resolve
+    this.#reject = reject
+    this.#signal = signal
+    this.due = timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + timeoutMs
+    signal?.addEventListener('abort', this, { once: true })
+    if (timeoutMs !== undefined) arming.defer(this)
+  }
+
+  answer(value: T): void {
+    if (this.#stop()) this.#resolve(value)
+  }
+
+  fail(error: unknown): void {
+    if (this.#stop()) this.#reject(error)
+  }
+
+  arm(): void {
+    if (this.finished) return
+    this.#queued = true
+    deadlines.add(this)
+  }
+
+  /** The deadline passed (the deadline queue calls this, having removed the entry). */
+  fire(): void {
+    this.#queued = false
+    if (this.#stop()) this.#resolve(TIMED_OUT)
+  }
+
+  /** The signal aborted. */
+  handleEvent(): void {
+    if (this.#stop()) this.#resolve(ABORTED)
+  }
+
+  #stop(): boolean {
+    if (this.finished) return false
+    this.finished = true
+    this.#signal?.removeEventListener('abort', this)
+    if (this.#queued) deadlines.delete(this)
+    return true
+  }
 }
 
 function ignore(): void {}

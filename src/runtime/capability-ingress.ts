@@ -1,4 +1,5 @@
 import { SeamError, messageOf } from '../errors.js'
+import { untilDue } from './abort.js'
 import type { Diagnostic } from '../features/diagnostic.js'
 import { toJsonSchema, toolFingerprint } from '../features/schema.js'
 import type { ApprovalMode, JsonSchema, OriginScope, ToolSchema, ToolService } from '../seams/types.js'
@@ -71,9 +72,12 @@ export function bindingOf(capability: ToolCapability): ToolBinding | undefined {
  */
 export class CapabilityIngress {
   readonly #permissions: PermissionHost | undefined
+  readonly #permissionTimeoutMs: number | undefined
 
-  constructor(options: { permissions?: PermissionHost } = {}) {
+  /** `permissionTimeoutMs` bounds each permission check of `read` (a hanging host hides the tool). */
+  constructor(options: { permissions?: PermissionHost; permissionTimeoutMs?: number } = {}) {
     this.#permissions = options.permissions
+    this.#permissionTimeoutMs = options.permissionTimeoutMs
   }
 
   /**
@@ -87,7 +91,7 @@ export class CapabilityIngress {
       })
     }
     const projection = await this.project(generation, owner)
-    const checks = await Promise.all(projection.tools.map((tool) => this.isVisible(tool, turn)))
+    const checks = await Promise.all(projection.tools.map((tool) => this.isVisible(tool, turn, this.#permissionTimeoutMs)))
     if (checks.every(Boolean)) return projection.base
     return Object.freeze({
       generation: generation.number,
@@ -107,15 +111,20 @@ export class CapabilityIngress {
     return projection
   }
 
-  /** Platforms, scopes and permissions; without a turn, restricted tools are not visible. */
-  async isVisible(tool: ToolCapability, turn: TurnEnvelope | undefined): Promise<boolean> {
+  /**
+   * Platforms, scopes and permissions; without a turn, restricted tools are not visible. With
+   * `timeoutMs`, a permission check that does not answer in time (or outlasts the turn's abort)
+   * counts as not permitted (fail closed).
+   */
+  async isVisible(tool: ToolCapability, turn: TurnEnvelope | undefined, timeoutMs?: number): Promise<boolean> {
     if (tool.platforms.length > 0 && !tool.platforms.includes(turn?.origin?.platform ?? '')) return false
     if (tool.scopes.length > 0 && !tool.scopes.includes(turn?.origin?.scope as OriginScope)) return false
     if (tool.permissions.length === 0) return true
     if (!turn || !this.#permissions) return false
     try {
       for (const permission of tool.permissions) {
-        if ((await this.#permissions.check(permission, turn.principal)) !== true) return false
+        const answer = this.#permissions.check(permission, turn.principal)
+        if ((answer instanceof Promise && timeoutMs !== undefined ? await untilDue(answer, turn.signal, timeoutMs) : await answer) !== true) return false
       }
       return true
     } catch {

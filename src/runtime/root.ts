@@ -87,9 +87,9 @@ export class Root {
   constructor(options: RootOptions) {
     this.#options = options
     this.journal = options.journal ?? memoryJournal()
-    this.ingress = new CapabilityIngress({ permissions: options.permissions })
-    this.#logger = new Logger(options.log ?? (() => {}))
     this.#limits = resolveLimits(options.defaults)
+    this.ingress = new CapabilityIngress({ permissions: options.permissions, permissionTimeoutMs: this.#limits.policyTimeoutMs })
+    this.#logger = new Logger(options.log ?? (() => {}))
     this.approvals = new Approvals(this.journal, this.#limits.approvalTtlMs)
     this.#source = options.dir ? new FolderSource(options.dir, hostModules) : undefined
     this.#generations = new GenerationStore({

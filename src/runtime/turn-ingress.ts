@@ -22,6 +22,7 @@ export interface TurnPolicy {
   readonly timeoutMs?: number
   readonly graceMs?: number
   readonly approvalTimeoutMs?: number
+  readonly policyTimeoutMs?: number
   readonly maxParallel?: number
 }
 

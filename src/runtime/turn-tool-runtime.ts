@@ -17,6 +17,8 @@ export const DEFAULT_LIMITS: RuntimeLimits = Object.freeze({
   timeoutMs: 30_000,
   graceMs: 2_000,
   approvalTimeoutMs: 300_000,
+  policyTimeoutMs: 10_000,
+  journalTimeoutMs: 10_000,
   maxParallel: 8,
   approvalTtlMs: 86_400_000,
 })

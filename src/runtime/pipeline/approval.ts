@@ -3,7 +3,8 @@ import { askApproval, summarize } from '../approval.js'
 import type { ApprovalDecision } from '../journal/types.js'
 import { denial, journalDown } from './denials.js'
 import { park } from './park.js'
-import { type CallState, deny, settle } from './state.js'
+import { ABORTED, journalTimedOut, journalWait, policyTimedOut, policyWait, TIMED_OUT } from './stage-deadline.js'
+import { type CallState, deny, notStarted, settle } from './state.js'
 
 /**
  * Stage 5: decide whether a person must approve, ask the turn's `ApprovalPort` once, journal the
@@ -22,12 +23,7 @@ async function ask(state: CallState, reason: string): Promise<void> {
   const { ctx, exec } = state
   if (!exec) return
   const summary = summarize(exec.name, exec.arguments)
-  try {
-    await ctx.append({ kind: 'approval/asked', turnId: ctx.turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, name: exec.name, reason, summary })
-  } catch (error) {
-    settle(state, journalDown(exec.name, error))
-    return
-  }
+  if (!(await recorded(state, { kind: 'approval/asked', turnId: ctx.turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, name: exec.name, reason, summary }))) return
   await askAndApply(state, reason, summary)
 }
 
@@ -56,12 +52,7 @@ export async function applyDecision(state: CallState, decision: ApprovalDecision
   const { ctx, capability, exec } = state
   if (!capability || !exec) return
   const { turn } = ctx
-  try {
-    await ctx.append({ kind: 'approval/decided', turnId: turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, decision })
-  } catch (journalError) {
-    settle(state, journalDown(exec.name, journalError))
-    return
-  }
+  if (!(await recorded(state, { kind: 'approval/decided', turnId: turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, decision }))) return
   if (decision === 'allowed-session' || (decision === 'allowed-once' && capability.approval === 'once')) {
     ctx.grants.grant(turn, capability)
   }
@@ -89,19 +80,29 @@ function approvalReason(state: CallState): string | undefined | Promise<string |
 async function onRisk(state: CallState): Promise<string | undefined> {
   const { ctx, capability } = state
   const risk = await riskOf(state)
-  return risk === undefined || ctx.grants.has(ctx.turn, capability!) ? undefined : risk
+  return risk === undefined || state.settled || ctx.grants.has(ctx.turn, capability!) ? undefined : risk
 }
 
+/** The tool's risk reason; a `risk()` past its deadline (or cut short by an abort) settles the call. */
 async function riskOf(state: CallState): Promise<string | undefined> {
   const { capability, binding, args, ctx } = state
   if (binding?.kind === 'feature' && binding.slot.definition.risk) {
     const { slot } = binding
     try {
-      const reason = await slot.definition.risk!(args as never, {
+      let reason: unknown = slot.definition.risk!(args as never, {
         turn: ctx.turn,
         owner: slot.owner,
         use: (token) => slot.plugin.resources.use(token),
       })
+      if (reason instanceof Promise) reason = await policyWait(state, reason)
+      if (reason === ABORTED) {
+        settle(state, notStarted(state.call.name))
+        return undefined
+      }
+      if (reason === TIMED_OUT) {
+        deny(state, policyTimedOut(state, 'approval', 'the risk check'))
+        return undefined
+      }
       if (reason === undefined || reason === null || reason === '') return undefined
       return String(reason)
     } catch (error) {
@@ -110,4 +111,15 @@ async function riskOf(state: CallState): Promise<string | undefined> {
   }
   if (capability?.annotations?.readOnlyHint === true) return undefined
   return `"${capability?.name}" declares no risk information`
+}
+
+/** Journals an approval event; when the journal fails or stalls past its deadline, settles the call. */
+async function recorded(state: CallState, event: Parameters<CallState['ctx']['append']>[0]): Promise<boolean> {
+  try {
+    if ((await journalWait(state, state.ctx.append(event))) !== TIMED_OUT) return true
+    settle(state, journalTimedOut(state, 'its approval'))
+  } catch (error) {
+    settle(state, journalDown(state.call.name, error))
+  }
+  return false
 }

@@ -4,7 +4,7 @@ import { SeamBodyContext, ToolBodyContext } from './body-context.js'
 import { arming, unwatch, watch } from './arming.js'
 import { type Due, deadlines } from './deadlines.js'
 import { NEVER_ABORTED } from '../turn-ingress.js'
-import { ABORTED, untilAborted } from '../abort.js'
+import { ABORTED, TIMED_OUT, untilDue } from '../abort.js'
 import { type CallState, notStarted, settle } from './state.js'
 import type { DispatchResult, ExecuteWrapper, ToolExecution } from './types.js'
 
@@ -32,17 +32,43 @@ export function dispatch(state: CallState): Promise<void> | undefined {
     decide(state, run, { ok: false, error: `an execute wrapper failed: ${messageOf(error)}`, details: { stage: 'execute-wrapper' } })
   }
   const wrapped = wrap(wrappers, 0, state.exec!, run, undefined)
-  return untilAborted(wrapped, state.signal).then((r) => {
+  // The wrappers and the body together get the body's deadline and grace period, from now.
+  return untilDue(wrapped, state.signal, run.timeoutMs + run.graceMs).then((r) => {
+    if (r === TIMED_OUT) return cutOff(state, run, wrapped)
     if (r !== ABORTED) return decided(r)
     // Cancelled while a wrapper held the call before its body started: settle now, run nothing
-    // (a late next() is refused). Once the body started, the run's own abort handling bounds it.
+    // (a late next() is refused). Once the body started, it has `graceMs` to settle (its run
+    // bounds it), and the wrappers around it no longer than that.
     if (!state.dispatched) {
       run.finish()
       settle(state, notStarted(state.call.name))
       return
     }
-    return wrapped.then(decided, failed)
+    return untilDue(wrapped, undefined, run.graceMs).then((late) => (late === TIMED_OUT || late === ABORTED ? cutOff(state, run, wrapped) : decided(late)), failed)
   }, failed)
+}
+
+/**
+ * The wrappers held the call past its deadline (or past the grace after an abort): settle without
+ * them, stop a body still running, and keep the generation leased until the wrappers return.
+ */
+function cutOff(state: CallState, run: BodyRun, wrapped: Promise<unknown>): void {
+  const { ctx, call } = state
+  // A body still running is abandoned (and reported) by its run; otherwise the wrappers are.
+  if (!run.cutOff()) ctx.onAbandoned({ callId: call.callId, name: call.name, generation: ctx.generation.number, since: Date.now() })
+  const release = ctx.lease()
+  wrapped.then(release, release)
+  const name = call.name
+  if (state.signal.aborted) {
+    settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled.`, details: { abandoned: true, stage: 'execute-wrapper' } })
+    return
+  }
+  settle(state, {
+    status: 'failed',
+    code: 'TOOL_TIMEOUT',
+    message: `The tool "${name}" did not finish within ${run.timeoutMs} ms and was stopped. Try a smaller request.`,
+    details: { abandoned: true, stage: 'execute-wrapper' },
+  })
 }
 
 function wrap(wrappers: readonly ExecuteWrapper[], index: number, exec: ToolExecution, run: BodyRun, signal: AbortSignal | undefined): Promise<BodyResult> {
@@ -272,6 +298,20 @@ class BodyRun implements Due {
     this.timedOut = true
     this.#abort(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'))
     this.#startGrace()
+  }
+
+  /**
+   * The wrappers around this run outlived the stage: stop and abandon a body still running.
+   * True when this run reported an abandoned body (now or before).
+   */
+  cutOff(): boolean {
+    if (this.state.dispatched && !this.#settled && !this.abandoned) {
+      this.timedOut = true
+      this.#abort(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'))
+      this.abandon()
+    }
+    this.finish()
+    return this.abandoned
   }
 
   abandon(): void {

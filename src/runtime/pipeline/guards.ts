@@ -1,5 +1,5 @@
 import { messageOf } from '../../errors.js'
-import { ABORTED, untilAborted } from '../abort.js'
+import { ABORTED, policyTimedOut, policyWait, TIMED_OUT } from './stage-deadline.js'
 import { type CallState, deny, notStarted, settle } from './state.js'
 
 /**
@@ -19,12 +19,16 @@ async function runGuards(state: CallState): Promise<void> {
     let reason: unknown
     try {
       reason = guard(exec)
-      if (reason instanceof Promise) reason = await untilAborted(reason, state.signal)
+      if (reason instanceof Promise) reason = await policyWait(state, reason)
     } catch (error) {
       reason = `a guard failed: ${messageOf(error)}`
     }
     if (reason === ABORTED) {
       settle(state, notStarted(exec.name))
+      return
+    }
+    if (reason === TIMED_OUT) {
+      deny(state, policyTimedOut(state, 'guard', 'a guard'))
       return
     }
     if (reason === undefined) continue

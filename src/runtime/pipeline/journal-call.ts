@@ -1,13 +1,33 @@
 import { messageOf } from '../../errors.js'
+import { journalResult } from './journal-result.js'
+import { journalTimedOut, journalWait, TIMED_OUT } from './stage-deadline.js'
 import { type CallState, settle } from './state.js'
 
-/** Stage 1: the durable `tool/call`. If it cannot be written, the body never runs. */
-export function journalCall(state: CallState): Promise<void> {
-  return appendCall(state).then(
+/**
+ * Stage 1: the durable `tool/call`. If it cannot be written, the body never runs. A write that
+ * stalls past the journal deadline settles the call; should it land later after all, the call's
+ * `tool/result` follows it, so the pair still holds.
+ */
+export async function journalCall(state: CallState): Promise<void> {
+  try {
+    const appending = appendCall(state)
+    const done = await journalWait(state, appending)
+    if (done === TIMED_OUT) unconfirmed(state, appending)
+    else state.journaled = true
+  } catch (error) {
+    callNotRecorded(state, error)
+  }
+}
+
+function unconfirmed(state: CallState, appending: Promise<void>): void {
+  settle(state, journalTimedOut(state, 'it'))
+  appending.then(
     () => {
       state.journaled = true
+      // Committed meanwhile without a tool/result (there was no tool/call yet): write it now.
+      if (state.outcome) void journalResult(state)
     },
-    (error: unknown) => callNotRecorded(state, error),
+    () => {},
   )
 }
 

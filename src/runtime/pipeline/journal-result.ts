@@ -1,19 +1,24 @@
+import { untilDue } from '../abort.js'
 import type { OutcomeStatus } from '../journal/types.js'
 import type { CallState } from './state.js'
 
 /**
  * Stage 11: the durable `tool/result`, paired with the `tool/call` written in stage 1. When the
- * journal fails here, crash repair closes the call as `OUTCOME_UNKNOWN` on the next start.
+ * journal fails here or stalls past its deadline, the outcome stands and crash repair closes the
+ * call as `OUTCOME_UNKNOWN` on the next start. Never rejects.
  */
 export function journalResult(state: CallState): Promise<void> | undefined {
-  return appendResult(state)?.then(undefined, unrecorded)
+  const appending = appendResult(state)
+  if (appending === undefined) return undefined
+  return untilDue(appending, undefined, state.ctx.limits.journalTimeoutMs).then(unrecorded, unrecorded)
 }
 
-/** Writes `tool/result` when the call's `tool/call` was written; it may reject (see `journalResult`). */
-export function appendResult(state: CallState): Promise<void> | undefined {
+/** Writes `tool/result` once, when the call's `tool/call` was written; it may reject (see `journalResult`). */
+function appendResult(state: CallState): Promise<void> | undefined {
   const { ctx, outcome } = state
   // A parked call has no result yet: whoever resumes or expires it writes one.
-  if (!state.journaled || !outcome || outcome.status === 'suspended') return undefined
+  if (!state.journaled || !outcome || outcome.status === 'suspended' || state.resultJournaled) return undefined
+  state.resultJournaled = true
   return ctx
     .append({
       kind: 'tool/result',
@@ -29,5 +34,5 @@ export function appendResult(state: CallState): Promise<void> | undefined {
     })
 }
 
-/** The outcome stands; crash repair closes the call in the journal on the next start. */
+/** Either way the outcome stands; when unrecorded, crash repair closes the call on the next start. */
 function unrecorded(): void {}

@@ -1,5 +1,5 @@
 import { messageOf } from '../../errors.js'
-import { ABORTED, untilAborted } from '../abort.js'
+import { ABORTED, policyTimedOut, policyWait, TIMED_OUT } from './stage-deadline.js'
 import { type CallState, deny, notStarted, settle } from './state.js'
 import type { PreDecision, ToolExecution } from './types.js'
 
@@ -20,9 +20,13 @@ export function checkPermission(state: CallState): Promise<void> | undefined {
 async function checkRestricted(state: CallState, restricted: boolean): Promise<void> {
   const { ctx, capability, exec } = state
   if (!capability || !exec) return
-  const visible = restricted ? await untilAborted(ctx.ingress.isVisible(capability, ctx.turn), state.signal) : true
+  const visible = restricted ? await policyWait(state, ctx.ingress.isVisible(capability, ctx.turn)) : true
   if (visible === ABORTED) {
     settle(state, notStarted(exec.name))
+    return
+  }
+  if (visible === TIMED_OUT) {
+    deny(state, policyTimedOut(state, 'permission', 'the permission host'))
     return
   }
   if (!visible) {
@@ -39,9 +43,13 @@ async function checkRestricted(state: CallState, restricted: boolean): Promise<v
   if (hooks.length === 0) return
   let decision: PreDecision
   try {
-    const answer = await untilAborted(runPre(hooks, 0, exec), state.signal)
+    const answer = await policyWait(state, runPre(hooks, 0, exec))
     if (answer === ABORTED) {
       settle(state, notStarted(exec.name))
+      return
+    }
+    if (answer === TIMED_OUT) {
+      deny(state, policyTimedOut(state, 'hook', 'a pre-execute hook'))
       return
     }
     decision = answer

@@ -1,7 +1,7 @@
 import { messageOf } from '../../errors.js'
-import { ABORTED, untilAborted } from '../abort.js'
 import { checkContent, contentText } from '../../seams/content.js'
-import { type CallState, settle, text, toDeferred } from './state.js'
+import { ABORTED, policyTimedOut, policyWait, TIMED_OUT } from './stage-deadline.js'
+import { type CallState, type Settlement, settle, text, toDeferred } from './state.js'
 import type { DispatchResult, PostDecision, PostExecuteHook, ToolExecution } from './types.js'
 
 /**
@@ -22,10 +22,15 @@ async function runHooks(state: CallState): Promise<void> {
   if (state.settled && state.settled.code !== 'TOOL_ERROR') return
   let decision: PostDecision
   try {
-    const answer = await untilAborted(runPost(hooks, 0, exec, Object.freeze({ ...dispatch })), state.signal)
+    const answer = await policyWait(state, runPost(hooks, 0, exec, Object.freeze({ ...dispatch })))
     if (answer === ABORTED) {
       // The caller gave up while a hook held the result: cancellation beats success (a failure stays).
       settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${exec.name}" was cancelled; its result was discarded.` })
+      return
+    }
+    if (answer === TIMED_OUT) {
+      // Fail closed: a result no hook could vet in time is withheld, as a block would.
+      withhold(state, policyTimedOut(state, 'post-execute', 'a post-execute hook'))
       return
     }
     decision = answer
@@ -79,6 +84,19 @@ async function runHooks(state: CallState): Promise<void> {
 }
 
 function block(state: CallState, feedback: string, contexts: ReturnType<typeof toDeferred>[] = []): void {
+  withhold(
+    state,
+    {
+      status: 'failed',
+      code: 'POST_BLOCKED',
+      reason: feedback,
+      message: `The result of "${state.call.name}" was withheld by policy: ${feedback}`,
+    },
+    contexts,
+  )
+}
+
+function withhold(state: CallState, settlement: Settlement, contexts: ReturnType<typeof toDeferred>[] = []): void {
   state.hasValue = false
   state.value = undefined
   state.content = undefined
@@ -86,12 +104,7 @@ function block(state: CallState, feedback: string, contexts: ReturnType<typeof t
   // A block drops the tool's deferred contexts and exposes only the blocking policy's own.
   state.toolContexts = undefined
   state.decisionContexts = contexts
-  state.settled = {
-    status: 'failed',
-    code: 'POST_BLOCKED',
-    reason: feedback,
-    message: `The result of "${state.call.name}" was withheld by policy: ${feedback}`,
-  }
+  state.settled = settlement
 }
 
 function runPost(hooks: readonly PostExecuteHook[], index: number, exec: ToolExecution, result: DispatchResult): Promise<PostDecision> {

@@ -4,8 +4,8 @@ import { checkAbort, parseArguments } from './arguments.js'
 import { dispatch } from './dispatch.js'
 import { checkGeneration, checkStillLive } from './generation-check.js'
 import { checkGuards } from './guards.js'
-import { appendCall, callNotRecorded, journalCall } from './journal-call.js'
-import { appendResult, journalResult } from './journal-result.js'
+import { journalCall } from './journal-call.js'
+import { journalResult } from './journal-result.js'
 import { normalize } from './normalize.js'
 import { observe } from './observe.js'
 import { checkPermission } from './permission.js'
@@ -59,13 +59,7 @@ const afterCall: Stages = [...admission.slice(1), ...execution]
  * caller needs no async frame of its own.
  */
 export async function runCall<T>(state: CallState, finish: (state: CallState) => T): Promise<T> {
-  // Stage 1 (as `journalCall`), the append awaited directly rather than through a promise chained to it.
-  try {
-    await appendCall(state)
-    state.journaled = true
-  } catch (error) {
-    callNotRecorded(state, error)
-  }
+  await journalCall(state)
   for (let index = 0; index < afterCall.length && !state.settled; index += 1) {
     try {
       const pending = afterCall[index]![1](state)
@@ -83,14 +77,9 @@ export async function runCall<T>(state: CallState, finish: (state: CallState) =>
     await recover(state, error)
     return finish(state)
   }
-  // Stage 11 (as `journalResult`): the outcome stands if the journal fails here; crash repair
-  // closes the call in the journal on the next start.
-  try {
-    const appended = appendResult(state)
-    if (appended !== undefined) await appended
-  } catch {
-    // See above.
-  }
+  // Stage 11: the outcome stands if the journal fails or stalls here (`journalResult` never rejects).
+  const appended = journalResult(state)
+  if (appended !== undefined) await appended
   return finish(state)
 }
 

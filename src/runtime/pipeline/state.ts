@@ -8,11 +8,18 @@ import type { ContentBlock, DenialPolicy, JournalEvent, OutcomeStatus } from '..
 import type { TurnEnvelope } from '../turn-ingress.js'
 import type { DispatchResult, ToolCall, ToolCallOutcome, ToolExecution } from './types.js'
 
-/** Resolved runtime limits, in milliseconds. */
+/** Resolved runtime limits, in milliseconds (`maxParallel` counts calls). */
 export interface RuntimeLimits {
+  /** A body's deadline (a tool's own `timeoutMs` wins). */
   readonly timeoutMs: number
+  /** How long a body may outlive its deadline or an abort before it is abandoned. */
   readonly graceMs: number
+  /** How long a person has to answer an approval prompt. */
   readonly approvalTimeoutMs: number
+  /** The deadline of each policy stage: permission host, hooks, `risk()`, guards, post hooks. */
+  readonly policyTimeoutMs: number
+  /** The deadline of each journal write a call waits for. */
+  readonly journalTimeoutMs: number
   readonly maxParallel: number
   /** How long a parked call waits for a decision and its resume before it settles `APPROVAL_TIMEOUT`. */
   readonly approvalTtlMs: number
@@ -65,6 +72,8 @@ export class CallState {
   readonly startedAt = performance.now()
   /** `tool/call` was written; only then is a `tool/result` written. */
   journaled = false
+  /** `tool/result` was handed to the journal (it is written once, even if `tool/call` landed late). */
+  resultJournaled = false
   /** The arguments as JSON text, as journaled in `tool/call`. */
   raw: string | undefined = undefined
   /** `signal` belongs to this call alone (not shared with its turn or batch). */
