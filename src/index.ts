@@ -9,6 +9,7 @@ export { defineSkill, defineTool } from './features/define-tool.js'
 export type {
   DeferredContext,
   FinalizeInfo,
+  IdempotencyContext,
   RiskContext,
   SkillDefinition,
   SkillSpec,
@@ -38,6 +39,7 @@ export type {
 } from './mcp/client/options.js'
 export type {
   ApprovalMode,
+  IdempotencyScope,
   Json,
   JsonSchema,
   Principal,

@@ -15,6 +15,18 @@ describe('write_file', () => {
     expect(approval.requests).toHaveLength(0)
   })
 
+  it('gives a call retried with the same call id in a new turn its first result instead of writing again', async () => {
+    const { root, turn, workspace } = await workspaceRoot()
+    const write = { callId: 'call_1', name: 'write_file', arguments: JSON.stringify({ path: 'log.md', content: 'one\n' }) }
+    expect(await turn.tools.execute(write)).toMatchObject({ status: 'completed', value: { created: true } })
+    await writeFile(join(workspace, 'log.md'), 'edited since\n')
+    const retry = await root.beginTurn({ session: 's1', principal: { subjectId: 'u1', roles: [] } })
+    expect(await retry.tools.execute(write)).toMatchObject({ status: 'completed', value: { created: true }, replayed: true })
+    expect(await readFile(join(workspace, 'log.md'), 'utf8')).toBe('edited since\n')
+    // Another call id is another write: this one would overwrite, so it asks (and nobody can answer).
+    expect(await retry.tools.execute({ ...write, callId: 'call_2' })).toMatchObject({ code: 'APPROVAL_UNAVAILABLE' })
+  })
+
   it('asks before overwriting an existing file and writes once allowed', async () => {
     const approval = recordingApproval('allowed-once')
     const { call, workspace } = await workspaceRoot({ approval: approval.port })

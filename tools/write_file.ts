@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { defineTool } from 'seam-runtime'
 import { z } from 'zod'
 import { fsToken } from './lib/fs-seam.js'
@@ -31,6 +32,9 @@ export default defineTool({
   },
   annotations: { destructiveHint: true },
   isConcurrencySafe: () => false,
+  // An agent loop that retries a step after a crash sends the same call again: it gets the first
+  // write's result instead of overwriting whatever changed since. A new call id always writes.
+  idempotencyKey: ({ path, content }, ctx) => `${ctx.callId} ${path} ${createHash('sha256').update(content).digest('hex')}`,
   async execute({ path, content, createDirs }, ctx) {
     const bytes = Buffer.byteLength(content, 'utf8')
     if (bytes > MAX_BYTES) throw new Error(`the content is ${bytes} bytes, over the 4 MiB limit of write_file`)

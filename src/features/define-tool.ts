@@ -3,7 +3,7 @@ import { SeamError } from '../errors.js'
 import type { ContentBlock } from '../runtime/journal/types.js'
 import type { Token } from '../runtime/resources.js'
 import type { TurnEnvelope } from '../runtime/turn-ingress.js'
-import type { ApprovalMode, JsonSchema, OriginScope } from '../seams/types.js'
+import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope } from '../seams/types.js'
 
 /** A zod object schema, or a JSON Schema object for the tool's arguments. */
 export type InputSchema = z.ZodType<Record<string, unknown>> | JsonSchema
@@ -50,6 +50,12 @@ export interface RiskContext {
   use<T>(token: Token<T>): T
 }
 
+/** What `idempotencyKey()` may consult besides the arguments. */
+export interface IdempotencyContext extends RiskContext {
+  /** The model's id for this call: an agent loop that retries a step after a crash sends it again. */
+  readonly callId: string
+}
+
 /** Callbacks use method syntax so a specific `ToolDefinition<I, O>` is a `ToolDefinition`. */
 export interface ToolSpec<I extends InputSchema = InputSchema, O = unknown> {
   description: string
@@ -76,6 +82,15 @@ export interface ToolSpec<I extends InputSchema = InputSchema, O = unknown> {
   /** Synchronous, total, content-only: runs exactly once for every outcome. */
   finalizeContent?(content: ContentBlock[], outcome: FinalizeInfo): ContentBlock[]
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean }
+  /**
+   * The call's idempotency key (`undefined` or `''`: none). A call whose key already has a completed
+   * result in its `idempotencyScope` returns that result from the journal (`replayed: true`) without
+   * running; calls with one key running at once run the body once and all get its result. A throw
+   * fails the call (`TOOL_ERROR`) rather than running it unguarded.
+   */
+  idempotencyKey?(args: InferInput<I>, ctx: IdempotencyContext): string | undefined
+  /** Where a key is unique (default `'session'`: the same session and principal). */
+  idempotencyScope?: IdempotencyScope
   execute(args: InferInput<I>, ctx: ToolContext): O | Promise<O>
 }
 
@@ -111,6 +126,12 @@ export function defineTool<I extends InputSchema, S extends OutputSchema | undef
   }
   if (spec.input === null || typeof spec.input !== 'object') {
     throw new SeamError('INVALID_TOOL', 'defineTool: `input` must be a zod object or a JSON Schema object')
+  }
+  if (spec.idempotencyKey !== undefined && typeof spec.idempotencyKey !== 'function') {
+    throw new SeamError('INVALID_TOOL', 'defineTool: `idempotencyKey` must be a function of the arguments')
+  }
+  if (spec.idempotencyScope !== undefined && !['session', 'principal', 'global'].includes(spec.idempotencyScope)) {
+    throw new SeamError('INVALID_TOOL', "defineTool: `idempotencyScope` must be 'session', 'principal' or 'global'")
   }
   for (const key of ['timeoutMs', 'policyTimeoutMs'] as const) {
     const value = spec[key]

@@ -2,7 +2,7 @@ import { SeamError, messageOf } from '../errors.js'
 import { untilDue } from './abort.js'
 import type { Diagnostic } from '../features/diagnostic.js'
 import { toJsonSchema, toolFingerprint } from '../features/schema.js'
-import type { ApprovalMode, JsonSchema, OriginScope, ToolSchema, ToolService } from '../seams/types.js'
+import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolSchema, ToolService } from '../seams/types.js'
 import type { PermissionHost } from './approval-types.js'
 import type { Generation, ToolSlot } from './generation.js'
 import type { TurnEnvelope } from './turn-ingress.js'
@@ -26,6 +26,10 @@ export interface ToolCapability {
   /** Seam tools only: the provider's static concurrency declaration. */
   readonly concurrencySafe?: boolean
   readonly timeoutMs?: number
+  /** Set when the tool declares an idempotency key: where its keys are unique. */
+  readonly idempotencyScope?: IdempotencyScope
+  /** Seam tools only: the argument names whose values make the key. */
+  readonly idempotencyKey?: readonly string[]
   /** Name, description and input schema: session grants are dropped when it changes. */
   readonly fingerprint: string
 }
@@ -175,6 +179,7 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
         scopes: Object.freeze([...(def.scopes ?? [])]),
         annotations: def.annotations ? Object.freeze({ ...def.annotations }) : undefined,
         timeoutMs: def.timeoutMs,
+        ...(def.idempotencyKey === undefined ? {} : { idempotencyScope: def.idempotencyScope ?? 'session' }),
         fingerprint: toolFingerprint(slot.name, def.description, parameters),
       }),
     )
@@ -270,6 +275,12 @@ function seamTool(schema: ToolSchema, service: ToolService, owner: string, diagn
   const outputSchema = output === undefined ? undefined : snapshotSchema(output)
   const description = typeof fn.description === 'string' ? fn.description : ''
   const strings = (v: unknown) => Object.freeze(Array.isArray(v) ? [...(v as string[])] : [])
+  const keyed = schema.idempotencyKey
+  if (keyed !== undefined && !(Array.isArray(keyed) && keyed.length > 0 && keyed.every((s) => typeof s === 'string' && s !== ''))) {
+    return skip('has an `idempotencyKey` that is not a list of argument names')
+  }
+  const keyScope = schema.idempotencyScope
+  if (keyScope !== undefined && !['session', 'principal', 'global'].includes(keyScope)) return skip('has an unknown `idempotencyScope`')
   return {
     name,
     description,
@@ -284,6 +295,7 @@ function seamTool(schema: ToolSchema, service: ToolService, owner: string, diagn
     scopes: strings(schema.scopes) as readonly OriginScope[],
     annotations: schema.annotations ? Object.freeze({ ...schema.annotations }) : undefined,
     concurrencySafe: schema.concurrencySafe === true,
+    ...(keyed === undefined ? {} : { idempotencyKey: strings(keyed), idempotencyScope: keyScope ?? 'session' }),
     fingerprint: toolFingerprint(name, description, parameters),
   }
 }

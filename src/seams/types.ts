@@ -13,6 +13,9 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 export type JsonSchema = { [key: string]: unknown }
 
 export type ApprovalMode = 'never' | 'on-risk' | 'once' | 'always'
+
+/** Where an idempotency key is unique: one session (and principal), one principal, or everywhere. */
+export type IdempotencyScope = 'session' | 'principal' | 'global'
 export type OriginScope = 'private' | 'group' | 'channel'
 
 export interface ToolSchema {
@@ -30,6 +33,12 @@ export interface ToolSchema {
   concurrencySafe?: boolean
   /** A JSON Schema (type `object`) the tool's `output` must match; a value that does not is `INVALID_OUTPUT`. */
   outputSchema?: JsonSchema
+  /**
+   * Argument names whose values make the call's idempotency key: a later call with the same values
+   * (in the `idempotencyScope`, default `'session'`) replays the completed result instead of running.
+   */
+  idempotencyKey?: string[]
+  idempotencyScope?: IdempotencyScope
 }
 
 /**

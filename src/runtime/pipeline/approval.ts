@@ -11,7 +11,7 @@ import { type CallState, deny, notStarted, settle } from './state.js'
  * question and the answer. Only `allowed-*` continues; everything else is a denial (fail closed).
  */
 export function checkApproval(state: CallState): Promise<void> | undefined {
-  if (!state.capability || !state.args) return undefined
+  if (!state.capability || !state.args || state.replayed) return undefined
   const reason = approvalReason(state)
   // No prompt needed without consulting `risk` (modes never/always/once): stay synchronous.
   if (reason === undefined) return undefined

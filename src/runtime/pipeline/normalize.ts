@@ -77,6 +77,7 @@ export function normalize(state: CallState): void {
     durationMs: Math.round((performance.now() - state.startedAt) * 1000) / 1000,
   }
   if (state.resumeToken !== undefined) (outcome as { resumeToken?: string }).resumeToken = state.resumeToken
+  if (state.replayed && settled === undefined) (outcome as { replayed?: boolean }).replayed = true
   state.outcome = Object.freeze(outcome)
 }
 

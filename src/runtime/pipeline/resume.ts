@@ -5,6 +5,7 @@ import { applyDecision, askAndApply } from './approval.js'
 import { checkAbort, parseArguments } from './arguments.js'
 import { checkGeneration, checkStillLive } from './generation-check.js'
 import { checkGuards } from './guards.js'
+import { claimIdempotency } from './idempotency.js'
 import { pendingOutcome } from './park.js'
 import { attempt, commit, execution } from './runner.js'
 import { CallState, type TurnContext, text } from './state.js'
@@ -23,6 +24,7 @@ const afterDecision = [
   ['abort', checkAbort],
   ['guards', checkGuards],
   ['live', checkStillLive],
+  ['idempotency', claimIdempotency],
 ] as const
 
 /** How long a resume that lost the claim waits between looks for the winner's result. */

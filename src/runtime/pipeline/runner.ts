@@ -4,6 +4,7 @@ import { checkAbort, parseArguments } from './arguments.js'
 import { dispatch } from './dispatch.js'
 import { checkGeneration, checkStillLive } from './generation-check.js'
 import { checkGuards } from './guards.js'
+import { claimIdempotency, settleIdempotency } from './idempotency.js'
 import { journalCall } from './journal-call.js'
 import { journalResult } from './journal-result.js'
 import { normalize } from './normalize.js'
@@ -26,6 +27,8 @@ export const admission = [
   ['arguments', parseArguments],
   ['abort', checkAbort],
   ['permission', checkPermission],
+  // Before approval: a call whose key replays a stored result runs nothing, so asks nothing.
+  ['idempotency', claimIdempotency],
   ['approval', checkApproval],
   ['guards', checkGuards],
   ['live', checkStillLive],
@@ -37,13 +40,19 @@ export const admission = [
  */
 export const execution = [
   ['abort', checkAbort],
-  ['execute', dispatch],
+  ['execute', dispatchUnlessReplayed],
 ] as const satisfies Stages
+
+/** A call whose idempotency key replayed a stored result has its value already: nothing runs. */
+function dispatchUnlessReplayed(state: CallState): Promise<void> | undefined {
+  return state.replayed ? undefined : dispatch(state)
+}
 
 /** Commitment up to the outcome and its live observers; the durable `tool/result` follows. */
 const settlement = [
   ['post-execute', postExecute],
   ['normalize', normalize],
+  ['idempotency', settleIdempotency],
   ['tools/result', observe],
 ] as const satisfies Stages
 

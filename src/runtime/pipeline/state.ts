@@ -102,6 +102,10 @@ export class CallState {
   parked: ParkedCall | undefined = undefined
   /** Set when the call was parked: what resumes it. */
   resumeToken: string | undefined = undefined
+  /** The idempotency key this call holds while it runs (see `idempotency.ts`). */
+  heldKey: string | undefined = undefined
+  /** The value and content came from an idempotency key's stored result: the body does not run. */
+  replayed = false
   #exec: ToolExecution | undefined = undefined
 
   constructor(ctx: TurnContext, call: ToolCall, signal: AbortSignal) {

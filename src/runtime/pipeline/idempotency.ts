@@ -1,0 +1,125 @@
+import { messageOf } from '../../errors.js'
+import type { KeyClaim, KeyHolder, StoredResult } from '../journal/coordination.js'
+import { sameHolder } from '../journal/coordination.js'
+import { type CallState, notStarted, settle } from './state.js'
+
+/** How long a call waits between looks at a key another call holds. */
+const POLL_MS = [2, 5, 10, 25, 50, 100, 200] as const
+
+/**
+ * Idempotent calls, as two stages around the body. The rule:
+ * - a call has a key when its tool declares one and it gives a non-empty string for the arguments
+ *   (a key function that throws fails the call: it never runs unguarded);
+ * - the key, qualified by its scope (session and principal, principal, or global) and the tool's
+ *   name, is claimed in the journal: the first call to insert it holds it, in any process;
+ * - a key that holds a completed result replays it: the call completes with that value and content
+ *   (`replayed: true`) and its body does not run;
+ * - a call that finds the key held by a call still running waits for its result; if that call
+ *   ends without completing, the key is released and the next waiter claims it and runs;
+ * - once normalized, the holder stores its completed result with the key before its `tool/result`
+ *   (a crash in between still replays what completed), or releases the key.
+ */
+export function claimIdempotency(state: CallState): Promise<void> | undefined {
+  if (state.capability?.idempotencyScope === undefined || !state.args) return undefined
+  let key: string | undefined
+  try {
+    key = keyOf(state)
+  } catch (error) {
+    settle(state, {
+      status: 'failed',
+      code: 'TOOL_ERROR',
+      message: `The call to "${state.call.name}" was not run: its idempotency key could not be computed (${messageOf(error)}).`,
+    })
+    return undefined
+  }
+  return key === undefined ? undefined : claim(state, key)
+}
+
+/** After normalize: the holder stores a completed result with its key, or releases the key. */
+export function settleIdempotency(state: CallState): Promise<void> | undefined {
+  const key = state.heldKey
+  const outcome = state.outcome
+  if (key === undefined || outcome === undefined) return undefined
+  state.heldKey = undefined
+  const coordination = state.ctx.turn.journal.coordination
+  const holder = holderOf(state)
+  if (outcome.status !== 'completed') return coordination.releaseKey(key, holder).catch(() => undefined)
+  const result: StoredResult = { content: outcome.content, ...(outcome.value === undefined ? {} : { value: outcome.value }) }
+  // If the result cannot be stored, free the key rather than leave waiters on it.
+  return coordination.completeKey(key, holder, result).catch(() => coordination.releaseKey(key, holder).catch(() => undefined))
+}
+
+async function claim(state: CallState, key: string): Promise<void> {
+  const { journal } = state.ctx.turn
+  const holder = holderOf(state)
+  for (let attempt = 0; ; attempt += 1) {
+    let held: KeyClaim
+    try {
+      held = await journal.coordination.claimKey(key, holder)
+    } catch (error) {
+      settle(state, {
+        status: 'failed',
+        code: 'JOURNAL_UNAVAILABLE',
+        message: `The call to "${state.call.name}" was not run because its idempotency key could not be claimed in the journal.`,
+        details: { error: messageOf(error) },
+      })
+      return
+    }
+    if (held.result !== undefined) return replay(state, held.result)
+    if (sameHolder(held, holder)) {
+      state.heldKey = key
+      return
+    }
+    if (state.signal.aborted) return settle(state, notStarted(state.call.name))
+    // A holder that already has a `tool/result` ended without storing one with the key (its
+    // journal write failed): free the key for the next claim.
+    if (attempt >= 3 && (await holderEnded(state, held))) await journal.coordination.releaseKey(key, held).catch(() => undefined)
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS[Math.min(attempt, POLL_MS.length - 1)]))
+  }
+}
+
+function replay(state: CallState, result: StoredResult): void {
+  state.replayed = true
+  state.content = result.content.map((block) => ({ ...block }))
+  if ('value' in result) {
+    state.value = result.value
+    state.hasValue = true
+  }
+}
+
+async function holderEnded(state: CallState, held: KeyClaim): Promise<boolean> {
+  try {
+    const events = await state.ctx.turn.journal.read(held.turnId)
+    return events.some((event) => event.kind === 'tool/result' && event.callId === held.callId)
+  } catch {
+    return false
+  }
+}
+
+function holderOf(state: CallState): KeyHolder {
+  return { turnId: state.ctx.turn.turnId, callId: state.call.callId, host: state.ctx.turn.journal.coordination.host }
+}
+
+/** The key qualified by scope and tool name, or `undefined` when the call has none. */
+function keyOf(state: CallState): string | undefined {
+  const { capability, binding, args, ctx } = state
+  if (!capability || !binding || !args) return undefined
+  let key: unknown
+  if (binding.kind === 'feature') {
+    const { slot } = binding
+    key = slot.definition.idempotencyKey?.(args as never, {
+      turn: ctx.turn,
+      owner: slot.owner,
+      callId: state.call.callId,
+      use: (token) => slot.plugin.resources.use(token),
+    })
+    if (key !== undefined && typeof key !== 'string') throw new Error(`idempotencyKey returned ${typeof key}, not a string`)
+  } else {
+    key = JSON.stringify((capability.idempotencyKey ?? []).map((name) => args[name] ?? null))
+  }
+  if (key === undefined || key === '') return undefined
+  const { session, principal } = ctx.turn
+  const scope =
+    capability.idempotencyScope === 'global' ? ['global'] : capability.idempotencyScope === 'principal' ? ['principal', principal.subjectId] : ['session', session, principal.subjectId]
+  return JSON.stringify([...scope, capability.name, key])
+}
