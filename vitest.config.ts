@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 const src = fileURLToPath(new URL('./src/', import.meta.url))
 
@@ -13,6 +13,8 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts'],
+    // The packed-tarball test runs on its own (`npm run test:package`).
+    exclude: [...configDefaults.exclude, 'test/package/**'],
     // The CLI tests run the built `seam` (dist/cli/bin.js), as users do: build it first.
     globalSetup: ['test/build-dist.ts'],
     // Every test fails on a rejection or exception nobody handled (a host would have crashed).

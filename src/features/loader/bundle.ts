@@ -6,6 +6,7 @@ import { build, type Message } from 'esbuild'
 import { SeamError } from '../../errors.js'
 import { byteColumnToCharColumn, codeFrame } from './code-frame.js'
 import { displayPath } from './file-name.js'
+import { importMetaPlugin } from './import-meta.js'
 
 /** One feature file bundled to CommonJS with its local imports inlined and packages left external. */
 export interface Bundle {
@@ -22,7 +23,8 @@ export interface Bundle {
 
 /**
  * Bundles `file` (absolute). CommonJS because it can be evaluated with `vm.compileFunction`, whose
- * instances the GC reclaims; ESM `import()` caches every version for the life of the process.
+ * instances the GC reclaims; ESM `import()` caches every version for the life of the process. Each
+ * file still sees its own `import.meta` (see import-meta.ts); top-level await is refused.
  */
 export async function bundleFile(file: string, relativeTo?: string): Promise<Bundle> {
   const outfile = `${file}.seam.js`
@@ -41,6 +43,7 @@ export async function bundleFile(file: string, relativeTo?: string): Promise<Bun
     absWorkingDir: cwd,
     charset: 'utf8',
     logLevel: 'silent',
+    plugins: [importMetaPlugin],
   }).catch(async (error: unknown) => {
     throw await buildError(error, file, cwd, relativeTo)
   })
@@ -79,7 +82,7 @@ async function buildError(error: unknown, file: string, cwd: string, relativeTo?
   }
   const topLevelAwait = /top-level await/i.test(first.text)
   const text = topLevelAwait
-    ? 'top-level await is not supported in tool files (they load as CommonJS); move the await into execute() or a function it calls'
+    ? 'top-level await is not supported in tool and plugin files (they are evaluated synchronously); move the await into execute() or setup()'
     : first.text
   const location = first.location
   if (location === null) {

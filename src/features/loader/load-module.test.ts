@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { SeamError } from '../../errors.js'
 import * as seam from '../define-tool.js'
@@ -75,7 +76,7 @@ export default defineTool({
     })
     const error = await failure(loadModule(join(dir, 'tools/waits.ts'), { modules, relativeTo: dir }))
     expect(error.code).toBe('LOAD_FAILED')
-    expect(error.message).toMatch(/^tools\/waits\.ts:1:16: top-level await is not supported in tool files/)
+    expect(error.message).toMatch(/^tools\/waits\.ts:1:16: top-level await is not supported in tool and plugin files/)
     expect(error.details?.frame).toContain('> 1 | const config = await')
   })
 
@@ -108,6 +109,47 @@ export default config
     const dir = await folder({ 'plain.js': 'module.exports = { answer: 42, file: __filename }\n' })
     const loaded = await loadModule(join(dir, 'plain.js'), { modules })
     expect(loaded.exports).toEqual({ answer: 42, file: join(dir, 'plain.js') })
+  })
+
+  it("gives each bundled file its own import.meta: the tool's url, dirname and filename, and a helper's own", async () => {
+    const dir = await folder({
+      'tools/where.ts': `import { here as helper } from './lib/here'
+export default { url: import.meta.url, dirname: import.meta.dirname, filename: import.meta.filename, helper }
+`,
+      'tools/lib/here.ts': 'export const here: string = import.meta.url\n',
+    })
+    const loaded = await loadModule(join(dir, 'tools/where.ts'), { modules })
+    expect((loaded.exports as { default: unknown }).default).toEqual({
+      url: pathToFileURL(join(dir, 'tools/where.ts')).href,
+      dirname: join(dir, 'tools'),
+      filename: join(dir, 'tools/where.ts'),
+      helper: pathToFileURL(join(dir, 'tools/lib/here.ts')).href,
+    })
+  })
+
+  it('reads a data file next to the tool through new URL(path, import.meta.url)', async () => {
+    const dir = await folder({
+      'tools/data.ts': `import { readFileSync } from 'node:fs'
+export default JSON.parse(readFileSync(new URL('./data.json', import.meta.url), 'utf8'))
+`,
+      'tools/data.json': '{ "rows": 3 }',
+    })
+    const loaded = await loadModule(join(dir, 'tools/data.ts'), { modules })
+    expect((loaded.exports as { default: unknown }).default).toEqual({ rows: 3 })
+  })
+
+  it('maps an error thrown in a file that uses import.meta to its original TypeScript line', async () => {
+    const dir = await folder({
+      'tools/meta-throws.ts': `type Where = { url: string }
+const where: Where = { url: import.meta.url }
+
+if (where.url.endsWith('.ts')) throw new Error('found ' + where.url.length)
+export default where
+`,
+    })
+    const error = await failure(loadModule(join(dir, 'tools/meta-throws.ts'), { modules, relativeTo: dir }))
+    expect(error.message).toMatch(/^tools\/meta-throws\.ts:4:38: threw while loading: found \d+$/)
+    expect(error.details?.frame).toContain("> 4 | if (where.url.endsWith('.ts')) throw new Error")
   })
 
   it('changes its hash when the bundled code changes', async () => {
