@@ -36,6 +36,8 @@ export const ErrorCode = {
   APPROVAL_PENDING: 'APPROVAL_PENDING',
   /** A hook, guard, wrapper, permission host or `risk()` did not answer within its stage deadline. */
   POLICY_TIMEOUT: 'POLICY_TIMEOUT',
+  /** The turn already used this call id: nothing ran and nothing was journaled for this call. */
+  DUPLICATE_CALL: 'DUPLICATE_CALL',
 
   // ── Fault codes (thrown SeamError) ──────────────────────────────────────────────────────
   /** The root (or another closable object) has been closed; no further calls are accepted. */
@@ -58,6 +60,8 @@ export const ErrorCode = {
   INVALID_TURN: 'INVALID_TURN',
   /** A tool call given to the runtime is malformed (a caller programming error). */
   INVALID_CALL: 'INVALID_CALL',
+  /** A call was made after `turn.end()`: refused before anything is journaled (begin a new turn). */
+  TURN_ENDED: 'TURN_ENDED',
   /** A plugin's setup threw while building a generation. */
   SETUP_FAILED: 'SETUP_FAILED',
   /** A tool or skill file could not be loaded (syntax error, bad export). */
@@ -107,6 +111,7 @@ export type OutcomeCode = Extract<
   | 'OUTCOME_UNKNOWN'
   | 'APPROVAL_PENDING'
   | 'POLICY_TIMEOUT'
+  | 'DUPLICATE_CALL'
 >
 
 export interface SeamErrorOptions {

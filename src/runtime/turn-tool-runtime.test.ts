@@ -257,15 +257,78 @@ describe('TurnToolRuntime: lookup and arguments', () => {
     await expect(turn.tools.execute({ callId: '', name: 'x', arguments: '{}' })).rejects.toMatchObject({ code: 'INVALID_CALL' })
   })
 
-  it('settles GENERATION_RETIRED for calls after the turn ended', async () => {
+  it('refuses calls after turn.end() with TURN_ENDED before anything is journaled, so the turn ends with turn/end', async () => {
     const calls: unknown[] = []
-    const { root } = await rootWith((ctx) => {
+    const { root, journal } = await rootWith((ctx) => {
       ctx.addTool('echo', echo(calls))
     })
     const turn = await beginTurn(root)
+    await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"early"}' })
     await turn.end()
-    const outcome: ToolCallOutcome = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"late"}' })
-    expect(outcome.code).toBe('GENERATION_RETIRED')
-    expect(calls).toEqual([])
+    const late = { callId: 'c2', name: 'echo', arguments: '{"message":"late"}' }
+    await expect(turn.tools.execute(late)).rejects.toMatchObject({ code: 'TURN_ENDED', hint: 'begin a new turn with root.beginTurn()' })
+    await expect(turn.tools.executeBatch([late])).rejects.toMatchObject({ code: 'TURN_ENDED' })
+    expect(calls).toEqual([{ message: 'early' }])
+    expect(await journalKinds(journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c1', 'tool/result:c1', 'turn/end'])
+  })
+})
+
+describe('TurnToolRuntime: one call id, one call', () => {
+  const seqs = async (journal: Awaited<ReturnType<typeof rootWith>>['journal'], turnId: string) => (await journal.read(turnId)).map((e) => e.seq)
+
+  it('settles a reused call id as DUPLICATE_CALL: the body does not run again, nothing is journaled, the sequence has no gap', async () => {
+    const calls: unknown[] = []
+    const { root, journal } = await rootWith((ctx) => {
+      ctx.addTool('echo', echo(calls))
+    })
+    const turn = await beginTurn(root)
+    const first = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"one"}' })
+    const again = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"two"}' })
+    const next = await turn.tools.execute({ callId: 'c2', name: 'echo', arguments: '{"message":"three"}' })
+    await turn.end()
+    expect(first.status).toBe('completed')
+    expect(again).toMatchObject({ callId: 'c1', status: 'failed', code: 'DUPLICATE_CALL' })
+    expect(again.content[0]?.type === 'text' && again.content[0].text).toContain('already has a call with id "c1"')
+    expect(next.status).toBe('completed')
+    expect(calls).toEqual([{ message: 'one' }, { message: 'three' }])
+    expect(await journalKinds(journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c1', 'tool/result:c1', 'tool/call:c2', 'tool/result:c2', 'turn/end'])
+    expect(await seqs(journal, turn.turnId)).toEqual([1, 2, 3, 4, 5, 6])
+  })
+
+  it('settles the same way in a batch: an id used earlier in the turn or earlier in the batch is DUPLICATE_CALL, in model order', async () => {
+    const calls: unknown[] = []
+    const { root, journal } = await rootWith((ctx) => {
+      ctx.addTool('echo', echo(calls))
+    })
+    const turn = await beginTurn(root)
+    await turn.tools.execute({ callId: 'c0', name: 'echo', arguments: '{"message":"before"}' })
+    const outcomes = await turn.tools.executeBatch([
+      { callId: 'c0', name: 'echo', arguments: '{"message":"reused"}' },
+      { callId: 'c1', name: 'echo', arguments: '{"message":"first"}' },
+      { callId: 'c1', name: 'echo', arguments: '{"message":"repeated"}' },
+    ])
+    await turn.end()
+    expect(outcomes.map((o) => [o.callId, o.code ?? o.status])).toEqual([
+      ['c0', 'DUPLICATE_CALL'],
+      ['c1', 'completed'],
+      ['c1', 'DUPLICATE_CALL'],
+    ])
+    expect(calls).toEqual([{ message: 'before' }, { message: 'first' }])
+    expect(await journalKinds(journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c0', 'tool/result:c0', 'tool/call:c1', 'tool/result:c1', 'turn/end'])
+    expect(await seqs(journal, turn.turnId)).toEqual([1, 2, 3, 4, 5, 6])
+  })
+
+  it('lets a call id whose tool/call could not be written be used again', async () => {
+    let failing = true
+    const journal = memoryJournal({ failWith: (event) => (failing && event.kind === 'tool/call' ? new Error('disk full') : undefined) })
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('echo', echo([]))
+    }, { journal })
+    const turn = await beginTurn(root)
+    const refused = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"hi"}' })
+    failing = false
+    const retried = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"hi"}' })
+    await turn.end()
+    expect([refused.code, retried.status]).toEqual(['JOURNAL_UNAVAILABLE', 'completed'])
   })
 })

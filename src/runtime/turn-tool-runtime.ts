@@ -51,7 +51,10 @@ export interface TurnToolRuntimeOptions {
   readonly onContexts?: (contexts: readonly DeferredContext[]) => void
   readonly onAbandoned?: (call: AbandonedCall) => void
   readonly locate?: (error: unknown) => Record<string, unknown> | undefined
-  /** True once the turn has ended; calls then settle as `GENERATION_RETIRED`. */
+  /**
+   * True once the turn has ended: new calls are then refused (`TURN_ENDED`) before anything is
+   * journaled; calls already admitted that have not reached their body settle as `GENERATION_RETIRED`.
+   */
   readonly ended?: () => boolean
   readonly nextSeq?: () => number
 }
@@ -86,6 +89,7 @@ export class TurnToolRuntime {
       limits: resolveLimits(options.limits),
       ended: options.ended ?? (() => false),
       nextSeq: options.nextSeq ?? (() => ++seq),
+      callIds: new Set(),
       append: (event: JournalEvent) => journal.append(event),
       lease: () => generation.lease(),
       onAbandoned: options.onAbandoned ?? (() => {}),
@@ -93,12 +97,17 @@ export class TurnToolRuntime {
     }
   }
 
-  /** Runs one call through the whole pipeline; `signal` cancels this call only (the turn's still applies). */
+  /**
+   * Runs one call through the whole pipeline; `signal` cancels this call only (the turn's still
+   * applies). A call id the turn already used settles as `DUPLICATE_CALL` without running or
+   * journaling anything; after the turn ended, the call is refused (`TURN_ENDED`).
+   */
   execute(call: ToolCall, options?: { signal?: AbortSignal }): Promise<ToolCallOutcome> {
     const own = options?.signal
     try {
       assertCall(call)
       assertSignal(own, 'execute')
+      this.#assertOpen()
     } catch (error) {
       return Promise.reject(error)
     }
@@ -200,6 +209,7 @@ export class TurnToolRuntime {
     try {
       assertBatch(calls)
       assertSignal(options?.signal, 'executeBatch')
+      this.#assertOpen()
     } catch (error) {
       return Promise.reject(error)
     }
@@ -244,6 +254,14 @@ export class TurnToolRuntime {
     return states.map((s) => s.outcome!)
   }
 
+  #assertOpen(): void {
+    if (this.#ctx.ended()) {
+      throw new SeamError('TURN_ENDED', `turn ${this.#ctx.turn.turnId} has ended; its calls are not accepted`, {
+        hint: 'begin a new turn with root.beginTurn()',
+      })
+    }
+  }
+
   #state(call: ToolCall, signal: AbortSignal): CallState {
     return new CallState(this.#ctx, call, signal)
   }
@@ -276,12 +294,8 @@ function chain(previous: Promise<void>, next: () => Promise<void>): Promise<void
 
 function assertBatch(calls: readonly ToolCall[]): void {
   if (!Array.isArray(calls)) throw new SeamError('INVALID_CALL', 'executeBatch expects an array of calls')
-  const ids = new Set<string>()
-  for (const call of calls) {
-    assertCall(call)
-    if (ids.has(call.callId)) throw new SeamError('INVALID_CALL', `duplicate callId "${call.callId}" in one batch`)
-    ids.add(call.callId)
-  }
+  // A call id repeated in the batch is settled like any reused id: DUPLICATE_CALL, in model order.
+  for (const call of calls) assertCall(call)
 }
 
 function assertSignal(signal: unknown, method: string): void {

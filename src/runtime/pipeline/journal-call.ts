@@ -9,6 +9,7 @@ import { type CallState, settle } from './state.js'
  * `tool/result` follows it, so the pair still holds.
  */
 export async function journalCall(state: CallState): Promise<void> {
+  if (!claimCallId(state)) return
   try {
     const appending = appendCall(state)
     const done = await journalWait(state, appending)
@@ -48,7 +49,29 @@ export function appendCall(state: CallState): Promise<void> {
   })
 }
 
+/**
+ * Claims the call id for this turn, before its `tool/call` is written. A reused id settles the call
+ * as `DUPLICATE_CALL` with nothing journaled (the turn's `tool/call` for that id stands, and its
+ * sequence has no gap); the caller then skips the append.
+ */
+export function claimCallId(state: CallState): boolean {
+  const { callIds } = state.ctx
+  const { callId, name } = state.call
+  if (!callIds.has(callId)) {
+    callIds.add(callId)
+    return true
+  }
+  settle(state, {
+    status: 'failed',
+    code: 'DUPLICATE_CALL',
+    message: `The call to "${name}" was not run: this turn already has a call with id "${callId}". Give each call its own id.`,
+  })
+  return false
+}
+
 export function callNotRecorded(state: CallState, error: unknown): void {
+  // Nothing was recorded under this id, so a retry with the same id is a first use.
+  state.ctx.callIds.delete(state.call.callId)
   settle(state, {
     status: 'failed',
     code: 'JOURNAL_UNAVAILABLE',

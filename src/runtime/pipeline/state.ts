@@ -36,6 +36,8 @@ export interface TurnContext {
   /** True once the turn has ended and released its lease. */
   readonly ended: () => boolean
   readonly nextSeq: () => number
+  /** Call ids this turn has journaled (or is journaling): a second use is `DUPLICATE_CALL`. */
+  readonly callIds: Set<string>
   readonly append: (event: JournalEvent) => Promise<void>
   /** Keeps the generation alive for a body that outlived its deadline. */
   readonly lease: () => () => void
