@@ -147,7 +147,7 @@ describe('generations and leases', () => {
     expect((await fresh.tools.execute(call('remote_version'))).value).toBe('remote v1')
   })
 
-  it('never runs a provider of a generation retired after its leases were released: captured calls get GENERATION_RETIRED', async () => {
+  it('never runs a provider of a generation retired after its leases were released: the ended turn refuses, a rebuilt runtime gets GENERATION_RETIRED', async () => {
     const log: string[] = []
     const { root, providers } = await versionedRoot(log)
     const journal = root.journal
@@ -162,8 +162,8 @@ describe('generations and leases', () => {
     await root.reload()
     await generation1.whenDisposed
 
-    const stale = await capturedRuntime.execute(call('remote_version', 'c2'))
-    expect(stale).toMatchObject({ status: 'failed', code: 'GENERATION_RETIRED', generation: 1 })
+    // The ended turn's own runtime refuses the call outright.
+    await expect(capturedRuntime.execute(call('remote_version', 'c2'))).rejects.toMatchObject({ code: 'TURN_ENDED' })
 
     // Even a runtime freshly built around the captured capabilities cannot reach the provider.
     const envelope = createTurnIngress({ session: 's', principal, signal: new AbortController().signal, journal })
