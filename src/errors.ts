@@ -76,7 +76,10 @@ export const ErrorCode = {
   JOURNAL_CORRUPT: 'JOURNAL_CORRUPT',
   /** A journal event with the same (turn, call, kind) already exists. */
   JOURNAL_DUPLICATE: 'JOURNAL_DUPLICATE',
-  /** A remote provider (an MCP server) could not be reached or answered with a protocol fault. */
+  /**
+   * A remote provider (an MCP server) is not connected. Thrown by the provider; as an outcome code,
+   * a call reached a provider that was down, and it never ran.
+   */
   PROVIDER_UNAVAILABLE: 'PROVIDER_UNAVAILABLE',
   /** A path resolved outside the allowed roots. */
   PATH_ESCAPE: 'PATH_ESCAPE',
@@ -112,6 +115,7 @@ export type OutcomeCode = Extract<
   | 'APPROVAL_PENDING'
   | 'POLICY_TIMEOUT'
   | 'DUPLICATE_CALL'
+  | 'PROVIDER_UNAVAILABLE'
 >
 
 export interface SeamErrorOptions {

@@ -110,6 +110,31 @@ describe.concurrent('seam tools, call and journal on a plugin folder', { timeout
     expect(table.stdout).toMatch(/echo\s+tools\/echo\.ts\s+never\s+text: string, times\?: integer/)
   })
 
+  it('says why a mounted MCP server contributed no tools', async () => {
+    const down = await pluginFolder({
+      'plugin.ts': `
+import { capabilitySeamToken, McpToolService, SeamIntegration } from 'seam-runtime'
+import { definePlugin } from 'seam-runtime/plugin-runtime'
+export default definePlugin({
+  name: 'root',
+  setup({ resources, effect }) {
+    const seams = new SeamIntegration()
+    const missing = new McpToolService({ id: 'missing', transport: { command: '/nonexistent/mcp-server' } })
+    effect(() => missing.dispose(), 'mcp missing')
+    seams.registerToolService('global', missing)
+    resources.provide(capabilitySeamToken, seams, () => seams.dispose())
+  },
+})
+`,
+    })
+    onTestFinished(() => rm(down, { recursive: true, force: true }))
+    const [table, json] = await Promise.all([seam('tools', down), seam('tools', down, '--json')])
+    expect(table.code).toBe(0)
+    expect(table.stdout).toMatch(/generation 1: 0 tools/)
+    expect(table.stdout).toMatch(/provider missing {2}down {2}retrying in \d+ s: connecting failed: .*ENOENT/)
+    expect(JSON.parse(json.stdout).providers).toEqual([expect.objectContaining({ provider: 'missing', state: 'down' })])
+  })
+
   it('completes a call, prints the value and exits 0', async () => {
     const run = await seam('call', 'echo', '{"text":"hi","times":2}', '--dir', dir)
     expect(run.stderr).toBe('')

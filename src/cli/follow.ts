@@ -1,12 +1,31 @@
 import type { Root } from '../runtime/root.js'
-import { formatDiagnostic, formatPublish, ms, printable, printableLines } from './format.js'
+import type { Diagnostic } from '../features/diagnostic.js'
+import type { ProviderStatus } from '../seams/types.js'
+import { formatDiagnostic, formatProvider, formatPublish, ms, printable, printableLines } from './format.js'
 import { line, type OutStream, type Style } from './io.js'
 
-/** One line per publish, a framed diagnostic per failed reload, a warning per abandoned call. */
+/**
+ * One line per publish with the warnings it did not already have, a framed diagnostic per failed
+ * reload, a warning per abandoned call, and a line when a provider goes down or comes back.
+ */
 export function follow(root: Root, out: OutStream, style: Style, dir: string): void {
+  let shown = new Set(root.activeGeneration.diagnostics.map(diagnosticKey))
   root.on('generation', (event) => {
     line(out, formatPublish(event.generation, event.diff, event.durationMs, style))
-    for (const d of event.diagnostics) line(out, `${style.yellow('warning:')} ${formatDiagnostic(d, style, dir)}`)
+    // A provider that stays down is reported once, not again with every later publish.
+    for (const d of event.diagnostics) if (!shown.has(diagnosticKey(d))) line(out, `${style.yellow('warning:')} ${formatDiagnostic(d, style, dir)}`)
+    shown = new Set(event.diagnostics.map(diagnosticKey))
+  })
+  const keyOf = (status: ProviderStatus) => (status.state === 'connected' ? 'connected' : `${status.state}|${status.reason}`)
+  const reported = new Map(root.providers().map((status) => [status.provider, keyOf(status)]))
+  root.on('provider', (status) => {
+    // Retries that fail the same way (and the attempts between them) say nothing new.
+    if (status.state === 'connecting') return
+    const key = keyOf(status)
+    if (reported.get(status.provider) === key || (key === 'connected' && !reported.has(status.provider))) return
+    reported.set(status.provider, key)
+    const text = `provider ${formatProvider(status, style)}`
+    line(out, status.state === 'connected' ? text : `${style.yellow('warning:')} ${text}`)
   })
   root.on('reload-failed', (event) => {
     line(out, style.red(`reload failed ${style.dim(`(${ms(event.durationMs)})`)}`))
@@ -17,6 +36,10 @@ export function follow(root: Root, out: OutStream, style: Style, dir: string): v
   root.on('abandoned', (call) => {
     line(out, `${style.yellow('warning:')} call ${printable(call.callId)} to ${printable(call.name)} (generation ${call.generation}) did not stop after its deadline; abandoned, it keeps generation ${call.generation} until it settles`)
   })
+}
+
+function diagnosticKey(d: Diagnostic): string {
+  return `${d.code}|${d.source}|${d.file}|${d.line}|${d.message}`
 }
 
 function indent(text: string): string {

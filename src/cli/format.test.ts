@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { formatDiagnostic, formatPublish, printable, schemaSummary } from './format.js'
+import { formatDiagnostic, formatProvider, formatPublish, printable, schemaSummary } from './format.js'
 import { eventRow } from './commands/journal.js'
 import { styleFor } from './io.js'
 
@@ -12,6 +12,15 @@ describe('dev output formatting', () => {
     expect(formatPublish(4, diff, 18.4, style)).toBe('generation 4 live: +search_files ~read_file -old_tool +skill:triage (18 ms)')
     const none = { tools: { added: [], changed: [], removed: [] }, skills: { added: [], changed: [], removed: [] } }
     expect(formatPublish(5, none, 2.04, style)).toBe('generation 5 live: no changes (2 ms)')
+  })
+
+  it('escapes what a remote provider chose: a diagnostic, a provider id and reason, a tool name in a publish line', () => {
+    const evil = 'x\x1b]0;pwned\x07\x1b[2J'
+    const escaped = 'x\\u001b]0;pwned\\u0007\\u001b[2J'
+    expect(formatDiagnostic({ code: 'INVALID_TOOL', source: `seam:${evil}`, message: `bad ${evil}` }, style)).toBe(`seam:${escaped} bad ${escaped}`)
+    expect(formatProvider({ provider: evil, state: 'down', reason: evil, retryAt: 2_000 }, style, 0)).toBe(`${escaped}  down  retrying in 2 s: ${escaped}`)
+    const diff = { tools: { added: [evil], changed: [], removed: [] }, skills: { added: [], changed: [], removed: [] } }
+    expect(formatPublish(2, diff, 1, style)).toBe(`generation 2 live: +${escaped} (1 ms)`)
   })
 
   it('summarises an input schema on one line', () => {

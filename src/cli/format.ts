@@ -1,14 +1,16 @@
 import path from 'node:path'
 import type { Diagnostic } from '../features/diagnostic.js'
 import type { GenerationDiff } from '../runtime/generation-builder.js'
+import type { ProviderStatus } from '../seams/types.js'
 import type { Style } from './io.js'
 
 /** `+search_files ~read_file -old_tool +skill:triage`, or `no changes`. */
 export function formatDiff(diff: GenerationDiff, style: Style): string {
+  // Names may come from remote providers: escaped like every other remote string.
   const tokens = (part: GenerationDiff['tools'], prefix: string) => [
-    ...part.added.map((n) => style.green(`+${prefix}${n}`)),
-    ...part.changed.map((n) => style.yellow(`~${prefix}${n}`)),
-    ...part.removed.map((n) => style.red(`-${prefix}${n}`)),
+    ...part.added.map((n) => style.green(`+${prefix}${printable(n)}`)),
+    ...part.changed.map((n) => style.yellow(`~${prefix}${printable(n)}`)),
+    ...part.removed.map((n) => style.red(`-${prefix}${printable(n)}`)),
   ]
   const all = [...tokens(diff.tools, ''), ...tokens(diff.skills, 'skill:')]
   return all.length === 0 ? style.dim('no changes') : all.join(' ')
@@ -19,17 +21,32 @@ export function formatPublish(generation: number, diff: GenerationDiff, duration
   return `${style.bold(`generation ${generation} live:`)} ${formatDiff(diff, style)} ${style.dim(`(${ms(durationMs)})`)}`
 }
 
-/** `tools/x.ts:3:10 message` and the code frame, indented; the file relative to `dir` when inside it. */
+/**
+ * `tools/x.ts:3:10 message` and the code frame, indented; the file relative to `dir` when inside it.
+ * A provider's diagnostic carries text a remote server chose: every part is shown escaped.
+ */
 export function formatDiagnostic(d: Diagnostic, style: Style, dir?: string): string {
-  const where = d.file ? [shortPath(d.file, dir), d.line, d.column].filter((v) => v !== undefined).join(':') : (d.source ?? d.code)
+  const where = printable(d.file ? [shortPath(d.file, dir), d.line, d.column].filter((v) => v !== undefined).join(':') : (d.source ?? d.code))
   // Loader messages often repeat the location; say it once.
-  const message = d.file && d.line !== undefined ? d.message.replace(/^\S+?:\d+(?::\d+)?:\s+/, '') : d.message
+  const message = printableLines(d.file && d.line !== undefined ? d.message.replace(/^\S+?:\d+(?::\d+)?:\s+/, '') : d.message)
   const head = `${style.bold(where)} ${style.red(message)}`
   if (!d.frame) return head
-  return `${head}\n${d.frame
+  return `${head}\n${printableLines(d.frame)
     .split('\n')
     .map((l) => `  ${l}`)
     .join('\n')}`
+}
+
+/**
+ * One provider's status: `everything  down  retrying in 2 s: connecting failed: fetch failed (ECONNREFUSED)`.
+ * The id and the reason come from providers and remote servers: escaped.
+ */
+export function formatProvider(status: ProviderStatus, style: Style, now = Date.now()): string {
+  const name = style.bold(printable(status.provider))
+  if (status.state === 'connected') return `${name}  ${style.green('connected')}${status.reason ? style.dim(`  ${printable(status.reason)}`) : ''}`
+  const retry = status.retryAt !== undefined ? `  retrying in ${Math.max(0, Math.ceil((status.retryAt - now) / 1000))} s` : ''
+  const why = status.reason ? `: ${printable(status.reason)}` : ''
+  return `${name}  ${style.yellow(status.state)}${retry}${why}`
 }
 
 export function shortPath(file: string, dir?: string): string {

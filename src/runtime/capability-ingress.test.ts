@@ -120,6 +120,19 @@ describe('CapabilityIngress: projection', () => {
     expect(names(await ingress.read(generation))).toEqual(['spaced'])
   })
 
+  it('validates seam tool names as local ones are: a name with control characters is skipped, quoted in its diagnostic', async () => {
+    const hostile = 'x\u001b[2J\u001b]0;pwned\u0007'
+    const { generation, ingress } = await generationOf((_ctx, seams) => {
+      seams.registerToolService('global', service('remote', [schema(hostile), schema('has space'), schema('a'.repeat(65)), schema('Get-Sum_2')]))
+    })
+    expect(names(await ingress.read(generation))).toEqual(['Get-Sum_2'])
+    const messages = generation.diagnostics.map((d) => d.message)
+    expect(messages).toHaveLength(3)
+    expect(messages[0]).toBe(`tool ${JSON.stringify(hostile)} from "remote" has a name that is not 1-64 of [a-zA-Z0-9_-] starting with a letter or digit; skipped`)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character must not survive
+    for (const message of messages) expect(message).not.toMatch(/\u001b/)
+  })
+
   it('trims seam skill names and skips empty names', async () => {
     const { generation, ingress } = await generationOf((_ctx, seams) => {
       seams.registerSkillService('global', skills('team', [' triage ', '', '  ']))

@@ -157,7 +157,10 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
     }
     sources.set(name, source)
   }
-  const diagnose = (d: Diagnostic) => generation.diagnostics.push(d)
+  // Every owner projects the global providers: a provider that is down is reported once, not per owner.
+  const diagnose = (d: Diagnostic) => {
+    if (!generation.diagnostics.some((e) => e.code === d.code && e.source === d.source && e.message === d.message)) generation.diagnostics.push(d)
+  }
 
   for (const slot of generation.tools) {
     if (!ownsFor(slot.owner, owner) || slot.definition.hidden) continue
@@ -254,7 +257,8 @@ function seamTool(schema: ToolSchema, service: ToolService, owner: string, diagn
   const fn = schema?.function
   const name = typeof fn?.name === 'string' ? fn.name.trim() : ''
   const skip = (why: string) => {
-    diagnose({ code: 'INVALID_TOOL', source: `seam:${service.id}`, message: `tool "${name}" from "${service.id}" ${why}; skipped` })
+    // Quoted and cut: a remote name may hold anything, and diagnostics reach terminals and logs.
+    diagnose({ code: 'INVALID_TOOL', source: `seam:${service.id}`, message: `tool ${JSON.stringify(name.slice(0, 80))} from ${JSON.stringify(service.id)} ${why}; skipped` })
     return undefined
   }
   // Restrictions fail closed: a value of the wrong type drops the tool rather than lifting the restriction.
@@ -266,6 +270,7 @@ function seamTool(schema: ToolSchema, service: ToolService, owner: string, diagn
     }
   }
   if (name === '' || schema.hidden === true) return undefined
+  if (!SEAM_TOOL_NAME.test(name)) return skip('has a name that is not 1-64 of [a-zA-Z0-9_-] starting with a letter or digit')
   if (service.isAvailable && !safeAvailable(service, owner, name)) return undefined
   if (fn.parameters === null || typeof fn.parameters !== 'object') return skip('has no parameters object')
   // A copy the provider cannot change later (validators compile lazily), bounded in depth and size.
@@ -299,6 +304,9 @@ function seamTool(schema: ToolSchema, service: ToolService, owner: string, diagn
     fingerprint: toolFingerprint(name, description, parameters),
   }
 }
+
+/** Like a local tool's name (letters may be capitals), and what model APIs accept as a function name. */
+const SEAM_TOOL_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/
 
 const MAX_SCHEMA_DEPTH = 64
 const MAX_SCHEMA_NODES = 20_000

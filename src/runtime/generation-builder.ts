@@ -141,10 +141,10 @@ export interface GenerationDiff {
   readonly skills: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
 }
 
-/** Added, changed and removed tools and skills between two generations, as the root owner sees them. */
-export async function diffGenerations(ingress: CapabilityIngress, previous: Generation | undefined, next: Generation): Promise<GenerationDiff> {
-  const before = previous ? await ingress.project(previous, 'root') : { tools: [], skills: [] }
-  const after = await ingress.project(next, 'root')
+/** Added, changed and removed tools and skills between two generations, as `owner` (default the root) sees them. */
+export async function diffGenerations(ingress: CapabilityIngress, previous: Generation | undefined, next: Generation, owner = 'root'): Promise<GenerationDiff> {
+  const before = previous ? await ingress.project(previous, owner) : { tools: [], skills: [] }
+  const after = await ingress.project(next, owner)
   const toolKey = (t: (typeof after.tools)[number]) => {
     const binding = bindingOf(t)
     return `${t.fingerprint}|${t.source}|${t.approval}|${binding?.kind === 'feature' ? slotVersion(binding.slot) : ''}`

@@ -35,6 +35,12 @@ export interface ReloadOptions {
    * publishes nothing, and a failure the last report already showed is not reported again.
    */
   readonly skipUnchanged?: boolean
+  /**
+   * A provider announced a change (MCP `list_changed`, a lost or recovered server): the candidate
+   * is published only when some owner's catalog (tools and skills) differs from the active one, and
+   * a failure the last report already showed is not reported again.
+   */
+  readonly providerChange?: boolean
 }
 
 export interface GenerationStoreOptions {
@@ -83,7 +89,7 @@ export class GenerationStore {
       // Files named in `changed` (all when none are) load again; a failed setup build stays due.
       const touched = this.#options.source?.invalidate(options.changed)
       const setup = options.setup ?? (options.changed ? (touched?.setup ?? false) || this.#setupPending : true)
-      return this.#build(setup, options.skipUnchanged ?? false).then((result) => {
+      return this.#build(setup, options.skipUnchanged ?? false, options.providerChange ?? false).then((result) => {
         if (setup) this.#setupPending = !result.ok
         return result
       })
@@ -120,7 +126,7 @@ export class GenerationStore {
     }
   }
 
-  async #build(setup: boolean, skipUnchanged: boolean): Promise<ReloadResult> {
+  async #build(setup: boolean, skipUnchanged: boolean, providerChange: boolean): Promise<ReloadResult> {
     const started = performance.now()
     const previous = this.#active
     const number = ++this.#number
@@ -128,7 +134,7 @@ export class GenerationStore {
     let plugin = reuse ?? (await this.#rootDefinition().catch((error: unknown) => error as Error))
     if (plugin instanceof Error) {
       const error = SeamError.is(plugin) ? plugin : new SeamError('INVALID_PLUGIN', plugin.message, { cause: plugin })
-      return this.#failed(started, [diagnosticOf(error, 'INVALID_PLUGIN')], error, skipUnchanged)
+      return this.#failed(started, [diagnosticOf(error, 'INVALID_PLUGIN')], error, skipUnchanged || providerChange)
     }
     // A plugin file that bundles to the same code keeps the mounted tree: its setup does not run again.
     if (skipUnchanged && previous && plugin === previous.root.definition && !this.#setupPending) plugin = previous.root
@@ -143,10 +149,13 @@ export class GenerationStore {
       files: source ? (root) => source.load(root) : undefined,
       watchProvider: (provider) => provider.onDidChange(() => this.#providerChanged()),
     })
-    if (!result.ok) return this.#failed(started, result.diagnostics, result.error, skipUnchanged)
+    if (!result.ok) return this.#failed(started, result.diagnostics, result.error, skipUnchanged || providerChange)
     const generation = result.generation
     const diff = await diffGenerations(this.#options.ingress, previous, generation)
-    if (skipUnchanged && previous && this.#lastFailure === undefined && sameFeatures(previous, generation, diff)) {
+    const unchanged =
+      (skipUnchanged && previous && this.#lastFailure === undefined && sameFeatures(previous, generation, diff)) ||
+      (providerChange && previous && this.#lastFailure === undefined && (await sameCatalog(this.#options.ingress, previous, generation)))
+    if (unchanged && previous) {
       this.#number--
       await generation.dispose().catch(() => {})
       return { ok: true, generation: previous.number, durationMs: performance.now() - started, diff, diagnostics: previous.diagnostics }
@@ -185,8 +194,18 @@ export class GenerationStore {
   #providerChanged(): void {
     if (this.#closed) return
     // A provider's tool list changed: project again, reusing every plugin and every loaded file.
-    void this.reload({ setup: false, changed: new Set() }).catch(() => {})
+    void this.reload({ setup: false, changed: new Set(), providerChange: true }).catch(() => {})
   }
+}
+
+/** Whether every owner of either generation sees the same tools and skills in both. */
+async function sameCatalog(ingress: CapabilityIngress, previous: Generation, next: Generation): Promise<boolean> {
+  const empty = (d: GenerationDiff['tools']) => d.added.length + d.changed.length + d.removed.length === 0
+  for (const owner of new Set([...previous.owners, ...next.owners])) {
+    const diff = await diffGenerations(ingress, previous, next, owner)
+    if (!empty(diff.tools) || !empty(diff.skills)) return false
+  }
+  return true
 }
 
 function closedResult(): ReloadResult {

@@ -12,11 +12,13 @@ import { Logger, type LogSink } from './logger.js'
 import type { PluginDefinition } from './plugin-types.js'
 import type { AbandonedCall, RuntimeLimits } from './pipeline/state.js'
 import type { PipelineHooks, ToolCallOutcome } from './pipeline/types.js'
+import { ProviderWatch } from './provider-watch.js'
 import { DisposableScope } from './scope.js'
 import { Turn } from './turn.js'
 import { createTurnIngress, NEVER_ABORTED, type TurnIngressInput } from './turn-ingress.js'
 import { resolveLimits, TurnToolRuntime } from './turn-tool-runtime.js'
 import type { DeferredContext } from '../features/define-tool.js'
+import type { ProviderStatus } from '../seams/types.js'
 import { locateError } from '../features/loader/index.js'
 import { FolderSource } from './hmr/folder-source.js'
 import { createWatcher } from './hmr/watcher.js'
@@ -49,6 +51,8 @@ interface RootEvents {
   generation: GenerationEvent
   'reload-failed': ReloadFailedEvent
   abandoned: AbandonedCall
+  /** A provider of the active generation connected, went down or is retrying (see `root.providers()`). */
+  provider: ProviderStatus
 }
 
 export interface BeginTurnInput extends Omit<TurnIngressInput, 'journal' | 'signal' | 'session' | 'principal'> {
@@ -82,6 +86,7 @@ export class Root {
   /** Turns ended while calls of theirs still ran: settled once those calls have committed. */
   readonly #draining = new Set<Promise<void>>()
   readonly #source: FolderSource | undefined
+  readonly #providers = new ProviderWatch((status) => this.#emit('provider', status))
 
   /** Prefer `createRoot()`; the constructor only assigns. */
   constructor(options: RootOptions) {
@@ -100,7 +105,11 @@ export class Root {
       ingress: this.ingress,
       grants: this.#grants,
       logger: this.#logger,
-      onGeneration: (event) => this.#emit('generation', event),
+      onGeneration: (event) => {
+        // Followed before the event goes out: a listener reading `providers()` sees the new set.
+        if (this.#generations.active) this.#providers.follow(this.#generations.active)
+        this.#emit('generation', event)
+      },
       onFailed: (event) => this.#emit('reload-failed', event),
     })
   }
@@ -119,6 +128,14 @@ export class Root {
   get activeGeneration(): Generation {
     this.#assertOpen()
     return this.#generations.active!
+  }
+
+  /**
+   * The connection status of each provider in the active generation that reports one (MCP servers):
+   * a provider that is `down` contributes no tools, and says why and when it retries.
+   */
+  providers(): ProviderStatus[] {
+    return this.#providers.statuses()
   }
 
   /** What crash repair closed when the journal opened. */
@@ -308,6 +325,7 @@ export class Root {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#generations.close()
+      this.#providers.close()
       await Promise.allSettled(
         [...this.#turns].map(async (turn) => {
           await turn.tools.idle()

@@ -103,3 +103,28 @@ export interface ChangeNotifyingService {
 export function isChangeNotifying(value: unknown): value is ChangeNotifyingService {
   return typeof (value as Partial<ChangeNotifyingService> | null)?.onDidChange === 'function'
 }
+
+/** The connection state of a provider that reaches something remote (an MCP server). */
+export interface ProviderStatus {
+  /** The provider's id. */
+  readonly provider: string
+  readonly state: 'idle' | 'connecting' | 'connected' | 'down' | 'disposed'
+  /** Why it is down, or what its last tool list dropped; never holds secrets. */
+  readonly reason?: string
+  /** While down: when the next attempt starts (epoch milliseconds). */
+  readonly retryAt?: number
+}
+
+/**
+ * Implemented by providers that connect to something and may be down. The root reports each change
+ * as a `provider` event while the provider is registered in the active generation, so a provider
+ * that contributes nothing is never silent.
+ */
+export interface StatusReportingService {
+  readonly providerStatus: ProviderStatus
+  onStatusChange(listener: (status: ProviderStatus) => void): () => void
+}
+
+export function isStatusReporting(value: unknown): value is StatusReportingService {
+  return typeof (value as Partial<StatusReportingService> | null)?.onStatusChange === 'function'
+}

@@ -3,7 +3,7 @@ import { messageOf } from '../../errors.js'
 import type { Root } from '../../runtime/root.js'
 import { EXIT, UsageError } from '../errors.js'
 import { follow } from '../follow.js'
-import { formatDiagnostic, ms } from '../format.js'
+import { formatDiagnostic, formatProvider, ms, printable } from '../format.js'
 import { type CliContext, line, type Style, styleFor } from '../io.js'
 import { type HttpServeOptions, httpServeOptions, loadServe } from '../mcp-server.js'
 import { logSink, untilStopped } from '../signals.js'
@@ -63,6 +63,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
       line(out, style.yellow(`  repaired   ${plural(repaired.results, 'call')} (OUTCOME_UNKNOWN) and ${plural(repaired.turns, 'turn')} left open by a crash`))
     }
     line(out, `  mcp        ${mcp.text}`)
+    for (const status of root.providers()) line(out, `  provider   ${formatProvider(status, style)}`)
     for (const d of root.activeGeneration.diagnostics) line(out, `${style.yellow('warning:')} ${formatDiagnostic(d, style, dir)}`)
     line(out, style.dim('watching for changes; Ctrl-C to stop'))
     quiet = false
@@ -97,10 +98,11 @@ function parseDebounce(value: string | undefined): number | undefined {
   return Number(value)
 }
 
-/** `3  a, b, c`; a long list is cut after a dozen names. */
+/** `3  a, b, c`; a long list is cut after a dozen names, each escaped (remote providers name tools too). */
 function names(list: readonly string[], max = 12): string {
   if (list.length === 0) return '0'
-  const shown = list.length > max ? `${list.slice(0, max).join(', ')} and ${list.length - max} more` : list.join(', ')
+  const safe = list.map(printable)
+  const shown = safe.length > max ? `${safe.slice(0, max).join(', ')} and ${safe.length - max} more` : safe.join(', ')
   return `${list.length}  ${shown}`
 }
 

@@ -1,7 +1,8 @@
 import type { Command } from 'commander'
 import type { AgentCapabilities } from '../../runtime/capability-ingress.js'
 import { EXIT } from '../errors.js'
-import { printable, schemaSummary, table } from '../format.js'
+import type { ProviderStatus } from '../../seams/types.js'
+import { formatProvider, printable, schemaSummary, table } from '../format.js'
 import { type CliContext, line, styleFor } from '../io.js'
 import { loadRuntime, pluginDir } from '../workspace.js'
 
@@ -22,14 +23,16 @@ async function tools(cli: CliContext, dirArg: string, json: boolean): Promise<nu
   const { createRoot } = await loadRuntime()
   const root = await createRoot({ dir, repair: false })
   let capabilities: AgentCapabilities
+  let providers: ProviderStatus[]
   try {
     capabilities = await root.capabilities()
+    providers = root.providers()
   } finally {
     await root.close()
   }
   const out = cli.io.stdout
   if (json) {
-    line(out, JSON.stringify(catalogJson(capabilities), null, 2))
+    line(out, JSON.stringify({ ...catalogJson(capabilities), providers }, null, 2))
     return EXIT.ok
   }
   const style = styleFor(out, cli.io.env)
@@ -43,6 +46,12 @@ async function tools(cli: CliContext, dirArg: string, json: boolean): Promise<nu
     line(out)
     const rows = capabilities.skills.map((s) => [style.bold(printable(s.name)), printable(s.source), printable(oneLine(s.description))])
     for (const row of table([['SKILL', 'SOURCE', 'DESCRIPTION'].map(style.dim), ...rows])) line(out, row)
+  }
+  // A provider that is down contributed no tools: said, so `0 tools` is never a mystery.
+  const down = providers.filter((status) => status.state !== 'connected')
+  if (down.length > 0) {
+    line(out)
+    for (const status of down) line(out, `${style.yellow('provider')} ${formatProvider(status, style)}`)
   }
   return EXIT.ok
 }

@@ -93,8 +93,10 @@ describe('McpToolService against the reference "everything" server over stdio', 
     const error = await crashy.schema('global').catch((caught: unknown) => caught)
     expect(SeamError.is(error, 'PROVIDER_UNAVAILABLE')).toBe(true)
     expect(crashy.isAvailable('global', 'echo')).toBe(false)
-    const whileDown = await crashy.execute('global', 'echo', { message: 'x' })
-    expect(whileDown).toMatchObject({ success: false, error: expect.stringMatching(/"everything-crashy" is not connected/) })
+    await expect(crashy.execute('global', 'echo', { message: 'x' })).rejects.toMatchObject({
+      code: 'PROVIDER_UNAVAILABLE',
+      message: expect.stringMatching(/"everything-crashy" is not connected/),
+    })
 
     await waitFor('the recovery to be announced', () => seen.lastIndexOf('connected') > seen.indexOf('down'))
     expect(seen).toContain('down')

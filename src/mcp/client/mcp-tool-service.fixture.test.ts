@@ -118,15 +118,22 @@ describe('McpToolService against our own low-level fixture server over stdio', (
     for (const text of [JSON.stringify(result), leaky.diagnostic, error.message]) expect(text).not.toContain(SECRET)
   })
 
-  it('reports not connected before connect() is called', async () => {
+  it('connects on first use when nobody called connect(), and connect() afterwards is a no-op', async () => {
     const idle = new McpToolService({ id: 'idle', transport: fixtureTransport() })
     onTestFinished(() => idle.dispose())
     expect(idle.status).toBe('idle')
-    await expect(idle.schema('global')).rejects.toThrow(/"idle" is not connected \(idle\): connect\(\) has not been called/)
-    expect(await idle.execute('global', 'echo', { text: 'x' })).toMatchObject({
-      success: false,
-      metadata: { code: 'not_connected' },
-    })
+    const names = (await idle.schema('global')).map((schema) => schema.function.name)
+    expect(names).toContain('echo')
+    expect(idle.status).toBe('connected')
+    const pid = idle.pid
+    await Promise.all([idle.connect(), idle.connect()])
+    expect(idle.pid).toBe(pid)
+  })
+
+  it('calls a service nobody connected: the call connects it', async () => {
+    const idle = new McpToolService({ id: 'idle-call', transport: fixtureTransport() })
+    onTestFinished(() => idle.dispose())
+    expect(await idle.execute('global', 'echo', { text: 'x' })).toEqual({ success: true, content: [{ type: 'text', text: 'echo: x' }] })
   })
 
   it('rejects connect() when the command cannot start, and keeps retrying until disposed', async () => {
@@ -154,7 +161,7 @@ describe('McpToolService against our own low-level fixture server over stdio', (
     await waitFor('the child to exit', () => !isAlive(pid), 2_000)
     expect(short.status).toBe('disposed')
     await expect(short.schema('global')).rejects.toSatisfy((caught: unknown) => SeamError.is(caught, 'CLOSED'))
-    expect(await short.execute('global', 'echo', { text: 'x' })).toMatchObject({ success: false })
+    await expect(short.execute('global', 'echo', { text: 'x' })).rejects.toMatchObject({ code: 'PROVIDER_UNAVAILABLE' })
   })
 
   it('leaves a server out of a new generation at once while a reconnection hangs, instead of waiting for it', async () => {

@@ -3,6 +3,8 @@ import { deepFreeze } from '../../features/schema.js'
 import { ABORTED, untilAborted } from '../../runtime/abort.js'
 import type {
   ChangeNotifyingService,
+  ProviderStatus,
+  StatusReportingService,
   ToolExecutionResult,
   ToolInvocationContext,
   ToolSchema,
@@ -26,11 +28,13 @@ export const CHANGE_DEBOUNCE_MS = 20
 /**
  * A remote MCP server (stdio or streamable HTTP) as a `ToolService`. `schema()` serves the server's
  * `tools/list`, cached until it announces `list_changed`; `execute()` is one `tools/call` under the
- * caller's signal. While the server is unreachable `schema()` rejects with `PROVIDER_UNAVAILABLE`, so
- * new generations leave its tools out, and the service reconnects in the background; every change of
- * the visible tool set (list_changed, lost, back) reaches `onDidChange` listeners.
+ * caller's signal. The first `schema()` connects. While the server is unreachable `schema()` and
+ * `execute()` reject with `PROVIDER_UNAVAILABLE`, so new generations leave its tools out and calls
+ * settle with that code, and the service reconnects in the background; every change of the visible
+ * tool set (list_changed, lost, back) reaches `onDidChange` listeners, every change of its
+ * connection reaches `onStatusChange` listeners (the root's `provider` events).
  */
-export class McpToolService implements ToolService, ChangeNotifyingService {
+export class McpToolService implements ToolService, ChangeNotifyingService, StatusReportingService {
   readonly id: string
   readonly description: string
   readonly #options: McpToolServiceOptions
@@ -38,6 +42,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService {
   readonly #redact: Redactor
   readonly #supervisor: ConnectionSupervisor
   readonly #listeners = new Set<() => void>()
+  readonly #statusListeners = new Set<(status: ProviderStatus) => void>()
   #changeTimer: NodeJS.Timeout | undefined
   #epoch = 0
   #cache: { connection: McpConnection; epoch: number; schemas: Promise<readonly ToolSchema[]> } | undefined
@@ -57,7 +62,11 @@ export class McpToolService implements ToolService, ChangeNotifyingService {
         redact: this.#redact,
         reconnect: options.reconnect,
       },
-      { onToolsChanged: () => this.#changed(), onAvailabilityChanged: () => this.#changed() },
+      {
+        onToolsChanged: () => this.#changed(),
+        onAvailabilityChanged: () => this.#changed(),
+        onStatus: () => this.#statusChanged(),
+      },
     )
   }
 
@@ -70,14 +79,36 @@ export class McpToolService implements ToolService, ChangeNotifyingService {
     return this.#supervisor.diagnostic ?? (this.#notes.length > 0 ? this.#notes.join('; ') : undefined)
   }
 
+  /** The status the root reports as `provider` events (and `seam dev` / `seam tools` print). */
+  get providerStatus(): ProviderStatus {
+    const status = this.#supervisor.status
+    const reason = this.diagnostic
+    const retryAt = this.#supervisor.retryAt
+    return Object.freeze({
+      provider: this.id,
+      state: status,
+      ...(reason !== undefined ? { reason } : {}),
+      ...(retryAt !== undefined ? { retryAt } : {}),
+    })
+  }
+
+  onStatusChange(listener: (status: ProviderStatus) => void): () => void {
+    this.#statusListeners.add(listener)
+    return () => {
+      this.#statusListeners.delete(listener)
+    }
+  }
+
   /** The child's process id while a stdio server is connected. */
   get pid(): number | undefined {
     return this.#supervisor.connection?.pid
   }
 
   /**
-   * Connects (spawns or dials) and completes the handshake. On failure it rejects with
-   * `PROVIDER_UNAVAILABLE` and keeps retrying in the background, so a host may register it anyway.
+   * Connects (spawns or dials) and completes the handshake; idempotent (a second call waits for the
+   * same attempt). Optional: the first generation that lists the service's tools connects it. On
+   * failure it rejects with `PROVIDER_UNAVAILABLE` and keeps retrying in the background, so a host
+   * may register it anyway.
    */
   connect(): Promise<void> {
     return this.#supervisor.connect()
@@ -140,7 +171,9 @@ export class McpToolService implements ToolService, ChangeNotifyingService {
       connection = current
     } catch (error) {
       if (signal?.aborted) throw signal.reason
-      return { success: false, error: messageOf(error), metadata: { code: 'not_connected', status: this.status } }
+      // Down: the call never reached the server. A coded fault, so the outcome says PROVIDER_UNAVAILABLE.
+      if (SeamError.is(error, 'PROVIDER_UNAVAILABLE')) throw error
+      throw new SeamError('PROVIDER_UNAVAILABLE', messageOf(error), { cause: error, details: { provider: this.id, status: this.status } })
     }
     try {
       const result = await connection.callTool(toolName, args as Record<string, unknown>, {
@@ -182,6 +215,18 @@ export class McpToolService implements ToolService, ChangeNotifyingService {
     const { schemas, notes } = mapTools(tools, { serverId: this.id, concurrencySafe: this.#options.concurrencySafe })
     this.#notes = notes.map(this.#redact)
     return Object.freeze(schemas.map(deepFreeze))
+  }
+
+  #statusChanged(): void {
+    if (this.#statusListeners.size === 0) return
+    const status = this.providerStatus
+    for (const listener of [...this.#statusListeners]) {
+      try {
+        listener(status)
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
   }
 
   /** Drops the cached list now and tells listeners once the burst is over. */

@@ -17,6 +17,8 @@ export interface SupervisorHooks {
   onToolsChanged(): void
   /** The tool set appeared or vanished: a connection was lost, or came back after being down. */
   onAvailabilityChanged(): void
+  /** Any change of `status` (and of the diagnostic or retry time that go with it). */
+  onStatus(): void
 }
 
 export interface SupervisorSettings extends ConnectionSettings {
@@ -34,6 +36,8 @@ export class ConnectionSupervisor {
   /** The attempt in flight was started by a retry, not by `connect()`'s first try. */
   #attemptIsRetry = false
   #retryTimer: NodeJS.Timeout | undefined
+  /** When the scheduled retry starts (epoch ms), while down. */
+  #retryAt: number | undefined
   #retries = 0
   #diagnostic: string | undefined
   #disposing: Promise<void> | undefined
@@ -50,6 +54,11 @@ export class ConnectionSupervisor {
   /** Why the server is down (or why the last attempt failed); redacted. */
   get diagnostic(): string | undefined {
     return this.#diagnostic
+  }
+
+  /** While down, when the next attempt starts (epoch ms). */
+  get retryAt(): number | undefined {
+    return this.#status === 'down' ? this.#retryAt : undefined
   }
 
   /** The live connection, when there is one. */
@@ -70,14 +79,17 @@ export class ConnectionSupervisor {
   }
 
   /**
-   * The live connection; waits for an attempt in flight; otherwise rejects with PROVIDER_UNAVAILABLE.
-   * With `waitForRetry: false`, a reconnection attempt (after the server was lost or first failed) is
-   * not waited for: a generation being built leaves the tools out at once rather than stalling on a
-   * server that may hang for the whole setup timeout, and the reconnection announces them.
+   * The live connection; connects first when nothing has tried yet (a registered provider need not
+   * be connected by hand); waits for an attempt in flight; otherwise rejects with
+   * PROVIDER_UNAVAILABLE. With `waitForRetry: false`, a reconnection attempt (after the server was
+   * lost or first failed) is not waited for: a generation being built leaves the tools out at once
+   * rather than stalling on a server that may hang for the whole setup timeout, and the
+   * reconnection announces them.
    */
   current(waitForRetry = true): Promise<McpConnection> {
     if (this.#status === 'disposed') return Promise.reject(this.#closed())
     if (this.#connection && this.#status === 'connected') return Promise.resolve(this.#connection)
+    if (this.#status === 'idle') return this.#startAttempt()
     if (this.#attempt && (waitForRetry || !this.#attemptIsRetry)) return this.#attempt
     return Promise.reject(this.unavailable())
   }
@@ -85,8 +97,7 @@ export class ConnectionSupervisor {
   /** The error for "this server cannot be used right now". */
   unavailable(): SeamError {
     const { serverId } = this.#settings
-    const why =
-      this.#status === 'idle' ? 'connect() has not been called' : `${this.#diagnostic ?? 'no connection'}; retrying`
+    const why = `${this.#diagnostic ?? 'no connection'}; retrying`
     return new SeamError('PROVIDER_UNAVAILABLE', `MCP server "${serverId}" is not connected (${this.#status}): ${why}`, {
       details: { provider: serverId, status: this.#status },
       hint: 'Its tools are left out until the server is reachable again.',
@@ -102,6 +113,7 @@ export class ConnectionSupervisor {
       const connection = this.#connection
       this.#connection = undefined
       this.#disposing = Promise.allSettled([connection?.close(), this.#attempt]).then(() => undefined)
+      this.#hooks.onStatus()
     }
     return this.#disposing
   }
@@ -110,6 +122,7 @@ export class ConnectionSupervisor {
     const recovering = this.#status === 'down'
     this.#attemptIsRetry = recovering
     this.#status = 'connecting'
+    this.#hooks.onStatus()
     let live: McpConnection | undefined
     const hooks = {
       onToolsChanged: () => {
@@ -131,6 +144,7 @@ export class ConnectionSupervisor {
         this.#status = 'connected'
         this.#retries = 0
         this.#diagnostic = undefined
+        this.#hooks.onStatus()
         if (recovering) this.#hooks.onAvailabilityChanged()
         return connection
       },
@@ -140,6 +154,7 @@ export class ConnectionSupervisor {
         this.#status = 'down'
         this.#diagnostic = `connecting failed: ${safeMessage(error, this.#settings.redact)}`
         this.#scheduleRetry()
+        this.#hooks.onStatus()
         throw this.unavailable()
       },
     )
@@ -154,11 +169,13 @@ export class ConnectionSupervisor {
     this.#diagnostic = `connection lost: ${reason}`
     void connection.close()
     this.#scheduleRetry()
+    this.#hooks.onStatus()
     this.#hooks.onAvailabilityChanged()
   }
 
   #scheduleRetry(): void {
     const delay = backoffDelay(this.#retries++, this.#settings.reconnect)
+    this.#retryAt = Date.now() + delay
     clearTimeout(this.#retryTimer)
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = undefined

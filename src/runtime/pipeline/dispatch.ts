@@ -127,6 +127,15 @@ function decide(state: CallState, run: BodyRun, result: BodyResult): void {
     settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled.` })
     return
   }
+  if (result.unavailable) {
+    settle(state, {
+      status: 'failed',
+      code: 'PROVIDER_UNAVAILABLE',
+      message: `The tool "${name}" is unavailable right now: ${result.error}`,
+      details: result.details,
+    })
+    return
+  }
   settle(state, {
     status: 'failed',
     code: 'TOOL_ERROR',
@@ -391,6 +400,8 @@ class BodyRun implements Due {
     } catch {
       details = undefined
     }
+    // A provider that is down says so with a coded error: the call never reached the tool.
+    if (this.#seam !== undefined && SeamError.is(error, 'PROVIDER_UNAVAILABLE')) return { ok: false, error: messageOf(error), details, unavailable: true }
     return { ok: false, error: messageOf(error), details }
   }
 }

@@ -36,7 +36,8 @@ export type DeferredContextInput = string | { id?: string; role?: 'user' | 'syst
 export type DispatchResult =
   /** `content`: a provider's own model-facing blocks; without them the value is rendered. */
   | { ok: true; value: unknown; content?: ContentBlock[] }
-  | { ok: false; error: string; details?: Record<string, unknown> }
+  /** `unavailable`: the provider was down (it threw `PROVIDER_UNAVAILABLE`), so nothing ran. */
+  | { ok: false; error: string; details?: Record<string, unknown>; unavailable?: boolean }
 
 export type PreExecuteHook = (exec: ToolExecution, next: () => Promise<PreDecision>) => PreDecision | Promise<PreDecision>
 /** A wrapper may call `next` with a replacement dispatch signal; nothing else can change. */
