@@ -1,4 +1,5 @@
 import type { ApprovalPort, ApprovalReply, ApprovalRequest } from './approval-types.js'
+import type { JournalCoordination, SessionGrant } from './journal/coordination.js'
 import type { ApprovalDecision } from './journal/types.js'
 import { redactSecrets } from './journal/privacy.js'
 import { MAX_TIMER_MS } from './pipeline/deadlines.js'
@@ -9,17 +10,39 @@ const ANSWERS: ReadonlySet<string> = new Set(['allowed-once', 'allowed-session',
  * Session grants (`once` mode, or an `allowed-session` answer). A grant belongs to one principal in
  * one session (another user reusing the session id is asked again) and covers one tool as one source
  * offers it: a changed tool (name, description or input schema) has another fingerprint, and a
- * provider swapped in with the same signature is another source, so either asks again. `retain`
- * drops grants for tools no generation projects anymore.
+ * provider swapped in with the same signature is another source, so either asks again. With a
+ * journal, grants are kept there too, so a grant given on one host holds on every host sharing it
+ * (and across restarts), and a changed tool's grants match nowhere. This process remembers the
+ * grants it has seen; `retain` forgets those for tools no generation projects anymore.
  */
 export class ApprovalGrants {
   readonly #grants = new Map<string, Set<string>>()
+  readonly #store: JournalCoordination | undefined
 
-  has(turn: GrantHolder, tool: GrantedTool): boolean {
-    return this.#grants.get(holderKey(turn))?.has(toolKey(tool)) ?? false
+  constructor(store?: JournalCoordination) {
+    this.#store = store
   }
 
-  grant(turn: GrantHolder, tool: GrantedTool): void {
+  /** Synchronous when this process already knows the grant; otherwise asks the journal (a failure is no grant). */
+  has(turn: GrantHolder, tool: GrantedTool): boolean | Promise<boolean> {
+    if (this.#grants.get(holderKey(turn))?.has(toolKey(tool))) return true
+    if (this.#store === undefined) return false
+    return this.#store.hasGrant(grantOf(turn, tool)).then(
+      (found) => {
+        if (found) this.#remember(turn, tool)
+        return found
+      },
+      () => false,
+    )
+  }
+
+  /** Remembers the grant here, and resolves once the journal holds it too (a journal failure only loses the sharing). */
+  grant(turn: GrantHolder, tool: GrantedTool): Promise<void> | undefined {
+    this.#remember(turn, tool)
+    return this.#store?.grant(grantOf(turn, tool)).catch(() => undefined)
+  }
+
+  #remember(turn: GrantHolder, tool: GrantedTool): void {
     const holder = holderKey(turn)
     let set = this.#grants.get(holder)
     if (!set) {
@@ -44,6 +67,13 @@ export class ApprovalGrants {
     return n
   }
 }
+
+const grantOf = (turn: GrantHolder, tool: GrantedTool): SessionGrant => ({
+  session: turn.session,
+  subjectId: turn.principal.subjectId,
+  source: tool.source,
+  fingerprint: tool.fingerprint,
+})
 
 /** Who holds a grant: a session and the principal acting in it. */
 export interface GrantHolder {

@@ -2,6 +2,8 @@ import path from 'node:path'
 import { SeamError } from '../errors.js'
 import { ApprovalGrants } from './approval.js'
 import { Approvals } from './approvals.js'
+import { HostLease } from './host-lease.js'
+import { MAX_TIMER_MS } from './pipeline/deadlines.js'
 import type { ApprovalPort, PermissionHost } from './approval-types.js'
 import { type AgentCapabilities, CapabilityIngress } from './capability-ingress.js'
 import type { Generation } from './generation.js'
@@ -25,6 +27,8 @@ import { createWatcher } from './hmr/watcher.js'
 
 export type { GenerationEvent, ReloadFailedEvent, ReloadResult } from './generation-store.js'
 
+const DEFAULT_LEASE_MS = 30_000
+
 export interface RootOptions {
   /** The root plugin. With `dir`, its folder; without, the root plugin is loaded from `dir`. */
   readonly plugin?: PluginDefinition
@@ -41,8 +45,16 @@ export interface RootOptions {
   /** Host-level hooks, run before every plugin's. */
   readonly hooks?: Partial<PipelineHooks>
   readonly log?: LogSink
-  /** Close open calls and turns left by a crash when the journal opens. Default true. */
+  /**
+   * Close open calls and turns left by a crash when the journal opens, and then on every heartbeat
+   * (those of hosts past their lease). Default true.
+   */
   readonly repair?: boolean
+  /**
+   * How long after its last heartbeat in the journal this host counts as dead to the others, who
+   * then repair what it left open. It beats every third of this. Default 30 000 ms.
+   */
+  readonly leaseMs?: number
   /** Quiet time after the last file event before a reload (watch mode). Default 20 ms. */
   readonly debounceMs?: number
 }
@@ -76,7 +88,7 @@ export class Root {
   readonly scope = new DisposableScope()
   readonly #options: RootOptions
   readonly #logger: Logger
-  readonly #grants = new ApprovalGrants()
+  readonly #grants: ApprovalGrants
   readonly #listeners = new Map<keyof RootEvents, Set<(event: never) => void>>()
   readonly #limits: RuntimeLimits
   readonly #generations: GenerationStore
@@ -96,6 +108,7 @@ export class Root {
     this.ingress = new CapabilityIngress({ permissions: options.permissions, permissionTimeoutMs: this.#limits.policyTimeoutMs })
     this.#logger = new Logger(options.log ?? (() => {}))
     this.approvals = new Approvals(this.journal, this.#limits.approvalTtlMs)
+    this.#grants = new ApprovalGrants(this.journal.coordination)
     this.#source = options.dir ? new FolderSource(options.dir, hostModules) : undefined
     this.#generations = new GenerationStore({
       plugin: options.plugin,
@@ -157,9 +170,26 @@ export class Root {
     return () => set.delete(listener as (event: never) => void)
   }
 
-  /** Opens the journal (running crash repair) and publishes generation 1. Called by `createRoot`. */
+  /** Opens the journal (heartbeat, then crash repair) and publishes generation 1. Called by `createRoot`. */
   async start(): Promise<void> {
-    if (this.#options.repair !== false) this.#repair = await this.journal.repair()
+    const repair = this.#options.repair !== false
+    const leaseMs = this.#options.leaseMs ?? DEFAULT_LEASE_MS
+    if (!Number.isSafeInteger(leaseMs) || leaseMs < 3 || leaseMs > MAX_TIMER_MS) {
+      throw new SeamError('INVALID_OPTIONS', `\`leaseMs\` must be a whole number of milliseconds from 3 to ${MAX_TIMER_MS}, got ${String(leaseMs)}`)
+    }
+    const lease = new HostLease({
+      journal: this.journal,
+      leaseMs,
+      tick: async () => {
+        if (repair) await this.journal.repair()
+        await this.approvals.expire()
+      },
+      onError: (error) => this.#logger.warn('the journal heartbeat, repair or expiry failed', { error: String(error) }),
+    })
+    await lease.start()
+    // Closed last of the scope (added first): after the turns, before the journal.
+    this.scope.add(() => lease.close(), 'host lease')
+    if (repair) this.#repair = await this.journal.repair()
     const result = await this.#generations.reload({ setup: true })
     if (!result.ok) {
       const first = result.diagnostics[0]

@@ -85,7 +85,7 @@ export class TurnToolRuntime {
       generation,
       tools,
       ingress: options.ingress ?? new CapabilityIngress(),
-      grants: options.grants ?? new ApprovalGrants(),
+      grants: options.grants ?? new ApprovalGrants(journal.coordination),
       limits: resolveLimits(options.limits),
       ended: options.ended ?? (() => false),
       nextSeq: options.nextSeq ?? (() => ++seq),

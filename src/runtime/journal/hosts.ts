@@ -32,6 +32,8 @@ export interface Owner {
  *   id (a restarted container is pid 1 again; a fixed `hostId`). Later ones are this process's own;
  * - `hostname:pid` of this machine whose process no longer exists (`kill(pid, 0)` fails with ESRCH;
  *   EPERM means it exists);
+ * - a host with a heartbeat in the journal whose last beat is older than its lease at `now` (any
+ *   machine: the lease is how hosts tell each other they are alive, so a hung process counts too);
  * - any other host (another machine, or an id this machine cannot check) only with `hosts: 'all'`.
  * Each pid is looked up once per test.
  */
@@ -47,16 +49,18 @@ export function ownerGoneTest(
   return ({ host, at }) => {
     if (host === undefined || host === null) return true
     if (host === self) return at < PROCESS_STARTED_AT
+    const pid = localPid(host, local)
+    if (pid !== undefined) {
+      let known = alive.get(pid)
+      if (known === undefined) {
+        known = isProcessAlive(pid)
+        alive.set(pid, known)
+      }
+      if (!known) return true
+    }
     const leaseEnds = leases.get(host)
     if (leaseEnds !== undefined) return leaseEnds < now
-    const pid = localPid(host, local)
-    if (pid === undefined) return hosts === 'all'
-    let known = alive.get(pid)
-    if (known === undefined) {
-      known = isProcessAlive(pid)
-      alive.set(pid, known)
-    }
-    return !known
+    return pid === undefined && hosts === 'all'
   }
 }
 

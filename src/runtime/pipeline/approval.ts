@@ -54,7 +54,7 @@ export async function applyDecision(state: CallState, decision: ApprovalDecision
   const { turn } = ctx
   if (!(await recorded(state, { kind: 'approval/decided', turnId: turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, decision }))) return
   if (decision === 'allowed-session' || (decision === 'allowed-once' && capability.approval === 'once')) {
-    ctx.grants.grant(turn, capability)
+    await ctx.grants.grant(turn, capability)
   }
   if (decision === 'allowed-once' || decision === 'allowed-session') return
   deny(state, denial(exec.name, decision, reason, error))
@@ -62,7 +62,7 @@ export async function applyDecision(state: CallState, decision: ApprovalDecision
 
 /** Why this call needs a person's approval, or `undefined` when it does not. */
 function approvalReason(state: CallState): string | undefined | Promise<string | undefined> {
-  const { ctx, capability, binding, args } = state
+  const { capability, binding, args } = state
   if (!capability || !binding || !args) return undefined
   if (state.askReasons?.length) return state.askReasons.join('; ')
   switch (capability.approval) {
@@ -71,16 +71,22 @@ function approvalReason(state: CallState): string | undefined | Promise<string |
     case 'always':
       return `"${capability.name}" always asks for approval`
     case 'once':
-      return ctx.grants.has(ctx.turn, capability) ? undefined : `first use of "${capability.name}" in this session`
+      return unlessGranted(state, `first use of "${capability.name}" in this session`)
     default:
       return onRisk(state)
   }
 }
 
 async function onRisk(state: CallState): Promise<string | undefined> {
-  const { ctx, capability } = state
   const risk = await riskOf(state)
-  return risk === undefined || state.settled || ctx.grants.has(ctx.turn, capability!) ? undefined : risk
+  return risk === undefined || state.settled ? undefined : unlessGranted(state, risk)
+}
+
+/** `reason`, unless the session already holds a grant for this tool; synchronous when known here. */
+function unlessGranted(state: CallState, reason: string): string | undefined | Promise<string | undefined> {
+  const held = state.ctx.grants.has(state.ctx.turn, state.capability!)
+  if (typeof held === 'boolean') return held ? undefined : reason
+  return held.then((granted) => (granted ? undefined : reason))
 }
 
 /** The tool's risk reason; a `risk()` past its deadline (or cut short by an abort) settles the call. */
