@@ -44,6 +44,38 @@ describe('public surface', () => {
     `)
   })
 
+  it("pins the runtime export names of 'seam-runtime/openai'", async () => {
+    const names = Object.keys(await import('seam-runtime/openai')).sort()
+    expect(names).toMatchInlineSnapshot(`
+      [
+        "dropStrictNulls",
+        "fromChatToolCalls",
+        "fromResponsesOutput",
+        "skillInstructions",
+        "toChatHistory",
+        "toChatMessages",
+        "toChatTools",
+        "toResponsesHistory",
+        "toResponsesItems",
+        "toResponsesTools",
+        "toStrictSchema",
+      ]
+    `)
+  })
+
+  it("pins the runtime export names of 'seam-runtime/anthropic'", async () => {
+    const names = Object.keys(await import('seam-runtime/anthropic')).sort()
+    expect(names).toMatchInlineSnapshot(`
+      [
+        "fromAnthropicContent",
+        "skillInstructions",
+        "toAnthropicHistory",
+        "toAnthropicToolResults",
+        "toAnthropicTools",
+      ]
+    `)
+  })
+
   it('gives plugin authors the very same definePlugin and createToken as the main entry', async () => {
     const main = await import('seam-runtime')
     const plugin = await import('seam-runtime/plugin-runtime')

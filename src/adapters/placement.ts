@@ -1,0 +1,63 @@
+import type { DeferredContext } from '../features/define-tool.js'
+import type { AgentCapabilities } from '../runtime/capability-ingress.js'
+import type { ContentBlock } from '../runtime/journal/types.js'
+import type { ToolResult } from './messages.js'
+
+/**
+ * Where skills and deferred contexts go: one rule, applied by every adapter.
+ *
+ * 1. **Skills** are system instructions: `skillInstructions(capabilities)` lists every skill by
+ *    name and description and includes the full instructions of `always` skills (and of those
+ *    named in `include`). It goes where each API keeps instructions: the first `system` message
+ *    (Chat Completions), `instructions` (Responses), `system` (Anthropic, AI SDK).
+ * 2. **Deferred contexts** follow the tool results of the batch that produced them, in model
+ *    order, as text in the user turn right after those results: a `user` message after the tool
+ *    messages (Chat Completions, Responses), text blocks after the `tool_result` blocks of the same
+ *    user message (Anthropic). The AI SDK owns its message list between steps, so there they close
+ *    the content of the call that deferred them. Each context is wrapped in
+ *    `<context id="…" role="user|system">…</context>`: no API takes a system message mid-turn.
+ */
+export function skillInstructions(capabilities: AgentCapabilities, options: { include?: readonly string[] } = {}): string | undefined {
+  if (capabilities.skills.length === 0) return undefined
+  const include = new Set(options.include)
+  const lines = ['Skills available in this session:']
+  for (const skill of capabilities.skills) lines.push(`- ${skill.name}: ${skill.description}`)
+  for (const skill of capabilities.skills) {
+    if (skill.always || include.has(skill.name)) lines.push('', `## Skill: ${skill.name}`, '', skill.instructions.trim())
+  }
+  return lines.join('\n')
+}
+
+/** The deferred contexts of one batch, in model order. */
+export function contextsOf(results: readonly ToolResult[]): DeferredContext[] {
+  return results.flatMap((result) => result.contexts ?? [])
+}
+
+/** One deferred context as the text the model reads. */
+export function contextText(context: DeferredContext): string {
+  return `<context id="${escapeAttribute(context.id)}" role="${context.role}">\n${context.content}\n</context>`
+}
+
+/** The text before an image that had to leave its tool result (Chat Completions). */
+export function imageIntro(result: ToolResult): string {
+  return `Image returned by the tool call ${result.callId} (${result.name}):`
+}
+
+/**
+ * A content block as text, for a place that takes text only. Blocks the adapters do not map
+ * (anything but text and images) are described rather than dropped, so the model knows.
+ */
+export function blockText(block: ContentBlock): string {
+  if (block.type === 'text') return block.text
+  const { type, mimeType } = block as { type: string; mimeType?: unknown }
+  return `[${type}${typeof mimeType === 'string' ? ` ${mimeType}` : ''} content not shown]`
+}
+
+/** What a result with no content says instead, so no API sees an empty tool result. */
+export function emptyText(result: ToolResult): string {
+  return result.status === 'completed' ? '(no output)' : `(${result.status}${result.code ? `: ${result.code}` : ''})`
+}
+
+function escapeAttribute(value: string): string {
+  return value.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;')
+}
