@@ -44,13 +44,24 @@ export function imageIntro(result: ToolResult): string {
 }
 
 /**
- * A content block as text, for a place that takes text only. Blocks the adapters do not map
- * (anything but text and images) are described rather than dropped, so the model knows.
+ * A content block as text, for a place that takes text only: a resource's text inline, a link by
+ * its name and URI, and audio or binary data described rather than dropped, so the model knows.
  */
 export function blockText(block: ContentBlock): string {
-  if (block.type === 'text') return block.text
-  const { type, mimeType } = block as { type: string; mimeType?: unknown }
-  return `[${type}${typeof mimeType === 'string' ? ` ${mimeType}` : ''} content not shown]`
+  switch (block.type) {
+    case 'text':
+      return block.text
+    case 'resource_link':
+      return `[resource ${block.title ?? block.name}: ${block.uri}${block.description ? ` (${block.description})` : ''}]`
+    case 'resource':
+      return 'text' in block.resource ? `Resource ${block.resource.uri}:\n${block.resource.text}` : `[resource ${block.resource.uri}${mime(block.resource.mimeType)} content not shown]`
+    default:
+      return `[${block.type}${mime(block.mimeType)} content not shown]`
+  }
+}
+
+function mime(mimeType: string | undefined): string {
+  return mimeType ? ` ${mimeType}` : ''
 }
 
 /** What a result with no content says instead, so no API sees an empty tool result. */
