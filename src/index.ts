@@ -91,3 +91,15 @@ export type {
   RepairOptions,
   RepairReport,
 } from './runtime/journal/index.js'
+
+// ── Model loops: provider-neutral messages, the reference agent loop, the journal transcript ──────
+// (the wire-format adapters are the subpath entries seam-runtime/openai, /anthropic and /ai-sdk)
+export { runAgent } from './adapters/agent.js'
+export type { AgentEvent, AgentResult, AgentRun, RunAgentOptions } from './adapters/agent.js'
+export { observeApprovals } from './adapters/agent-approvals.js'
+export type { ApprovalEvent, ObservedApprovals } from './adapters/agent-approvals.js'
+export { openAiChatModel } from './adapters/model-client.js'
+export type { ModelClient, ModelReply, ModelRequest, OpenAiChatModelOptions } from './adapters/model-client.js'
+export { transcript } from './adapters/transcript.js'
+export type { TranscriptJournal, TurnPages } from './adapters/transcript.js'
+export type { AgentMessage, ToolResult } from './adapters/messages.js'

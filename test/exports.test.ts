@@ -27,9 +27,13 @@ describe('public surface', () => {
         "defineSkill",
         "defineTool",
         "memoryJournal",
+        "observeApprovals",
+        "openAiChatModel",
         "postgresJournal",
+        "runAgent",
         "seamIntegrationToken",
         "sqliteJournal",
+        "transcript",
       ]
     `)
   })
@@ -72,6 +76,16 @@ describe('public surface', () => {
         "toAnthropicHistory",
         "toAnthropicToolResults",
         "toAnthropicTools",
+      ]
+    `)
+  })
+
+  it("pins the runtime export names of 'seam-runtime/ai-sdk'", async () => {
+    const names = Object.keys(await import('seam-runtime/ai-sdk')).sort()
+    expect(names).toMatchInlineSnapshot(`
+      [
+        "ToolOutcomeError",
+        "aiSdkTools",
       ]
     `)
   })

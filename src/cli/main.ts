@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander'
 import { registerCall } from './commands/call.js'
+import { registerChat } from './commands/chat.js'
 import { registerDev } from './commands/dev.js'
 import { registerJournal } from './commands/journal.js'
 import { registerMcp } from './commands/mcp.js'
@@ -29,6 +30,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   registerDev(program, cli)
   registerTools(program, cli)
   registerCall(program, cli)
+  registerChat(program, cli)
   registerJournal(program, cli)
   registerMcp(program, cli)
   for (const command of program.commands) {

@@ -1,0 +1,92 @@
+import { SeamError } from '../errors.js'
+import type { JournalEvent, JournalStore } from '../runtime/journal/types.js'
+import type { ToolCall } from '../runtime/pipeline/types.js'
+import type { AgentMessage, ToolResult } from './messages.js'
+
+/** The journal's turn query (`JournalStore.turns`), as much of it as a transcript needs. */
+export interface TurnPages {
+  turns(query: { session: string; limit?: number; before?: string }): Promise<{ turns: ReadonlyArray<{ turnId: string; begunAt: number }>; next?: string }>
+}
+
+/** What `transcript` reads: any journal store; `{ session }` also needs its `turns()` query. */
+export type TranscriptJournal = Pick<JournalStore, 'read'> & Partial<TurnPages>
+
+/**
+ * A provider-neutral history rebuilt from the journal: for each turn (oldest first for a session),
+ * the tool calls as assistant messages, each followed by the results of its calls in call order.
+ *
+ * - Every call is paired with exactly one result. A call the journal closed with
+ *   `OUTCOME_UNKNOWN` (crash repair), or one with no result at all (a crash not yet repaired, or a
+ *   call still parked), is answered with a failed result that tells the model it may or may not
+ *   have run, so the next request is valid for every API.
+ * - Calls journaled one after another with no result between them came from one model message and
+ *   share one assistant message; any other grouping is still valid for every API.
+ * - The journal keeps calls, results and approvals, not the model's or the user's text, and not
+ *   deferred contexts: a host that needs the words too keeps them itself and interleaves them
+ *   (`runAgent` returns its messages for that).
+ */
+export async function transcript(journal: TranscriptJournal, which: { session: string } | { turnId: string }): Promise<AgentMessage[]> {
+  const turnIds = 'turnId' in which ? [which.turnId] : await sessionTurns(journal, which.session)
+  const messages: AgentMessage[] = []
+  for (const turnId of turnIds) messages.push(...turnMessages(await journal.read(turnId)))
+  return messages
+}
+
+/** The result a call gets when the journal cannot say how it ended. */
+export function interruptedResult(call: { callId: string; name: string }): ToolResult {
+  return {
+    callId: call.callId,
+    name: call.name,
+    status: 'failed',
+    code: 'OUTCOME_UNKNOWN',
+    content: [
+      {
+        type: 'text',
+        text: `The call to "${call.name}" was interrupted before its result was recorded: it may or may not have run. Check its effect before you repeat it.`,
+      },
+    ],
+  }
+}
+
+async function sessionTurns(journal: TranscriptJournal, session: string): Promise<string[]> {
+  if (typeof journal.turns !== 'function') {
+    throw new SeamError('INVALID_OPTIONS', 'transcript({ session }) needs a journal store with turns(); pass { turnId } instead')
+  }
+  const turns: { turnId: string; begunAt: number }[] = []
+  let before: string | undefined
+  do {
+    const page = await journal.turns({ session, limit: 500, before })
+    turns.push(...page.turns)
+    before = page.next
+  } while (before !== undefined)
+  // Pages come newest first; a conversation reads oldest first.
+  return turns.sort((a, b) => a.begunAt - b.begunAt).map((turn) => turn.turnId)
+}
+
+function turnMessages(events: readonly JournalEvent[]): AgentMessage[] {
+  const results = new Map<string, ToolResult>()
+  for (const event of events) {
+    if (event.kind === 'tool/result') {
+      results.set(event.callId, { callId: event.callId, name: '', status: event.status, code: event.code, policy: event.policy, content: event.content })
+    }
+  }
+  const messages: AgentMessage[] = []
+  let group: ToolCall[] = []
+  const flush = () => {
+    if (group.length === 0) return
+    messages.push({ role: 'assistant', content: '', toolCalls: group })
+    for (const call of group) messages.push({ role: 'tool', result: resultFor(call, results.get(call.callId)) })
+    group = []
+  }
+  for (const event of events) {
+    if (event.kind === 'tool/call') group.push({ callId: event.callId, name: event.name, arguments: event.arguments })
+    else if (event.kind === 'tool/result') flush()
+  }
+  flush()
+  return messages
+}
+
+function resultFor(call: ToolCall, result: ToolResult | undefined): ToolResult {
+  if (!result || result.code === 'OUTCOME_UNKNOWN') return interruptedResult(call)
+  return { ...result, name: call.name }
+}

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto'
+import { userInfo } from 'node:os'
+import type { Command } from 'commander'
+import { type ObservedApprovals, observeApprovals } from '../../adapters/agent-approvals.js'
+import { type AgentEvent, runAgent } from '../../adapters/agent.js'
+import type { AgentMessage } from '../../adapters/messages.js'
+import { type ModelClient, openAiChatModel } from '../../adapters/model-client.js'
+import type { Root } from '../../runtime/root.js'
+import { messageOf } from '../../errors.js'
+import { contentText } from '../../seams/content.js'
+import { ChatLog } from '../chat-log.js'
+import { chatApproval, LineReader } from '../chat-input.js'
+import { EXIT, UsageError } from '../errors.js'
+import { follow } from '../follow.js'
+import { ms, printable } from '../format.js'
+import { type CliContext, line, type OutStream, type Style, styleFor } from '../io.js'
+import { untilStopped } from '../signals.js'
+import { loadRuntime, openJournal, pluginDir } from '../workspace.js'
+
+interface ChatFlags {
+  model?: string
+  baseUrl?: string
+  resume?: string
+  maxSteps: string
+  strict?: boolean
+}
+
+export function registerChat(program: Command, cli: CliContext): void {
+  program
+    .command('chat')
+    .description("chat with a model at any OpenAI-compatible endpoint that calls the plugin folder's tools")
+    .argument('[dir]', 'the plugin folder', '.')
+    .option('--model <name>', 'the model (default $OPENAI_MODEL)')
+    .option('--base-url <url>', 'the endpoint (default $OPENAI_BASE_URL, else https://api.openai.com/v1); the key is $OPENAI_API_KEY')
+    .option('--resume <session>', 'continue a session: its words from .seam/chat, its calls and results from the journal')
+    .option('--max-steps <n>', 'model requests per message at most', '16')
+    .option('--strict', 'send strict-mode tool schemas (OpenAI Structured Outputs)')
+    .action(async (dir: string, flags: ChatFlags) => {
+      cli.exitCode = await chat(cli, dir, flags)
+    })
+}
+
+async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<number> {
+  const { io } = cli
+  const out = io.stdout
+  const style = styleFor(out, io.env)
+  const modelName = flags.model ?? io.env.OPENAI_MODEL
+  if (!modelName) throw new UsageError('--model is required (or set OPENAI_MODEL)')
+  const maxSteps = Number(flags.maxSteps)
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new UsageError(`--max-steps must be a positive integer, got "${flags.maxSteps}"`)
+  const baseUrl = flags.baseUrl ?? io.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'
+  const dir = pluginDir(io.cwd, dirArg)
+  const log = new ChatLog(dir, flags.resume ?? `chat-${randomUUID().slice(0, 8)}`)
+  const model = openAiChatModel({ baseUrl, model: modelName, apiKey: io.env.OPENAI_API_KEY, strict: flags.strict })
+  const reader = new LineReader(io.stdin, out)
+  const approvals = observeApprovals(chatApproval(reader, out, style))
+  const { createRoot } = await loadRuntime()
+  const root = await createRoot({ dir, watch: true, journal: await openJournal(dir) })
+  const stopping = untilStopped()
+  try {
+    let history: AgentMessage[] = []
+    if (flags.resume) {
+      const resumed = await log.history(root.journal)
+      history = resumed.messages
+      line(out, style.dim(`resumed ${resumed.turns} turn${resumed.turns === 1 ? '' : 's'} of session ${log.session}`))
+    }
+    line(out, `${style.bold('seam chat')} ${modelName} ${style.dim(`at ${baseUrl}`)}`)
+    line(out, `  session    ${log.session} ${style.dim(`(seam chat --resume ${log.session})`)}`)
+    const tools = (await root.capabilities()).tools.map((tool) => tool.name)
+    line(out, `  tools      ${tools.length > 0 ? tools.join(', ') : 'none'}`)
+    line(out, `  generation ${root.generation} · journal ${root.journal.location}`)
+    line(out, style.dim('an empty line or end of input ends the chat; edits to the plugin apply from the next message'))
+    // Hot reload: each message begins a turn on the generation live at that moment.
+    follow(root, out, style, dir)
+    for (;;) {
+      const text = await reader.next(style.cyan('> '), stopping.signal)
+      if (text === undefined || text.trim() === '') break
+      history = await exchange({ root, log, model, approvals, history, text, maxSteps, signal: stopping.signal, out, style })
+      if (stopping.signal.aborted) break
+    }
+  } finally {
+    reader.close()
+    await root.close()
+    stopping.dispose()
+  }
+  return EXIT.ok
+}
+
+interface Exchange {
+  root: Root
+  log: ChatLog
+  model: ModelClient
+  approvals: ObservedApprovals
+  history: AgentMessage[]
+  text: string
+  maxSteps: number
+  signal: AbortSignal
+  out: OutStream
+  style: Style
+}
+
+/** One user message: a turn, the agent loop, its answer; the history it leaves. */
+async function exchange(x: Exchange): Promise<AgentMessage[]> {
+  const turn = await x.root.beginTurn({
+    session: x.log.session,
+    principal: { subjectId: currentUser(), roles: [] },
+    origin: { kind: 'cli' },
+    signal: x.signal,
+    ports: { approval: x.approvals },
+  })
+  const messages: AgentMessage[] = [...x.history, { role: 'user', content: x.text }]
+  try {
+    await x.log.append({ turnId: turn.turnId, user: x.text })
+    const run = runAgent({ turn, model: x.model, messages, maxSteps: x.maxSteps, signal: x.signal, approvals: x.approvals })
+    for await (const event of run) show(event, x.out, x.style)
+    const result = await run.result
+    if (result.reason !== 'final') line(x.out, x.style.yellow(result.reason === 'aborted' ? 'stopped' : `stopped after ${x.maxSteps} model requests`))
+    await x.log.append({ turnId: turn.turnId, answer: result.text })
+    return [...result.messages]
+  } catch (error) {
+    line(x.out, x.style.red(`model error: ${printable(messageOf(error))}`))
+    // What did run is in the journal: the history keeps every call the turn made, paired.
+    return messages
+  } finally {
+    await turn.end()
+  }
+}
+
+function show(event: AgentEvent, out: OutStream, style: Style): void {
+  switch (event.type) {
+    case 'assistant':
+      if (event.text !== '') line(out, printable(event.text))
+      break
+    case 'tool-started': {
+      const args = typeof event.call.arguments === 'string' ? event.call.arguments : JSON.stringify(event.call.arguments)
+      line(out, style.dim(`→ ${event.call.name} ${printable(args.length > 80 ? `${args.slice(0, 79)}…` : args)}`))
+      break
+    }
+    case 'tool-settled': {
+      const { outcome } = event
+      if (outcome.status === 'completed') line(out, style.dim(`${style.green('✓')} ${outcome.name} (${ms(outcome.durationMs)})`))
+      else line(out, `${style.red('✗')} ${outcome.name} ${style.bold(outcome.code ?? outcome.status)}: ${printable(contentText(outcome.content).split('\n')[0] ?? '')}`)
+      break
+    }
+    default:
+      break
+  }
+}
+
+function currentUser(): string {
+  try {
+    return userInfo().username || 'cli'
+  } catch {
+    return 'cli'
+  }
+}

@@ -1,0 +1,146 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { chatReply, modelServer } from '../src/adapters/fixtures/model-server.js'
+
+const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
+
+const tool = (name: string, approval: string, body: string) => `
+import { defineTool } from 'seam-runtime'
+import { z } from 'zod'
+export default defineTool({
+  description: ${JSON.stringify(`The ${name} tool.`)},
+  input: z.object({ id: z.string() }),
+  approval: ${JSON.stringify(approval)},
+  async execute({ id }) {
+    ${body}
+  },
+})
+`
+
+async function pluginFolder(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'seam-chat-'))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, name)), { recursive: true })
+    await writeFile(path.join(dir, name), text)
+  }
+  return dir
+}
+
+/** `seam chat …` with piped stdin; its output (stdout and stderr) collects in `text`. */
+function chat(args: string[]) {
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'chat', ...args], {
+    env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: 'test-key' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  })
+  let text = ''
+  let waiter: (() => void) | undefined
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.on('data', (chunk) => {
+      text += chunk
+      waiter?.()
+    })
+  }
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })))
+  return {
+    child,
+    closed,
+    get text() {
+      return text
+    },
+    say(line: string) {
+      child.stdin!.write(`${line}\n`)
+    },
+    until(pattern: RegExp, ms = 30_000): Promise<RegExpMatchArray> {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${ms} ms; output:\n${text}`)), ms)
+        const check = () => {
+          const match = text.match(pattern)
+          if (!match) return
+          clearTimeout(timer)
+          waiter = undefined
+          resolve(match)
+        }
+        waiter = check
+        check()
+      })
+    },
+  }
+}
+
+describe('seam chat', { timeout: 60_000 }, () => {
+  it('resumes a session that crashed mid-turn with a history the API accepts', async () => {
+    const server = await modelServer({
+      chat: [
+        chatReply(null, [
+          { id: 'call_1', name: 'lookup', arguments: '{"id":"T-1"}' },
+          { id: 'call_2', name: 'deploy', arguments: '{"id":"T-1"}' },
+        ]),
+        chatReply('The deploy may not have run; check it before retrying.'),
+      ],
+    })
+    onTestFinished(() => server.close())
+    const dir = await pluginFolder({
+      'tools/lookup.ts': tool('lookup', 'never', 'return { id, state: "ready" }'),
+      'tools/deploy.ts': tool('deploy', 'never', "process.kill(process.pid, 'SIGKILL'); await new Promise(() => {})"),
+    })
+    const flags = ['--base-url', `${server.url}/v1`, '--model', 'scripted']
+
+    const first = chat([dir, ...flags])
+    const [, session] = await first.until(/session\s+(chat-[\w-]+)/)
+    first.say('Deploy T-1.')
+    expect(await first.closed).toMatchObject({ signal: 'SIGKILL' })
+
+    const second = chat([dir, '--resume', session!, ...flags])
+    await second.until(/resumed 1 turn/)
+    second.say('Did it deploy?')
+    await second.until(/may not have run/)
+    second.child.stdin!.end()
+    expect(await second.closed).toMatchObject({ code: 0 })
+
+    expect(server.refusals).toEqual([])
+    const resumed = server.requests.chat[1]!.messages as Record<string, unknown>[]
+    expect(resumed).toEqual([
+      { role: 'user', content: 'Deploy T-1.' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"id":"T-1"}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: '{"id":"T-1","state":"ready"}' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'deploy', arguments: '{"id":"T-1"}' } }] },
+      { role: 'tool', tool_call_id: 'call_2', content: expect.stringContaining('it may or may not have run') },
+      { role: 'user', content: 'Did it deploy?' },
+    ])
+  })
+
+  it('asks for approval at the terminal and picks up an edited tool from the next message', async () => {
+    const server = await modelServer({
+      chat: [
+        chatReply(null, [{ id: 'call_1', name: 'launch', arguments: '{"id":"L-1"}' }]),
+        chatReply('Launched.'),
+        (request) => chatReply(`tools: ${(request.tools as { function: { name: string } }[]).map((t) => t.function.name).join(',')}`),
+      ],
+    })
+    onTestFinished(() => server.close())
+    const dir = await pluginFolder({ 'tools/launch.ts': tool('launch', 'always', "return 'launched ' + id") })
+    const run = chat([dir, '--base-url', `${server.url}/v1`, '--model', 'scripted'])
+    await run.until(/session/)
+    run.say('Launch L-1.')
+    await run.until(/Allow launch/)
+    run.say('y')
+    await run.until(/Launched\./)
+    await writeFile(path.join(dir, 'tools/land.ts'), tool('land', 'never', "return 'landed'"))
+    await run.until(/generation 2 live/)
+    run.say('Which tools?')
+    await run.until(/tools: (launch,land|land,launch)/)
+    run.child.stdin!.end()
+    expect(await run.closed).toMatchObject({ code: 0 })
+    expect(run.text).toMatch(/✓ launch/)
+    const toolMessage = (server.requests.chat[1]!.messages as { role: string; content: string }[]).find((m) => m.role === 'tool')
+    expect(toolMessage?.content).toBe('launched L-1')
+  })
+})
