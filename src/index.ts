@@ -90,4 +90,7 @@ export type {
   RepairHosts,
   RepairOptions,
   RepairReport,
+  TurnPage,
+  TurnQuery,
+  TurnSummary,
 } from './runtime/journal/index.js'
