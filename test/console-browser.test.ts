@@ -181,7 +181,7 @@ describe('the seam console in a real browser, on seam dev', () => {
     await text.waitFor()
     expect(await text.textContent()).toContain('<script>window.__pwned = 1</script>')
     expect(await page.locator('.outcome img, .outcome script').count()).toBe(0)
-    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined()
   })
 
   it('refuses requests from a foreign Origin, and state changes without the page Origin', async () => {

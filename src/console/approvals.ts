@@ -11,13 +11,26 @@ interface Pending {
  * The console as an `ApprovalPort`: each question waits in a queue the page shows at once, until a
  * person answers it there, or the call no longer needs it (aborted, timed out, answered at the
  * terminal): then it is withdrawn from the page. Questions live in this process only.
+ *
+ * The port is available only while a console page is open (`watchedBy`): with nobody to see the
+ * question, asking fails at once and the pipeline fails closed, instead of a call waiting unseen.
  */
 export class ConsoleApprovals implements ApprovalPort {
-  readonly available = true
   readonly #pending = new Map<string, Pending>()
   readonly #listeners = new Set<(pending: PendingApprovalView[]) => void>()
+  #watched: () => boolean = () => false
+
+  get available(): boolean {
+    return this.#watched()
+  }
+
+  /** Tells the queue how to know whether a page is open (the console's event stream has a client). */
+  watchedBy(watched: () => boolean): void {
+    this.#watched = watched
+  }
 
   request(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    if (!this.available) return Promise.reject(new Error('no console page is open to ask'))
     if (request.signal.aborted) return Promise.resolve('rejected')
     const id = randomUUID()
     return new Promise<ApprovalAnswer>((resolve) => {

@@ -41,6 +41,7 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
   const assets = new ConsoleAssets()
   const live = new LiveEvents(root.journal)
   const approvals = options.approvals
+  approvals.watchedBy(() => live.clients > 0)
   const timeline = new Timeline({ generation: root.generation, diagnostics: root.activeGeneration.diagnostics })
   const catalogs = new Map<number, CatalogView>()
   const keep = (view: CatalogView) => {

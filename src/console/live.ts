@@ -24,6 +24,11 @@ export class LiveEvents {
     this.#journal = journal
   }
 
+  /** Pages with the stream open. */
+  get clients(): number {
+    return this.#clients.size
+  }
+
   attach(res: ServerResponse): void {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' })
     res.write(': seam console\n\n')
