@@ -128,7 +128,8 @@ export interface TryResult {
   readonly outcome: {
     readonly callId: string
     readonly name: string
-    readonly status: OutcomeStatus
+    /** `suspended` (code `APPROVAL_PENDING`) when the call was parked for a later decision. */
+    readonly status: OutcomeStatus | 'suspended'
     readonly code?: string
     readonly reason?: string
     readonly content: ContentBlock[]

@@ -48,6 +48,17 @@ describe('firstAnswer', () => {
     await expect(firstAnswer([broken, broken]).request(request())).rejects.toThrow('no terminal')
   })
 
+  it('passes over a port that defers while another can answer, and defers when none answers', async () => {
+    const later: ApprovalPort = { request: () => Promise.resolve('deferred') }
+    const browser = manualPort()
+    const asking = firstAnswer([later, browser]).request(request())
+    await new Promise((resolve) => setTimeout(resolve, 1))
+    browser.answer('allowed-once')
+    expect(await asking).toBe('allowed-once')
+    const broken: ApprovalPort = { request: () => Promise.reject(new Error('no terminal')) }
+    expect(await firstAnswer([later, broken]).request(request())).toBe('deferred')
+  })
+
   it('asks only available ports, and is unavailable when none is', async () => {
     const off: ApprovalPort = { available: false, request: () => Promise.resolve('allowed-once') }
     const on = manualPort()
