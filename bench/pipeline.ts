@@ -76,6 +76,7 @@ function discardingJournal(): JournalStore {
     repair: () => Promise.resolve({ results: 0, turns: 0 }),
     // Nothing here parks or claims: the memory store's claims stand in.
     coordination: memoryJournal().coordination,
+    turns: () => Promise.resolve({ turns: [] }),
     close: () => Promise.resolve(),
   }
 }

@@ -90,6 +90,9 @@ export type {
   RepairHosts,
   RepairOptions,
   RepairReport,
+  TurnPage,
+  TurnQuery,
+  TurnSummary,
 } from './runtime/journal/index.js'
 
 // ── Model loops: provider-neutral messages, the reference agent loop, the journal transcript ──────

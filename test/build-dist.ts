@@ -10,7 +10,11 @@ import { promisify } from 'node:util'
 export default async function setup(): Promise<void> {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
   const cwd = fileURLToPath(new URL('..', import.meta.url))
-  await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd }).catch((error: { stdout?: string }) => {
-    throw new Error(`npm run build failed:\n${error.stdout ?? String(error)}`)
-  })
+  const run = (args: string[]) =>
+    promisify(execFile)(process.execPath, args, { cwd }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`npm run build failed:\n${error.stdout ?? ''}${error.stderr ?? String(error)}`)
+    })
+  await run([tsc, '-p', 'tsconfig.build.json'])
+  // The console page (dist/console/web/), which `seam dev` serves.
+  await run(['scripts/build-console.mjs'])
 }

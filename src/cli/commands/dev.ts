@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander'
 import { messageOf } from '../../errors.js'
 import type { Root } from '../../runtime/root.js'
 import { EXIT, UsageError } from '../errors.js'
+import { devApproval, openBrowser } from '../dev-console.js'
 import { follow } from '../follow.js'
 import { formatDiagnostic, formatProvider, ms, printable } from '../format.js'
 import { type CliContext, line, type Style, styleFor } from '../io.js'
@@ -14,6 +15,7 @@ interface DevFlags {
   host: string
   token?: string
   mcp: boolean
+  open?: boolean
   debounce?: string
 }
 
@@ -25,7 +27,8 @@ export function registerDev(program: Command, cli: CliContext): void {
     .option('--port <n>', 'MCP HTTP port (0 picks a free one)', '4750')
     .option('--host <host>', 'MCP HTTP host; anything but loopback needs a token', '127.0.0.1')
     .option('--token <token>', 'bearer token MCP clients must send (default $SEAM_MCP_TOKEN)')
-    .option('--no-mcp', 'do not serve MCP over HTTP')
+    .option('--no-mcp', 'do not serve MCP (nor the console) over HTTP')
+    .option('--open', 'open the console in a browser')
     .addOption(new Option('--debounce <ms>', 'quiet time before a reload').hideHelp())
     .action(async (dir: string, flags: DevFlags, command: Command) => {
       cli.exitCode = await dev(cli, dir, flags, command.optsWithGlobals().debug === true)
@@ -41,7 +44,8 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
   const debounceMs = parseDebounce(flags.debounce ?? io.env.SEAM_DEBOUNCE_MS)
   const started = performance.now()
   const { createRoot } = await loadRuntime()
-  const root = await createRoot({ dir, watch: true, journal: await openJournal(dir), debounceMs, log: logSink(out, style, debug) })
+  const approval = await devApproval(cli)
+  const root = await createRoot({ dir, watch: true, journal: await openJournal(dir), debounceMs, log: logSink(out, style, debug), approval: approval.port })
   const stopping = untilStopped()
   try {
     const capabilities = await root.capabilities()
@@ -50,7 +54,10 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     const log = (text: string) => {
       if (!quiet) line(out, style.dim(text))
     }
-    const mcp = http ? await startHttp(root, { ...http, log }, style) : { text: style.dim('off (--no-mcp)') }
+    const web = http ? approval.mount(root, http.token) : undefined
+    const served = { log, ...(web ? { routes: web.handle, approval: approval.port } : {}) }
+    const mcp = http ? await startHttp(root, { ...http, ...served }, style) : { text: style.dim('off (--no-mcp)') }
+    const consoleUrl = web && mcp.url ? new URL(web.loginPath(), mcp.url).href : undefined
     const tools = capabilities.tools.map((t) => t.name)
     const skills = capabilities.skills.map((s) => s.name)
     line(out, `${style.bold('seam-runtime')} ${runtimeVersion()} ${style.dim('dev')} ${dir}`)
@@ -63,13 +70,16 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
       line(out, style.yellow(`  repaired   ${plural(repaired.results, 'call')} (OUTCOME_UNKNOWN) and ${plural(repaired.turns, 'turn')} left open by a crash`))
     }
     line(out, `  mcp        ${mcp.text}`)
+    line(out, `  console    ${consoleUrl ? style.cyan(consoleUrl) : style.dim('off')}`)
     for (const status of root.providers()) line(out, `  provider   ${formatProvider(status, style)}`)
     for (const d of root.activeGeneration.diagnostics) line(out, `${style.yellow('warning:')} ${formatDiagnostic(d, style, dir)}`)
     line(out, style.dim('watching for changes; Ctrl-C to stop'))
     quiet = false
+    if (flags.open && consoleUrl) openBrowser(consoleUrl)
     follow(root, out, style, dir)
     await stopping.promise
     line(out, style.dim('stopping…'))
+    web?.close()
     await mcp.close?.().catch((error: unknown) => line(io.stderr, `seam: closing the MCP server failed: ${messageOf(error)}`))
   } finally {
     await root.close()
@@ -79,12 +89,12 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
   return EXIT.ok
 }
 
-async function startHttp(root: Root, options: HttpServeOptions, style: Style): Promise<{ text: string; close?: () => Promise<void> }> {
+async function startHttp(root: Root, options: HttpServeOptions, style: Style): Promise<{ text: string; url?: string; close?: () => Promise<void> }> {
   try {
     const serve = await loadServe()
     const server = await serve.serveHttp(root, options)
     const auth = options.token ? style.dim(' (bearer token required)') : ''
-    return { text: `${style.cyan(server.url)}${auth}`, close: () => server.close() }
+    return { text: `${style.cyan(server.url)}${auth}`, url: server.url, close: () => server.close() }
   } catch (error) {
     const busy = (error as { code?: string }).code === 'EADDRINUSE'
     const why = busy ? `port ${options.port} is in use (pass --port or --no-mcp)` : messageOf(error)

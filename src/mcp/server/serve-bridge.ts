@@ -15,6 +15,7 @@ import type { Root } from '../../runtime/root.js'
 import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
 import { createTurnIngress, type TurnEnvelope, type TurnOrigin } from '../../runtime/turn-ingress.js'
 import type { McpServeOptions } from './serve-options.js'
+import { firstAnswer } from '../../runtime/first-answer.js'
 import { elicitationApproval, supportsFormElicitation } from './serve-approval.js'
 import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js'
 import { SessionTurns } from './serve-turns.js'
@@ -38,6 +39,7 @@ export class McpBridge {
   readonly #session: string | undefined
   readonly #log: (line: string) => void
   readonly #verbose: boolean
+  readonly #approval: ApprovalPort | undefined
   /** Every session's server, and the subset that finished the handshake (announcements go there). */
   readonly #servers = new Map<Server, SessionTurns>()
   readonly #ready = new Set<Server>()
@@ -61,6 +63,7 @@ export class McpBridge {
     this.#owner = options.owner ?? 'root'
     this.#principal = options.principal ?? DEFAULT_PRINCIPAL
     this.#session = options.session
+    this.#approval = options.approval
     const log = options.log
     this.#verbose = log !== undefined
     this.#log = log
@@ -182,13 +185,16 @@ export class McpBridge {
   }
 
   /**
-   * Fail closed: a port only when the client declared form elicitation on a 2025-era connection
-   * (a 2026-07-28 request carries an envelope and has no server-to-client request channel).
+   * Fail closed: the client is asked only when it declared form elicitation on a 2025-era connection
+   * (a 2026-07-28 request carries an envelope and has no server-to-client request channel); the
+   * configured `approval` port (the console) is asked too, or alone, and the first answer wins.
    */
   #approvalFor(server: Server, ctx: ServerContext): ApprovalPort | undefined {
-    if (!this.#elicits.has(server) || ctx.mcpReq.envelope !== undefined) return undefined
+    const fallback = this.#approval
+    if (!this.#elicits.has(server) || ctx.mcpReq.envelope !== undefined) return fallback
     // `send` relates the question to the call, so over HTTP it travels on the call's own stream.
-    return elicitationApproval((params, options) => ctx.mcpReq.send({ method: 'elicitation/create', params }, options))
+    const client = elicitationApproval((params, options) => ctx.mcpReq.send({ method: 'elicitation/create', params }, options))
+    return fallback ? firstAnswer([client, fallback]) : client
   }
 
   /** Announces a publish to every ready session, once per change of the served lists. */

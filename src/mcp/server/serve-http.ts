@@ -34,6 +34,12 @@ export type McpHttpOptions = McpServeOptions & {
    * until another ends or expires. Each session holds a server and a turn.
    */
   maxSessions?: number
+  /**
+   * Answers requests for paths other than `/mcp` (the console) and returns `true`, or `false` to
+   * leave them unanswered (404). Called after the `Host` and `Origin` checks, before the bearer
+   * token check: the handler authenticates its own requests.
+   */
+  routes?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>
 }
 
 const PATH = '/mcp'
@@ -104,6 +110,7 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
     if (!hostCheck.ok) return reply(res, 403, hostCheck.message)
     const originCheck = validateOriginHeader(req.headers.origin, allowed)
     if (!originCheck.ok) return reply(res, 403, originCheck.message)
+    if (options.routes && new URL(req.url ?? '/', 'http://localhost').pathname !== PATH && (await options.routes(req, res))) return
     if (expected && !bearerMatches(req.headers.authorization, expected)) {
       log(`mcp http: refused a request without a valid bearer token from ${req.socket.remoteAddress ?? 'unknown'}`)
       return reply(res, 401, 'Unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' })

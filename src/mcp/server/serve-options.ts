@@ -1,3 +1,5 @@
+import type { ApprovalPort } from '../../runtime/approval-types.js'
+
 /** What every way of serving the live generation over MCP (stdio, HTTP) is configured with. */
 export interface McpServeOptions {
   /** The seam session calls run in (approval grants are per session). Default `'mcp'` on stdio, `mcp:<MCP session id>` over HTTP. */
@@ -8,4 +10,10 @@ export interface McpServeOptions {
   owner?: string
   /** One line per session event and call (tool name, status, code, duration); never arguments or tokens. */
   log?: (line: string) => void
+  /**
+   * Asked when a call needs approval: alone for a client that cannot ask its user (no form
+   * elicitation), and beside the client's question otherwise (the first answer wins). Without it
+   * such calls fail closed with `APPROVAL_UNAVAILABLE`.
+   */
+  approval?: ApprovalPort
 }

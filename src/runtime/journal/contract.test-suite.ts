@@ -7,6 +7,7 @@ import { isProcessAlive } from './hosts.js'
 import type { PrivacyOptions } from './privacy.js'
 import { describeCoordinationContract } from './coordination.test-suite.js'
 import { UNKNOWN_OUTCOME_TEXT } from './repair.js'
+import { describeTurnQueries } from './turn-query.test-suite.js'
 import type { JournalEvent, JournalStore } from './types.js'
 
 /** One test's storage: every `open` opens another store on it (a restart, or a second host). */
@@ -145,6 +146,8 @@ export function describeJournalContract(name: string, backend: JournalBackend): 
   describeCoordinationContract(name, backend, storage)
 
   describe(`${name} journal contract`, () => {
+    describe('turn queries', () => describeTurnQueries(async () => (await storage()).open({ hostId: 'host-a' })))
+
     it('reads a turn back in seq order, apart from other turns, whatever order the appends came in', async () => {
       const store = (await storage()).open()
       const t1 = [begin('t1', 1), call('t1', 2, 'c1', '{"q":"ticket 42"}'), result('t1', 3, 'c1'), end('t1', 4)]

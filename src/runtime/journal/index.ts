@@ -11,4 +11,7 @@ export type {
   RepairHosts,
   RepairOptions,
   RepairReport,
+  TurnPage,
+  TurnQuery,
+  TurnSummary,
 } from './types.js'

@@ -3,7 +3,8 @@ import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
 import { MemoryCoordination } from './memory-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
-import type { JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
+import { encodeCursor, eventMatches, planTurnQuery, summarizeTurn } from './turn-query.js'
+import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery, TurnSummary } from './types.js'
 
 export interface MemoryJournalOptions extends PrivacyOptions {
   /** Asked before each append; an error it returns rejects that append, as a journal that is down would. */
@@ -44,6 +45,8 @@ interface TurnLog {
   readonly calls: Map<string, number>
   /** The highest seq held; a later seq needs no search (the common case). */
   lastSeq: number
+  /** Its place among begun turns (from 1, in the order their `turn/begin` came); `turns` pages by it. */
+  begun: number | undefined
 }
 
 const APPENDED: Promise<void> = Promise.resolve()
@@ -62,6 +65,7 @@ class MemoryJournalStore implements MemoryJournal {
   readonly #turns = new Map<string, TurnLog>()
   /** Every event in append order, for `tail`. */
   readonly #all: JournalEvent[] = []
+  #begunTurns = 0
   #available = true
   #closed = false
   readonly coordination: MemoryCoordination
@@ -103,6 +107,23 @@ class MemoryJournalStore implements MemoryJournal {
     return limit > 0 ? this.#all.slice(-limit) : []
   }
 
+  /** See `JournalStore.turns`. Memory journals are small and bounded, so this one scans. */
+  async turns(query?: TurnQuery): Promise<TurnPage> {
+    const { limit, before, filters } = planTurnQuery(query)
+    const begun = [...this.#turns.values()]
+      .filter((log) => log.begun !== undefined && (before === undefined || log.begun < before))
+      .sort((a, b) => b.begun! - a.begun!)
+    const page: TurnSummary[] = []
+    for (const log of begun) {
+      if (!filters.every(([name, value]) => log.events.some((event) => eventMatches(event, name, value)))) continue
+      if (page.length === limit) return { turns: page, next: encodeCursor(this.#turns.get(page.at(-1)!.turnId)!.begun!) }
+      const begin = log.events.find((event) => event.kind === 'turn/begin')!
+      const end = log.events.find((event) => event.kind === 'turn/end')
+      page.push(summarizeTurn(begin, end, countCalls(log)))
+    }
+    return { turns: page }
+  }
+
   /** See `JournalStore.repair`; this store's own host is its `hostId`, if it has one. */
   async repair(options: RepairOptions = {}): Promise<RepairReport> {
     if (this.#closed) throw closedError(this.location)
@@ -141,7 +162,7 @@ class MemoryJournalStore implements MemoryJournal {
   #insert(event: JournalEvent): boolean {
     let log = this.#turns.get(event.turnId)
     if (log === undefined) {
-      log = { events: [], turnKinds: 0, calls: new Map(), lastSeq: 0 }
+      log = { events: [], turnKinds: 0, calls: new Map(), lastSeq: 0, begun: undefined }
       this.#turns.set(event.turnId, log)
     }
     const bit = KIND_BIT[event.kind]
@@ -153,6 +174,7 @@ class MemoryJournalStore implements MemoryJournal {
     const stored = freeze(this.#host === undefined ? safe : { ...safe, host: this.#host })
     if (callId === undefined) log.turnKinds |= bit
     else log.calls.set(callId, held | bit)
+    if (event.kind === 'turn/begin') log.begun = ++this.#begunTurns
     if (event.seq > log.lastSeq) {
       log.lastSeq = event.seq
       log.events.push(stored)
@@ -175,6 +197,12 @@ function freeze(event: JournalEvent): JournalEvent {
     Object.freeze(event.content)
   }
   return Object.isFrozen(event) ? event : Object.freeze(event)
+}
+
+function countCalls(log: TurnLog): number {
+  let calls = 0
+  for (const kinds of log.calls.values()) if ((kinds & KIND_BIT['tool/call']) !== 0) calls += 1
+  return calls
 }
 
 /** Events almost always arrive in seq order, so this is a push; an early seq is placed by a scan from the end. */

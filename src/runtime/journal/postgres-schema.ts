@@ -1,5 +1,6 @@
 import type { Pool } from 'pg'
 import { SeamError } from '../../errors.js'
+import { turnIndexesSql } from './postgres-turns.js'
 
 const SCHEMA_VERSION = 2
 
@@ -102,6 +103,7 @@ export async function ensurePostgresSchema(pool: Pool, schema: string, location:
     } else {
       await client.query(createSchema(schema, !found.namespace))
     }
+    await client.query(turnIndexesSql(`${q}.seam_journal_events`))
     await client.query('COMMIT')
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined)

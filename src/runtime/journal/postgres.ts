@@ -2,10 +2,12 @@ import pg from 'pg'
 import { checkEvent, closedError, duplicateError, toRow } from './events.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { ensurePostgresSchema, quoteIdent } from './postgres-schema.js'
+import { pageTurns } from './postgres-turns.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
 import { PostgresCoordination } from './postgres-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
-import type { JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
+import { planTurnQuery } from './turn-query.js'
+import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from './types.js'
 
 export interface PostgresJournalOptions extends PrivacyOptions {
   /** The schema holding the journal tables (default `public`); created when missing. */
@@ -34,6 +36,7 @@ class PostgresJournalStore implements JournalStore {
   readonly #schema: string
   readonly #host: string
   readonly #maxBytes: number
+  readonly #table: string
   readonly #sql: ReturnType<typeof statements>
   readonly #inFlight = new Set<Promise<unknown>>()
   #closing: Promise<void> | undefined
@@ -44,7 +47,8 @@ class PostgresJournalStore implements JournalStore {
     this.location = redactConnectionString(connectionString) + (schema === 'public' ? '' : ` (schema ${schema})`)
     this.#host = options.hostId ?? defaultHostId()
     this.#maxBytes = payloadLimit(options)
-    this.#sql = statements(`${quoteIdent(schema)}.seam_journal_events`)
+    this.#table = `${quoteIdent(schema)}.seam_journal_events`
+    this.#sql = statements(this.#table)
     this.#pool = new pg.Pool({ connectionString })
     // An idle connection's error (a server restart) would otherwise crash the process; the next query reports it.
     this.#pool.on('error', () => undefined)
@@ -81,6 +85,16 @@ class PostgresJournalStore implements JournalStore {
 
   tail(limit: number): Promise<JournalEvent[]> {
     return this.#run(async () => (limit > 0 ? payloads(await this.#pool.query(this.#sql.tail, [Math.floor(limit)])) : []))
+  }
+
+  /** See `JournalStore.turns`. */
+  turns(query?: TurnQuery): Promise<TurnPage> {
+    try {
+      const plan = planTurnQuery(query)
+      return this.#run(() => pageTurns(this.#pool, this.#table, plan))
+    } catch (error) {
+      return Promise.reject(error)
+    }
   }
 
   /**

@@ -7,7 +7,9 @@ import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { SqliteCoordination } from './sqlite-coordination.js'
 import { journalFault, openJournalDatabase } from './sqlite-schema.js'
-import type { JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
+import { ensureTurnIndexes, SqliteTurnQueries } from './sqlite-turns.js'
+import { planTurnQuery } from './turn-query.js'
+import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from './types.js'
 
 export interface SqliteJournalOptions extends PrivacyOptions {
   /** `FULL` (default) syncs every commit to disk; `NORMAL` may lose the last commits on power loss, never the file. */
@@ -69,6 +71,7 @@ class SqliteJournalStore implements JournalStore {
   readonly #commit: (rows: readonly EventRow[]) => (Error | undefined)[]
   readonly #group: GroupCommit<EventRow> | undefined
   readonly coordination: SqliteCoordination
+  readonly #turnQueries: SqliteTurnQueries
   #closed = false
 
   constructor(path: string, options: SqliteJournalOptions) {
@@ -101,6 +104,8 @@ class SqliteJournalStore implements JournalStore {
     }
     this.#group = options.groupCommit === false ? undefined : new GroupCommit(this.#commit)
     this.coordination = new SqliteCoordination(this.#db, this.#host, path, () => this.#assertOpen())
+    ensureTurnIndexes(this.#db)
+    this.#turnQueries = new SqliteTurnQueries(this.#db)
   }
 
   append(event: JournalEvent): Promise<void> {
@@ -122,6 +127,17 @@ class SqliteJournalStore implements JournalStore {
 
   async tail(limit: number): Promise<JournalEvent[]> {
     return limit > 0 ? this.#payloads(() => this.#statements.tail.all(Math.floor(limit))) : []
+  }
+
+  /** See `JournalStore.turns`. */
+  async turns(query?: TurnQuery): Promise<TurnPage> {
+    const plan = planTurnQuery(query)
+    this.#assertOpen()
+    try {
+      return this.#turnQueries.page(plan)
+    } catch (error) {
+      throw journalFault(error, this.location)
+    }
   }
 
   /**

@@ -97,9 +97,52 @@ export interface JournalStore {
    */
   repair(options?: RepairOptions): Promise<RepairReport>
   /**
+   * A page of turns, newest first (in the order their `turn/begin` was stored), matching every
+   * filter given; `next` pages on while more match. Answered from the store's indexes, never by
+   * loading the journal: a page costs the same on a journal of a million events.
+   */
+  turns(query?: TurnQuery): Promise<TurnPage>
+  /**
    * Parked calls, decisions, idempotency keys, session grants and host heartbeats: the claims that
    * must happen once across every process sharing this journal (see `JournalCoordination`).
    */
   readonly coordination: JournalCoordination
   close(): Promise<void>
+}
+
+/** Filters of `JournalStore.turns`; a turn matches when it matches every one given. */
+export interface TurnQuery {
+  readonly session?: string
+  /** Turns with at least one call of this tool. */
+  readonly tool?: string
+  /** Turns with at least one result of this status. */
+  readonly status?: OutcomeStatus
+  /** Turns with at least one result of this code (`OUTCOME_UNKNOWN`, `DENIED` …). */
+  readonly code?: string
+  /** Turns begun by this host id. */
+  readonly host?: string
+  /** Turns per page: default 50, at most 500. */
+  readonly limit?: number
+  /** `TurnPage.next` of the previous page; opaque. */
+  readonly before?: string
+}
+
+/** One turn as a list shows it, from its `turn/begin`, its `turn/end` and its number of calls. */
+export interface TurnSummary {
+  readonly turnId: string
+  readonly session: string
+  readonly subjectId: string
+  readonly owner: string
+  readonly generation: number
+  readonly host?: string
+  readonly begunAt: number
+  readonly endedAt?: number
+  readonly endReason?: 'ended' | 'interrupted'
+  readonly calls: number
+}
+
+export interface TurnPage {
+  readonly turns: TurnSummary[]
+  /** The cursor of the next (older) page; missing on the last page. */
+  readonly next?: string
 }

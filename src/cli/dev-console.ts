@@ -1,0 +1,42 @@
+import { spawn } from 'node:child_process'
+import type { ApprovalPort } from '../runtime/approval-types.js'
+import type { Root } from '../runtime/root.js'
+import type { CliContext } from './io.js'
+import { styleFor } from './io.js'
+import { terminalApproval } from './prompt.js'
+
+/** The console for `seam dev`, loaded only there. */
+export function loadConsole(): Promise<typeof import('../console/index.js')> {
+  return import('../console/index.js')
+}
+
+export interface DevApproval {
+  /** The root's approval port: the console, and the terminal prompt too when stdin is a terminal. */
+  readonly port: ApprovalPort
+  readonly mount: (root: Root, token: string | undefined) => import('../console/index.js').Console
+}
+
+/**
+ * Approval in `seam dev`: questions go to the console page and, at a terminal, to the prompt as
+ * well; whichever answers first wins and the other is withdrawn.
+ */
+export async function devApproval({ io }: CliContext): Promise<DevApproval> {
+  const { ConsoleApprovals, createConsole } = await loadConsole()
+  const { firstAnswer } = await import('../runtime/first-answer.js')
+  const approvals = new ConsoleApprovals()
+  const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true
+  const port = interactive ? firstAnswer([terminalApproval({ input: io.stdin, output: io.stdout, style: styleFor(io.stdout, io.env) }), approvals]) : approvals
+  return { port, mount: (root, token) => createConsole(root, { approvals, ...(token ? { token } : {}) }) }
+}
+
+/** Opens `url` in the desktop's browser when there is one; says nothing when there is not. */
+export function openBrowser(url: string, platform: NodeJS.Platform = process.platform): void {
+  const [command, ...args] = platform === 'darwin' ? ['open', url] : platform === 'win32' ? ['cmd', '/c', 'start', '""', url] : ['xdg-open', url]
+  try {
+    const child = spawn(command!, args, { stdio: 'ignore', detached: true })
+    child.on('error', () => {})
+    child.unref()
+  } catch {
+    // No browser on this machine (a server, a container): the URL is printed anyway.
+  }
+}

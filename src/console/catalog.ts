@@ -1,0 +1,87 @@
+import { toJsonSchema } from '../features/schema.js'
+import { type AgentCapabilities, bindingOf, type ToolCapability } from '../runtime/capability-ingress.js'
+import type { CatalogView, ProviderView, SkillView, ToolView } from './types.js'
+import type { Diagnostic } from '../features/diagnostic.js'
+
+const APPROVAL_MEANING: Readonly<Record<ToolView['approval'], string>> = {
+  never: 'never asks (unless a hook asks)',
+  'on-risk': 'asks when the call looks risky (or the tool declares no risk information)',
+  once: 'asks once per session, again when the tool changes',
+  always: 'asks every call',
+}
+
+/** The catalog as the page shows it: every tool and skill of one generation, schemas as JSON Schema. */
+export function catalogView(capabilities: AgentCapabilities, live: boolean): CatalogView {
+  return {
+    generation: capabilities.generation,
+    live,
+    tools: capabilities.tools.map(toolView),
+    skills: capabilities.skills.map(
+      (skill): SkillView => ({
+        name: skill.name,
+        description: skill.description,
+        source: skill.source,
+        owner: skill.owner,
+        tools: skill.tools,
+        always: skill.always,
+        instructions: skill.instructions,
+      }),
+    ),
+  }
+}
+
+function toolView(tool: ToolCapability): ToolView {
+  const binding = bindingOf(tool)
+  const definition = binding?.kind === 'feature' ? (binding.slot.definition as { output?: unknown; isConcurrencySafe?: unknown }) : undefined
+  return {
+    name: tool.name,
+    description: tool.description,
+    source: tool.source,
+    owner: tool.owner,
+    kind: tool.kind,
+    approval: tool.approval,
+    approvalMeaning: APPROVAL_MEANING[tool.approval],
+    concurrency: concurrencyOf(tool, definition),
+    ...(tool.timeoutMs !== undefined ? { timeoutMs: tool.timeoutMs } : {}),
+    permissions: tool.permissions,
+    input: tool.parameters,
+    ...(definition?.output !== undefined ? { output: outputSchema(definition.output) } : {}),
+    ...(tool.annotations?.readOnlyHint !== undefined ? { readOnly: tool.annotations.readOnlyHint } : {}),
+    ...(tool.annotations?.destructiveHint !== undefined ? { destructive: tool.annotations.destructiveHint } : {}),
+  }
+}
+
+function concurrencyOf(tool: ToolCapability, definition: { isConcurrencySafe?: unknown } | undefined): string {
+  if (tool.kind === 'seam') return tool.concurrencySafe === true ? 'runs beside other calls' : 'runs alone (exclusive)'
+  return typeof definition?.isConcurrencySafe === 'function' ? 'decided per call by isConcurrencySafe(args)' : 'runs alone (exclusive)'
+}
+
+function outputSchema(output: unknown): unknown {
+  try {
+    return toJsonSchema(output)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Providers of the live generation, by tool source (`seam:<id>`), with the problems the generation
+ * reported for them; a provider with problems and no tools is down.
+ */
+export function providerViews(capabilities: AgentCapabilities, diagnostics: readonly Diagnostic[]): ProviderView[] {
+  const tools = new Map<string, number>()
+  for (const tool of capabilities.tools) if (tool.kind === 'seam') tools.set(tool.source, (tools.get(tool.source) ?? 0) + 1)
+  const problems = new Map<string, string[]>()
+  for (const d of diagnostics) {
+    if (d.source === undefined) continue
+    const source = d.source.startsWith('seam:') ? d.source : `seam:${d.source}`
+    problems.set(source, [...(problems.get(source) ?? []), d.message])
+    if (!tools.has(source)) tools.set(source, 0)
+  }
+  return [...tools].map(([source, count]) => ({
+    source,
+    tools: count,
+    status: count === 0 && (problems.get(source)?.length ?? 0) > 0 ? 'down' : 'up',
+    problems: problems.get(source) ?? [],
+  }))
+}

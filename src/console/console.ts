@@ -1,0 +1,195 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { messageOf, SeamError } from '../errors.js'
+import type { OutcomeStatus } from '../runtime/journal/types.js'
+import type { Root } from '../runtime/root.js'
+import type { ConsoleApprovals } from './approvals.js'
+import { ConsoleAssets } from './assets.js'
+import { catalogView, providerViews } from './catalog.js'
+import { ConsoleGuard } from './guard.js'
+import { LiveEvents } from './live.js'
+import { Timeline } from './timeline.js'
+import { runTry } from './try-tool.js'
+import { turnDetail } from './turn-detail.js'
+import type { ApprovalChoice, CatalogView, StateView, TryRequest } from './types.js'
+
+export interface ConsoleOptions {
+  /** The questions the page answers; pass the same queue to `createRoot({ approval })` (alone or in `firstAnswer`). */
+  readonly approvals: ConsoleApprovals
+  /** The MCP bearer token: when set, the console needs a login (one-time URL) or the token too. */
+  readonly token?: string
+}
+
+export interface Console {
+  /** Answers a request for one of the console's paths; `false` for any other path (left to the caller). */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>
+  /** The path that logs a browser in once (`/login?code=…`), or `/` when no login is needed. */
+  loginPath(): string
+  close(): void
+}
+
+const MAX_BODY_BYTES = 1024 * 1024
+const KEPT_CATALOGS = 50
+const ANSWERS: ReadonlySet<string> = new Set<ApprovalChoice>(['allowed-once', 'allowed-session', 'rejected'])
+const STATUSES: ReadonlySet<string> = new Set<OutcomeStatus>(['completed', 'denied', 'failed', 'cancelled'])
+
+/**
+ * The seam console on a root: a page, and the JSON routes and event stream it reads (generations,
+ * catalog, journal pages, approvals, try-a-tool). Mount it on an HTTP server with `handle`.
+ */
+export function createConsole(root: Root, options: ConsoleOptions): Console {
+  const guard = new ConsoleGuard(options.token)
+  const assets = new ConsoleAssets()
+  const live = new LiveEvents(root.journal)
+  const approvals = options.approvals
+  approvals.watchedBy(() => live.clients > 0)
+  const timeline = new Timeline({ generation: root.generation, diagnostics: root.activeGeneration.diagnostics })
+  const catalogs = new Map<number, CatalogView>()
+  const keep = (view: CatalogView) => {
+    catalogs.set(view.generation, { ...view, live: false })
+    for (const old of catalogs.keys()) if (catalogs.size > KEPT_CATALOGS) catalogs.delete(old)
+  }
+  void root.capabilities().then((c) => keep(catalogView(c, true)), () => {})
+  const disposers = [
+    root.on('generation', (event) => {
+      live.send({ type: 'generation', entry: timeline.published(event) })
+      void root.capabilities().then((c) => c.generation === event.generation && keep(catalogView(c, true)), () => {})
+    }),
+    root.on('reload-failed', (event) => live.send({ type: 'generation', entry: timeline.failed(event) })),
+    approvals.onChange((pending) => live.send({ type: 'approvals', pending })),
+  ]
+
+  async function state(): Promise<StateView> {
+    const capabilities = await root.capabilities()
+    return {
+      generation: root.generation,
+      timeline: timeline.entries(),
+      providers: providerViews(capabilities, root.activeGeneration.diagnostics),
+      journal: { kind: root.journal.kind, location: root.journal.location },
+      pendingApprovals: approvals.pending().length,
+    }
+  }
+
+  async function catalog(generation: number | undefined): Promise<CatalogView | undefined> {
+    if (generation === undefined || generation === root.generation) return catalogView(await root.capabilities(), true)
+    return catalogs.get(generation)
+  }
+
+  async function api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const path = url.pathname
+    const q = url.searchParams
+    if (req.method === 'GET' && path === '/api/state') return json(res, 200, await state())
+    if (req.method === 'GET' && path === '/api/catalog') {
+      const view = await catalog(q.has('generation') ? Number(q.get('generation')) : undefined)
+      return view ? json(res, 200, view) : fail(res, 404, `generation ${q.get('generation')} is neither live nor kept`)
+    }
+    if (req.method === 'GET' && path === '/api/turns') {
+      const status = q.get('status') ?? undefined
+      if (status !== undefined && !STATUSES.has(status)) return fail(res, 400, `unknown status ${status}`)
+      const query = {
+        ...optional('session', q),
+        ...optional('tool', q),
+        ...optional('code', q),
+        ...optional('host', q),
+        ...optional('before', q),
+        ...(status !== undefined ? { status: status as OutcomeStatus } : {}),
+        ...(q.has('limit') ? { limit: Number(q.get('limit')) } : {}),
+      }
+      return json(res, 200, await root.journal.turns(query))
+    }
+    const turn = /^\/api\/turns\/([^/]+)$/.exec(path)
+    if (req.method === 'GET' && turn) {
+      const turnId = decodeURIComponent(turn[1]!)
+      return json(res, 200, turnDetail(turnId, await root.journal.read(turnId)))
+    }
+    if (req.method === 'GET' && path === '/api/approvals') return json(res, 200, approvals.pending())
+    if (req.method === 'GET' && path === '/api/events') return live.attach(res)
+    const decide = /^\/api\/approvals\/([^/]+)$/.exec(path)
+    if (req.method === 'POST' && decide) {
+      const { answer } = (await body(req)) as { answer?: unknown }
+      if (typeof answer !== 'string' || !ANSWERS.has(answer)) return fail(res, 400, 'answer must be allowed-once, allowed-session or rejected')
+      const decided = approvals.decide(decodeURIComponent(decide[1]!), answer as ApprovalChoice)
+      return decided ? json(res, 200, { decided: true }) : fail(res, 409, 'the question is no longer waiting (answered elsewhere, or withdrawn)')
+    }
+    if (req.method === 'POST' && path === '/api/try') return json(res, 200, await runTry(root, (await body(req)) as TryRequest))
+    return fail(res, 404, `no route ${req.method} ${path}`)
+  }
+
+  return {
+    async handle(req, res) {
+      const url = new URL(req.url ?? '/', 'http://console.invalid')
+      const path = url.pathname
+      if (path === '/login') {
+        const cookie = guard.login(url.searchParams.get('code'))
+        if (cookie === undefined) {
+          fail(res, 401, 'this login link was used already or is not valid; restart seam dev for a new one')
+          return true
+        }
+        res.writeHead(303, { location: '/', 'set-cookie': cookie, 'cache-control': 'no-store' })
+        res.end()
+        return true
+      }
+      const isApi = path.startsWith('/api/')
+      if (!isApi && !assets.has(path)) return false
+      const verdict = guard.check(req, req.method !== 'GET' && req.method !== 'HEAD')
+      if (!verdict.ok) {
+        fail(res, verdict.status, verdict.message)
+        return true
+      }
+      try {
+        if (isApi) await api(req, res, url)
+        else await asset(res, path)
+      } catch (error) {
+        const status = SeamError.is(error) && error.code === 'INVALID_OPTIONS' ? 400 : error instanceof SyntaxError ? 400 : 500
+        if (!res.headersSent) fail(res, status, messageOf(error))
+        else res.end()
+      }
+      return true
+    },
+    loginPath() {
+      return guard.protected ? `/login?code=${guard.issueLoginCode()}` : '/'
+    },
+    close() {
+      for (const dispose of disposers) dispose()
+      live.close()
+    },
+  }
+
+  async function asset(res: ServerResponse, path: string): Promise<void> {
+    const { type, body: content } = await assets.get(path)
+    res.writeHead(200, { 'content-type': type, 'cache-control': 'no-cache', ...SECURITY_HEADERS })
+    res.end(content)
+  }
+}
+
+/** The page runs only its own script, talks only to this server, and cannot be framed. */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+}
+
+function optional(name: string, q: URLSearchParams): Record<string, string> {
+  const value = q.get(name)
+  return value === null || value === '' ? {} : { [name]: value }
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
+  res.end(JSON.stringify(value))
+}
+
+function fail(res: ServerResponse, status: number, message: string): void {
+  json(res, status, { error: message })
+}
+
+async function body(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > MAX_BODY_BYTES) throw new SeamError('INVALID_OPTIONS', 'request body too large')
+    chunks.push(chunk)
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}')
+}

@@ -1,0 +1,2 @@
+export { ConsoleApprovals } from './approvals.js'
+export { type Console, type ConsoleOptions, createConsole } from './console.js'

@@ -1,0 +1,147 @@
+/**
+ * What the console's routes answer, shared by the server and the page (type-only on both sides):
+ * the one contract the page's client is typed against.
+ */
+import type { ContentBlock, OutcomeStatus, TurnPage } from '../runtime/journal/types.js'
+
+export type { ContentBlock, OutcomeStatus, TurnPage, TurnSummary } from '../runtime/journal/types.js'
+
+export interface DiagnosticView {
+  readonly code: string
+  readonly message: string
+  readonly file?: string
+  readonly line?: number
+  readonly column?: number
+  readonly frame?: string
+  readonly source?: string
+}
+
+export interface DiffView {
+  readonly tools: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
+  readonly skills: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
+}
+
+/** One entry of the timeline: a published generation or a reload that failed (and was rolled back). */
+export type TimelineEntry =
+  | { readonly kind: 'generation'; readonly generation: number; readonly at: number; readonly durationMs: number; readonly diff: DiffView; readonly diagnostics: DiagnosticView[] }
+  | { readonly kind: 'failed'; readonly at: number; readonly durationMs: number; readonly message: string; readonly diagnostics: DiagnosticView[]; readonly resolved: boolean }
+
+/** A mounted provider (a `ToolService` registered through the seam) as the live generation sees it. */
+export interface ProviderView {
+  readonly source: string
+  readonly tools: number
+  /** `up` when it answered its schema; `down` with the diagnostics when it did not. */
+  readonly status: 'up' | 'down'
+  readonly problems: string[]
+}
+
+export interface StateView {
+  readonly generation: number
+  readonly timeline: TimelineEntry[]
+  readonly providers: ProviderView[]
+  readonly journal: { readonly kind: string; readonly location: string }
+  readonly pendingApprovals: number
+}
+
+export interface ToolView {
+  readonly name: string
+  readonly description: string
+  readonly source: string
+  readonly owner: string
+  readonly kind: 'feature' | 'seam'
+  readonly approval: 'never' | 'on-risk' | 'once' | 'always'
+  /** What the approval mode means, in words. */
+  readonly approvalMeaning: string
+  readonly concurrency: string
+  readonly timeoutMs?: number
+  readonly permissions: readonly string[]
+  readonly input: unknown
+  readonly output?: unknown
+  readonly readOnly?: boolean
+  readonly destructive?: boolean
+}
+
+export interface SkillView {
+  readonly name: string
+  readonly description: string
+  readonly source: string
+  readonly owner: string
+  readonly tools: readonly string[]
+  readonly always: boolean
+  /** Markdown source; the page renders it as text nodes, never as HTML. */
+  readonly instructions: string
+}
+
+export interface CatalogView {
+  readonly generation: number
+  /** `false` when the generation asked for is no longer live: the catalog shown is its snapshot from publish time. */
+  readonly live: boolean
+  readonly tools: ToolView[]
+  readonly skills: SkillView[]
+}
+
+export interface CallView {
+  readonly callId: string
+  readonly name: string
+  readonly arguments: string
+  readonly generation: number
+  readonly at: number
+  readonly approval?: { readonly reason: string; readonly summary: string; readonly decision?: string }
+  readonly result?: {
+    readonly status: OutcomeStatus
+    readonly code?: string
+    readonly policy?: string
+    readonly content: ContentBlock[]
+    readonly durationMs: number
+  }
+}
+
+export interface TurnDetail {
+  readonly turnId: string
+  readonly host?: string
+  readonly calls: CallView[]
+}
+
+export interface PendingApprovalView {
+  readonly id: string
+  readonly callId: string
+  readonly name: string
+  readonly summary: string
+  readonly reason: string
+  readonly session: string
+  readonly arguments: unknown
+  readonly askedAt: number
+}
+
+export type ApprovalChoice = 'allowed-once' | 'allowed-session' | 'rejected'
+
+export interface TryRequest {
+  readonly tool: string
+  /** JSON text, as a model sends it. */
+  readonly arguments: string
+  readonly subjectId: string
+  readonly session?: string
+}
+
+export interface TryResult {
+  readonly turnId: string
+  readonly outcome: {
+    readonly callId: string
+    readonly name: string
+    /** `suspended` (code `APPROVAL_PENDING`) when the call was parked for a later decision. */
+    readonly status: OutcomeStatus | 'suspended'
+    readonly code?: string
+    readonly reason?: string
+    readonly content: ContentBlock[]
+    readonly durationMs: number
+    readonly generation: number
+  }
+}
+
+/** Server-sent events on `/api/events`: the page refetches what an event names. */
+export type LiveEvent =
+  | { readonly type: 'generation'; readonly entry: TimelineEntry }
+  | { readonly type: 'journal'; readonly turnId: string }
+  | { readonly type: 'approvals'; readonly pending: PendingApprovalView[] }
+
+export type JournalPage = TurnPage

@@ -1,0 +1,64 @@
+import type {
+  ApprovalChoice,
+  CatalogView,
+  LiveEvent,
+  PendingApprovalView,
+  StateView,
+  TryRequest,
+  TryResult,
+  TurnDetail,
+  TurnPage,
+} from '../types.js'
+
+export interface TurnFilters {
+  session?: string
+  tool?: string
+  status?: string
+  code?: string
+  host?: string
+  before?: string
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** The one client of the console's routes: every request the page makes goes through here. */
+export const api = {
+  state: () => get<StateView>('/api/state'),
+  catalog: (generation?: number) => get<CatalogView>(`/api/catalog${generation === undefined ? '' : `?generation=${generation}`}`),
+  turns: (filters: TurnFilters) => get<TurnPage>(`/api/turns?${new URLSearchParams(clean(filters))}`),
+  turn: (turnId: string) => get<TurnDetail>(`/api/turns/${encodeURIComponent(turnId)}`),
+  approvals: () => get<PendingApprovalView[]>('/api/approvals'),
+  decide: (id: string, answer: ApprovalChoice) => post<{ decided: boolean }>(`/api/approvals/${encodeURIComponent(id)}`, { answer }),
+  tryTool: (request: TryRequest) => post<TryResult>('/api/try', request),
+  /** Live events; the browser reconnects on its own after a drop. */
+  events(listener: (event: LiveEvent) => void): EventSource {
+    const source = new EventSource('/api/events')
+    source.onmessage = (message) => listener(JSON.parse(message.data as string) as LiveEvent)
+    return source
+  },
+}
+
+function clean(filters: TurnFilters): Record<string, string> {
+  return Object.fromEntries(Object.entries(filters).filter(([, value]) => typeof value === 'string' && value !== '')) as Record<string, string>
+}
+
+async function get<T>(path: string): Promise<T> {
+  return answer<T>(await fetch(path, { headers: { accept: 'application/json' } }))
+}
+
+async function post<T>(path: string, body: unknown): Promise<T> {
+  return answer<T>(await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }))
+}
+
+async function answer<T>(response: Response): Promise<T> {
+  const value = (await response.json().catch(() => ({}))) as T & { error?: string }
+  if (!response.ok) throw new ApiError(response.status, value.error ?? response.statusText)
+  return value
+}

@@ -1,0 +1,149 @@
+import type { CallView, TurnDetail, TurnSummary } from '../../types.js'
+import { api, type TurnFilters } from '../client.js'
+import { contentView } from '../content.js'
+import { badge, h, ms, replace, time, toneOf } from '../dom.js'
+import type { View, ViewContext } from './view.js'
+
+const FILTERS = ['session', 'tool', 'code', 'host'] as const
+
+/** Turns newest first (paged by the store), filters, a live tail, and one turn's calls in model order. */
+export function journalView(_context: ViewContext, openTurn: string | undefined): View {
+  let filters: TurnFilters = {}
+  let next: string | undefined
+  let open = openTurn
+  const rows = h('tbody')
+  const more = h('button', { type: 'button', hidden: true, onclick: () => void load(true) }, 'Older turns')
+  const detail = h('section', { class: 'detail', 'aria-live': 'polite', 'aria-label': 'turn detail' })
+  const status = h(
+    'select',
+    { id: 'f-status', name: 'status' },
+    ['', 'completed', 'denied', 'failed', 'cancelled'].map((s) => h('option', { value: s }, s || 'any')),
+  )
+  const form = h(
+    'form',
+    {
+      class: 'filters',
+      'aria-label': 'filter turns',
+      onsubmit: (e: Event) => {
+        e.preventDefault()
+        const data = new FormData(form)
+        filters = Object.fromEntries([...FILTERS, 'status'].map((name) => [name, String(data.get(name) ?? '').trim()]))
+        void load(false)
+      },
+    },
+    FILTERS.map((name) => h('label', { for: `f-${name}` }, name, h('input', { id: `f-${name}`, name, type: 'text', autocomplete: 'off' }))),
+    h('label', { for: 'f-status' }, 'status', status),
+    h('button', { type: 'submit' }, 'Filter'),
+  )
+  const table = h(
+    'table',
+    { class: 'turns' },
+    h('caption', null, 'Turns, newest first (live)'),
+    h(
+      'thead',
+      null,
+      h('tr', null, ['begun', 'turn', 'session', 'principal', 'generation', 'host', 'calls', 'state'].map((c) => h('th', { scope: 'col' }, c))),
+    ),
+    rows,
+  )
+  const element = h('div', null, h('h1', null, 'Journal'), form, table, more, detail)
+
+  async function load(older: boolean): Promise<void> {
+    try {
+      const page = await api.turns({ ...filters, ...(older && next ? { before: next } : {}) })
+      if (!older) replace(rows)
+      rows.append(...page.turns.map(turnRow))
+      if (!older && page.turns.length === 0) rows.append(h('tr', null, h('td', { colspan: 8, class: 'muted' }, 'no turns match')))
+      next = page.next
+      more.hidden = next === undefined
+    } catch (error) {
+      replace(rows, h('tr', null, h('td', { colspan: 8, class: 'error' }, (error as Error).message)))
+    }
+  }
+
+  function turnRow(turn: TurnSummary): HTMLElement {
+    const state =
+      turn.endReason === 'interrupted' ? badge('interrupted', 'bad') : turn.endReason === 'ended' ? badge('ended', 'muted') : badge('running', 'info')
+    return h(
+      'tr',
+      { class: turn.endReason === 'interrupted' ? 'interrupted' : '', 'data-turn': turn.turnId },
+      h('td', null, time(turn.begunAt)),
+      h('td', null, h('button', { type: 'button', class: 'link', 'aria-label': `show turn ${turn.turnId}`, onclick: () => show(turn.turnId) }, turn.turnId.slice(0, 8))),
+      h('td', null, turn.session),
+      h('td', null, turn.subjectId),
+      h('td', null, String(turn.generation)),
+      h('td', null, turn.host ?? ''),
+      h('td', null, String(turn.calls)),
+      h('td', null, state),
+    )
+  }
+
+  function show(turnId: string): void {
+    open = turnId
+    // The address names the turn (a link to share) without rebuilding the list and its filters.
+    history.replaceState(null, '', `#/journal/${encodeURIComponent(turnId)}`)
+    void loadDetail().then(() => detail.querySelector('h2')?.focus())
+  }
+
+  async function loadDetail(): Promise<void> {
+    if (open === undefined) return replace(detail)
+    try {
+      renderDetail(await api.turn(open))
+    } catch (error) {
+      replace(detail, h('p', { class: 'error' }, (error as Error).message))
+    }
+  }
+
+  function renderDetail(turn: TurnDetail): void {
+    replace(
+      detail,
+      h('h2', { tabindex: -1 }, 'Turn ', h('code', null, turn.turnId)),
+      turn.host ? h('p', { class: 'muted' }, `host ${turn.host}`) : null,
+      turn.calls.length === 0 ? h('p', { class: 'muted' }, 'no calls') : h('ol', { class: 'calls' }, turn.calls.map(callView)),
+    )
+  }
+
+  void load(false)
+  void loadDetail()
+  return {
+    element,
+    onEvent(event) {
+      if (event.type !== 'journal') return
+      // The live tail: the first page follows the journal; an older page stays where it is.
+      if (next === undefined || rows.childElementCount <= 50) void load(false)
+      if (event.turnId === open) void loadDetail()
+    },
+  }
+}
+
+function callView(call: CallView): HTMLElement {
+  const result = call.result
+  const unknown = result?.code === 'OUTCOME_UNKNOWN'
+  return h(
+    'li',
+    { class: `call${unknown ? ' unknown' : ''}`, 'data-call': call.callId },
+    h(
+      'p',
+      null,
+      h('code', { class: 'tool' }, call.name),
+      ' ',
+      result ? badge(result.status, toneOf(result.status)) : badge('no result yet', 'info'),
+      result?.code ? [' ', badge(result.code, unknown ? 'bad' : 'warn')] : null,
+      result?.policy ? h('span', { class: 'muted' }, ` (${result.policy})`) : null,
+      h('span', { class: 'muted' }, ` ${time(call.at)} · ${result ? ms(result.durationMs) : '…'} · generation ${call.generation} · ${call.callId}`),
+    ),
+    h('details', { open: true }, h('summary', null, 'arguments'), h('pre', { class: 'json' }, pretty(call.arguments))),
+    call.approval
+      ? h('p', { class: 'approval' }, 'approval asked: ', call.approval.reason, ' → ', call.approval.decision ? badge(call.approval.decision, call.approval.decision.startsWith('allowed') ? 'ok' : 'warn') : badge('waiting', 'info'))
+      : null,
+    result ? contentView(result.content) : null,
+  )
+}
+
+function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2)
+  } catch {
+    return text
+  }
+}

@@ -1,0 +1,211 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { mkdir } from 'node:fs/promises'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import type { BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
+import { launchBrowser } from './browser.js'
+
+const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
+/** Where the run leaves a screenshot of every page (looked at by a person, not compared). */
+const SHOTS = process.env.SEAM_CONSOLE_SHOTS ?? path.join(tmpdir(), 'seam-console-shots')
+
+const ECHO = `
+import { defineTool } from 'seam-runtime'
+import { z } from 'zod'
+export default defineTool({
+  description: 'Say the text back.',
+  input: z.object({ text: z.string().describe('What to say'), loud: z.boolean().optional() }),
+  approval: 'never',
+  annotations: { readOnlyHint: true },
+  async execute({ text, loud }) {
+    return loud ? text.toUpperCase() : text
+  },
+  render: (_args, value) => value,
+})
+`
+const XSS = `
+import { defineTool } from 'seam-runtime'
+import { z } from 'zod'
+export default defineTool({
+  description: 'Return hostile markup.',
+  input: z.object({}),
+  approval: 'never',
+  annotations: { readOnlyHint: true },
+  async execute() {
+    return '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
+  },
+  render: (_args, value) => value,
+})
+`
+
+describe('the seam console in a real browser, on seam dev', () => {
+  let plugin: ServePlugin
+  let dev: ChildProcess
+  let output = ''
+  let base: string
+  let mcp: Client
+  let browser: BrowserContext & AsyncDisposable
+  let page: Page
+
+  beforeAll(async () => {
+    plugin = await servePlugin()
+    await plugin.put('tools/echo.ts', ECHO)
+    await plugin.put('tools/xss.ts', XSS)
+    await mkdir(SHOTS, { recursive: true })
+    dev = spawn(process.execPath, [BIN, 'dev', plugin.dir, '--port', '0', '--debounce', '30'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString()
+    }
+    dev.stdout!.on('data', collect)
+    dev.stderr!.on('data', collect)
+    base = await until('the console URL in the banner', () => /console\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output)?.[1], 30_000)
+    mcp = new Client({ name: 'console-browser-test', version: '1.0.0' })
+    await mcp.connect(new StreamableHTTPClientTransport(new URL('mcp', base)))
+    browser = await launchBrowser()
+    page = await browser.newPage()
+    page.on('pageerror', (error) => {
+      output += `\npage error: ${error.message}`
+    })
+  }, 60_000)
+
+  afterAll(async () => {
+    await mcp?.close().catch(() => {})
+    await browser?.[Symbol.asyncDispose]()
+    if (dev && dev.exitCode === null) {
+      const exited = new Promise((resolve) => dev.once('exit', resolve))
+      dev.kill('SIGINT')
+      await exited
+    }
+    await plugin?.remove()
+  })
+
+  const open = async (hash: string) => {
+    await page.goto(`${base}${hash}`)
+    await page.locator('main h1').waitFor()
+  }
+  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `console-${name}.png`), fullPage: true })
+
+  it('shows a reload in the generations timeline within a second', async () => {
+    await open('#/generations')
+    await page.getByText('generation 1', { exact: true }).waitFor()
+    const written = Date.now()
+    await plugin.put('tools/echo.ts', ECHO.replace('Say the text back.', 'Say the text back, unchanged.'))
+    await page.getByText('generation 2', { exact: true }).waitFor({ timeout: 1_000 })
+    expect(Date.now() - written).toBeLessThan(1_000)
+    await expect(page.locator('.timeline .entry').first().textContent()).resolves.toContain('echo')
+    await shot('generations')
+  })
+
+  it("shows a broken tool's file, line and code frame, and clears it once the file is fixed", async () => {
+    await open('#/generations')
+    await plugin.put('tools/lookup.ts', 'export default defineTool({ description: "x", input: ,\n})\n')
+    const problem = page.locator('.problems')
+    await problem.locator('pre.frame').waitFor({ timeout: 5_000 })
+    expect(await problem.textContent()).toMatch(/tools\/lookup\.ts:\d+/)
+    await shot('reload-failed')
+    await plugin.put('tools/lookup.ts', (await import('../src/mcp/fixtures/serve-plugin.js')).TOOLS.lookup)
+    await problem.waitFor({ state: 'hidden', timeout: 5_000 })
+    await page.getByText('fixed since').waitFor()
+  })
+
+  it('lists the live catalog with approval modes in words and skill instructions as text', async () => {
+    await open('#/catalog')
+    const wipe = page.locator('#tool-wipe')
+    await wipe.waitFor()
+    expect(await wipe.textContent()).toContain('asks every call')
+    await page.getByText('instructions').click()
+    await page.locator('.markdown h3', { hasText: 'Triage' }).waitFor()
+    await shot('catalog')
+  })
+
+  it('shows a call from `seam call` and one from an MCP client in the journal as they happen', async () => {
+    await open('#/journal')
+    await page.locator('table.turns tbody tr').first().waitFor()
+    await promisify(execFile)(process.execPath, [BIN, 'call', 'echo', '{"text":"from the cli"}', '--dir', plugin.dir, '--session', 'cli-session'])
+    await page.locator('tr', { hasText: 'cli-session' }).waitFor({ timeout: 3_000 })
+    await mcp.callTool({ name: 'echo', arguments: { text: 'from mcp' } })
+    const row = page.locator('tr', { hasText: /mcp:/ }).first()
+    await row.waitFor({ timeout: 3_000 })
+    await row.getByRole('button').click()
+    await page.locator('.detail .call', { hasText: 'from mcp' }).first().waitFor()
+    await shot('journal')
+  })
+
+  it('unblocks a call when its approval is allowed in the browser, and denies it when rejected', async () => {
+    await open('#/approvals')
+    const allowed = mcp.callTool({ name: 'wipe', arguments: { id: 7 } })
+    const question = page.locator('ol.approvals li[data-id]')
+    await question.waitFor({ timeout: 3_000 })
+    expect(await question.textContent()).toContain('wipe')
+    await shot('approvals')
+    await question.getByRole('button', { name: 'Allow once' }).click()
+    const result = await allowed
+    expect(result.isError).toBeFalsy()
+    expect(JSON.stringify(result.content)).toContain('wiped ticket 7')
+
+    const rejected = mcp.callTool({ name: 'wipe', arguments: { id: 8 } })
+    await question.waitFor({ timeout: 3_000 })
+    // Keyboard only: the question takes focus, and r rejects it.
+    await question.focus()
+    await page.keyboard.press('r')
+    const denied = await rejected
+    expect(denied.isError).toBe(true)
+    expect(JSON.stringify(denied.content)).toContain('DENIED')
+    await page.getByText('Nothing is waiting for approval.').waitFor()
+  })
+
+  it('runs a tool from the form generated from its input schema, journaled as the named principal', async () => {
+    await open('#/try/echo')
+    await page.getByLabel('text').fill('hello console')
+    await page.getByLabel('loud').check()
+    await page.getByLabel('run as (principal)').fill('ada')
+    await page.getByRole('button', { name: 'Run' }).click()
+    const outcome = page.locator('.outcome')
+    await outcome.getByText('completed').waitFor()
+    expect(await outcome.locator('pre.text').textContent()).toBe('HELLO CONSOLE')
+    await shot('try')
+    await open('#/journal')
+    await page.locator('tr', { hasText: 'ada' }).first().waitFor()
+  })
+
+  it('renders hostile markup in tool output as inert text', async () => {
+    await open('#/try/xss')
+    await page.getByRole('button', { name: 'Run' }).click()
+    const text = page.locator('.outcome pre.text')
+    await text.waitFor()
+    expect(await text.textContent()).toContain('<script>window.__pwned = 1</script>')
+    expect(await page.locator('.outcome img, .outcome script').count()).toBe(0)
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined()
+  })
+
+  it('refuses requests from a foreign Origin, and state changes without the page Origin', async () => {
+    const foreign = await fetch(new URL('api/state', base), { headers: { origin: 'http://evil.example' } })
+    expect(foreign.status).toBe(403)
+    const post = (origin?: string) =>
+      fetch(new URL('api/try', base), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(origin ? { origin } : {}) },
+        body: JSON.stringify({ tool: 'echo', arguments: '{"text":"x"}', subjectId: 'mallory' }),
+      })
+    expect((await post('http://evil.example')).status).toBe(403)
+    expect((await post()).status).toBe(403)
+    // DNS rebinding: a page of attacker.example resolved to 127.0.0.1 sends its own Host (fetch cannot forge one).
+    const rebound = await new Promise<number | undefined>((resolve, reject) => {
+      const url = new URL('api/state', base)
+      request({ host: url.hostname, port: url.port, path: url.pathname, headers: { host: `attacker.example:${url.port}` } }, (res) => {
+        res.resume()
+        resolve(res.statusCode)
+      })
+        .on('error', reject)
+        .end()
+    })
+    expect(rebound).toBe(403)
+    expect(output).not.toContain('page error')
+  })
+})
