@@ -28,6 +28,8 @@ describe('public surface', () => {
         "defineTool",
         "memoryJournal",
         "postgresJournal",
+        "redactText",
+        "registerSecret",
         "seamIntegrationToken",
         "sqliteJournal",
       ]

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { rescanEnvironment } from './journal/redact.js'
 import { Activity } from './activity.js'
 import { SeamError } from '../errors.js'
 import { ApprovalGrants } from './approval.js'
@@ -104,6 +105,8 @@ export class Root {
   /** Prefer `createRoot()`; the constructor only assigns. */
   constructor(options: RootOptions) {
     this.#options = options
+    // Secrets in this process's environment as it is now are scrubbed from the journal and logs.
+    rescanEnvironment()
     this.journal = options.journal ?? memoryJournal()
     this.#limits = resolveLimits(options.defaults)
     this.ingress = new CapabilityIngress({ permissions: options.permissions, permissionTimeoutMs: this.#limits.policyTimeoutMs })
