@@ -80,7 +80,7 @@ export type {
 } from './runtime/pipeline/types.js'
 
 // ── Journal ────────────────────────────────────────────────────────────────────────────────
-export { memoryJournal, postgresJournal, sqliteJournal } from './runtime/journal/index.js'
+export { memoryJournal, postgresJournal, redactText, registerSecret, sqliteJournal } from './runtime/journal/index.js'
 export type {
   ContentBlock,
   JournalCoordination,

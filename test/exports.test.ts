@@ -30,6 +30,8 @@ describe('public surface', () => {
         "observeApprovals",
         "openAiChatModel",
         "postgresJournal",
+        "redactText",
+        "registerSecret",
         "runAgent",
         "seamIntegrationToken",
         "sqliteJournal",

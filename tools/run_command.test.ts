@@ -194,6 +194,25 @@ describe('run_command', () => {
     expect(JSON.stringify(outcome)).not.toContain('should-not-leak')
   })
 
+  it("keeps a connection string out of the command's environment, and the host's own secrets out of the journal", async () => {
+    Object.assign(process.env, {
+      SEAM_TEST_MY_DB_CONN: 'Server=db;Database=app;User Id=sa;Password=conn-should-not-leak;',
+      SEAM_TEST_HOST_TOKEN: 'host-token-should-not-leak',
+    })
+    onTestFinished(() => {
+      delete process.env.SEAM_TEST_MY_DB_CONN
+      delete process.env.SEAM_TEST_HOST_TOKEN
+    })
+    const { call, journal, turn } = await approvedRoot()
+    const own = await call('run_command', { argv: [node, '-e', 'console.log(JSON.stringify(process.env))'] })
+    expect(JSON.parse((own.value as { stdout: string }).stdout).SEAM_TEST_MY_DB_CONN).toBeUndefined()
+    // Without a sandbox a command can still read its parent's environment: the journal must not keep it.
+    const parent = await call('run_command', { argv: ['sh', '-c', `tr '\\0' '\\n' < /proc/${process.pid}/environ`] })
+    expect(parent.status).toBe('completed')
+    const stored = JSON.stringify(await journal.read(turn.turnId))
+    expect(stored).not.toContain('should-not-leak')
+  })
+
   it('keeps 64 KiB of each stream, the start and the end, and says it cut', async () => {
     const { call } = await approvedRoot()
     const outcome = await call('run_command', { argv: [node, '-e', 'process.stdout.write("<" + "a".repeat(200000) + ">")'] })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SeamError } from '../errors.js'
-import { parseSkillFile } from './skill-file.js'
+import { MAX_FRONT_MATTER, parseSkillFile } from './skill-file.js'
 
 const FILE = '/plugin/agent/skills/triage.md'
 const options = { relativeTo: '/plugin' }
@@ -102,5 +102,21 @@ Read each ticket, then assign it.
   it('refuses alias bombs', () => {
     const bomb = `---\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ndescription: x\n---\n`
     expect(failure(bomb).message).toContain('malformed front matter')
+  })
+
+  it('refuses 5 MB of front matter at once with its size limit, without parsing it', () => {
+    const keys = Array.from({ length: 400_000 }, (_, i) => `k${i}: v`).join('\n')
+    const started = performance.now()
+    const error = failure(`---\n${keys}\ndescription: x\n---\n`)
+    expect(performance.now() - started).toBeLessThan(500)
+    expect(error.message).toMatch(new RegExp(`front matter is \\d+ characters long; at most ${MAX_FRONT_MATTER} are allowed`))
+  })
+
+  it('parses a thousand keys (duplicates found in one pass) and still refuses a repeated key, with its line', () => {
+    const keys = Array.from({ length: 1_000 }, (_, i) => `k${i}: v`).join('\n')
+    expect(parseSkillFile(FILE, `---\n${keys}\ndescription: Many keys.\n---\n`).description).toBe('Many keys.')
+    const error = failure(`---\ndescription: one\nname: a\ndescription: two\n---\n`)
+    expect(error.message).toContain('`description` is repeated')
+    expect(error.details?.line).toBe(4)
   })
 })

@@ -1,4 +1,4 @@
-import { isMap, isNode, LineCounter, parseDocument, visit, type Document } from 'yaml'
+import { isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml'
 import { messageOf, SeamError } from '../errors.js'
 import type { SkillSpec } from './define-tool.js'
 import { codeFrame } from './loader/code-frame.js'
@@ -69,10 +69,22 @@ interface FrontMatter {
   always?: boolean
 }
 
+/**
+ * The most front matter a skill file may carry (characters). It holds four short keys; the bound
+ * keeps a hostile or broken file from holding the host's CPU while a generation builds (the YAML
+ * parser takes tens of microseconds per key).
+ */
+export const MAX_FRONT_MATTER = 16 * 1024
+
 /** `fail` takes a 1-based line and column inside the YAML text. */
 function readFrontMatter(yaml: string, fail: (message: string, line: number, column: number) => SeamError): FrontMatter {
+  if (yaml.length > MAX_FRONT_MATTER) {
+    throw fail(`the front matter is ${yaml.length} characters long; at most ${MAX_FRONT_MATTER} are allowed`, 1, 1)
+  }
   const lines = new LineCounter()
-  const doc = parseDocument(yaml, { lineCounter: lines, schema: 'core', prettyErrors: false, uniqueKeys: true })
+  // `uniqueKeys: true` compares every key with every other (quadratic): duplicates are found below,
+  // in one pass over the top-level keys, the only ones read.
+  const doc = parseDocument(yaml, { lineCounter: lines, schema: 'core', prettyErrors: false, uniqueKeys: false })
   const at = (offset: number | undefined) => lines.linePos(offset ?? 0)
   const problem = doc.errors[0]
   if (problem !== undefined) {
@@ -87,6 +99,15 @@ function readFrontMatter(yaml: string, fail: (message: string, line: number, col
   if (!isMap(doc.contents)) {
     const { line, col } = at(doc.contents.range?.[0])
     throw fail('the front matter must be a mapping of keys (name, description, tools, always)', line, col)
+  }
+  const keys = new Set<unknown>()
+  for (const item of doc.contents.items) {
+    const key = isScalar(item.key) ? item.key.value : item.key
+    if (keys.has(key)) {
+      const { line, col } = at(isNode(item.key) ? item.key.range?.[0] : undefined)
+      throw fail(`malformed front matter: Map keys must be unique (\`${String(key)}\` is repeated)`, line, col)
+    }
+    keys.add(key)
   }
   let data: Record<string, unknown>
   try {

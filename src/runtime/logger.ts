@@ -1,12 +1,14 @@
 import type { ToolLogger } from '../features/define-tool.js'
 import { redactSecrets } from './journal/privacy.js'
+import { redactText } from './journal/redact.js'
 
 export type LogLevel = 'debug' | 'info' | 'warn'
 export type LogSink = (level: LogLevel, scope: string, message: string, fields?: Record<string, unknown>) => void
 
 /**
- * Replaces values under secret-looking keys (the journal's rule, `isSecretKey`), recursively; never
- * mutates its input. Nesting deeper than 8 levels is replaced too, rather than logged unexamined.
+ * Replaces values under secret-looking keys and secrets inside strings (the journal's one redactor),
+ * recursively; never mutates its input. Nesting deeper than 8 levels is replaced too, rather than
+ * logged unexamined.
  */
 export function redact(value: unknown): unknown {
   return redactSecrets(value, 9)
@@ -40,7 +42,7 @@ export class Logger implements ToolLogger {
 
   #emit(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
     try {
-      this.#sink(level, this.#scope, message, fields === undefined ? undefined : (redact(fields) as Record<string, unknown>))
+      this.#sink(level, this.#scope, redactText(message), fields === undefined ? undefined : (redact(fields) as Record<string, unknown>))
     } catch {
       // A failing sink must never fail a call.
     }

@@ -1,4 +1,6 @@
 import path from 'node:path'
+import { rescanEnvironment } from './journal/redact.js'
+import { Activity } from './activity.js'
 import { SeamError } from '../errors.js'
 import { ApprovalGrants } from './approval.js'
 import { Approvals } from './approvals.js'
@@ -95,14 +97,16 @@ export class Root {
   #closing: Promise<void> | undefined
   #repair: RepairReport | undefined
   readonly #turns = new Set<Turn>()
-  /** Turns ended while calls of theirs still ran: settled once those calls have committed. */
-  readonly #draining = new Set<Promise<void>>()
+  /** Calls in flight on every turn of this root, ended ones included. */
+  readonly #activity = new Activity()
   readonly #source: FolderSource | undefined
   readonly #providers = new ProviderWatch((status) => this.#emit('provider', status))
 
   /** Prefer `createRoot()`; the constructor only assigns. */
   constructor(options: RootOptions) {
     this.#options = options
+    // Secrets in this process's environment as it is now are scrubbed from the journal and logs.
+    rescanEnvironment()
     this.journal = options.journal ?? memoryJournal()
     this.#limits = resolveLimits(options.defaults)
     this.ingress = new CapabilityIngress({ permissions: options.permissions, permissionTimeoutMs: this.#limits.policyTimeoutMs })
@@ -255,6 +259,7 @@ export class Root {
         capabilities,
         ended: () => ended,
         nextSeq,
+        activity: this.#activity,
         onContexts: input.onContexts,
       })
       const turn = new Turn({
@@ -270,10 +275,8 @@ export class Root {
           } finally {
             // Calls still running finish on this generation: the lease goes once they have settled
             // (a call that had not reached its body yet settles as GENERATION_RETIRED), and close()
-            // waits for them, so their results are journaled before the journal closes.
-            const drained = tools.idle().then(release)
-            this.#draining.add(drained)
-            void drained.then(() => this.#draining.delete(drained))
+            // waits for them (`#activity`), so their results are journaled before the journal closes.
+            void tools.idle().then(release)
           }
         },
       })
@@ -362,9 +365,12 @@ export class Root {
           await turn.end()
         }),
       )
-      await Promise.allSettled([...this.#draining])
+      while (this.#activity.count > 0) await this.#activity.idle()
       await this.scope.dispose().catch(() => {})
       await this.#generations.disposeAll(this.#limits.graceMs)
+      // A call begun meanwhile on an ended turn (it settles as GENERATION_RETIRED) still writes its
+      // pair: the journal closes in the same synchronous step that finds nothing in flight.
+      while (this.#activity.count > 0) await this.#activity.idle()
       await this.journal.close()
     })()
     return this.#closing

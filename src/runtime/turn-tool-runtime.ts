@@ -1,4 +1,5 @@
 import { SeamError } from '../errors.js'
+import type { Activity } from './activity.js'
 import type { DeferredContext } from '../features/define-tool.js'
 import { ApprovalGrants } from './approval.js'
 import { type AgentCapabilities, bindingOf, CapabilityIngress, type ToolCapability } from './capability-ingress.js'
@@ -57,6 +58,8 @@ export interface TurnToolRuntimeOptions {
    */
   readonly ended?: () => boolean
   readonly nextSeq?: () => number
+  /** Counts this runtime's work in flight with others' (the root's, for `close()`). */
+  readonly activity?: Activity
 }
 
 /**
@@ -69,6 +72,7 @@ export class TurnToolRuntime {
   readonly #onContexts: ((contexts: readonly DeferredContext[]) => void) | undefined
   #active = 0
   #idle: { promise: Promise<void>; resolve: () => void } | undefined
+  readonly #activity: Activity | undefined
 
   constructor(options: TurnToolRuntimeOptions) {
     const { turn, generation, capabilities } = options
@@ -80,6 +84,7 @@ export class TurnToolRuntime {
     let seq = 1
     const journal = turn.journal
     this.#onContexts = options.onContexts
+    this.#activity = options.activity
     this.#ctx = {
       turn,
       generation,
@@ -141,6 +146,7 @@ export class TurnToolRuntime {
       throw new SeamError('UNKNOWN_APPROVAL', `no parked call has the resume token "${token}"`, { details: { token } })
     }
     this.#active += 1
+    this.#activity?.begin()
     try {
       return await resumeParked(this.#resumeContext(round), round, this.#signal(options?.signal))
     } finally {
@@ -180,6 +186,7 @@ export class TurnToolRuntime {
     const state = this.#state(call, signal)
     state.ownSignal = ownSignal
     this.#active += 1
+    this.#activity?.begin()
     return runCall(state, this.#finish)
   }
 
@@ -193,6 +200,7 @@ export class TurnToolRuntime {
   // A counter rather than a set of tracked promises: no extra promise chain per call.
   #done(): void {
     this.#active -= 1
+    this.#activity?.end()
     if (this.#active === 0 && this.#idle) {
       this.#idle.resolve()
       this.#idle = undefined
@@ -214,6 +222,7 @@ export class TurnToolRuntime {
       return Promise.reject(error)
     }
     this.#active += 1
+    this.#activity?.begin()
     return this.#executeBatch(calls, options).finally(() => this.#done())
   }
 

@@ -5,13 +5,15 @@
 const SECRET_NAME = /TOKEN|SECRET|PASS|PWD|KEY|AUTH|CRED|COOKIE|BEARER|JWT|DSN|SESSION|SIGNATURE|(?:^|_)PAT(?:_|$)|SSH_AUTH_SOCK/i
 // A value with credentials in a URL (`mongodb://user:pw@host`, `redis://:pw@host`).
 const URL_CREDENTIALS = /^[a-z][a-z0-9+.-]*:\/\/[^/\s@]*:[^/\s@]*@/i
+// A connection string with a password (`Server=db;User Id=sa;Password=…`), whatever its name.
+const CONNECTION_PASSWORD = /(?:^|;)\s*(?:password|pwd)\s*=/i
 // Names that look secret-ish but are safe and needed by ordinary commands.
 const KEPT = new Set(['PATH', 'HOME', 'PWD', 'OLDPWD', 'KEYTIMEOUT', 'KEYMAP'])
 
 /** Whether an environment variable (by its name, or a value holding URL credentials) looks like a secret. */
 export function isSecretName(name: string, value = ''): boolean {
   if (KEPT.has(name.toUpperCase())) return false
-  return SECRET_NAME.test(name) || URL_CREDENTIALS.test(value)
+  return SECRET_NAME.test(name) || URL_CREDENTIALS.test(value) || CONNECTION_PASSWORD.test(value)
 }
 
 /** The environment for a command: the host's minus secret-looking variables, colours off. */

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { chmod, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { chmod, link, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SeamError } from 'seam-runtime'
 import { describe, expect, it } from 'vitest'
@@ -56,6 +56,30 @@ describe('workspaceFs confinement', () => {
     await rename(join(workspace, 'sub.real'), join(workspace, 'sub'))
     await escaped(fs.writeFile('sub/pwned.txt', 'x'))
     expect(await readdir(join(outside, 'sub'))).toEqual(['data.txt'])
+  })
+
+  it('refuses to list a folder swapped for a link after the path was checked', async () => {
+    const { fs, workspace, outside } = await setup()
+    await mkdir(join(outside, 'sub'))
+    await writeFile(join(outside, 'sub', 'data.txt'), 'OUTSIDE SECRET')
+    await mkdir(join(workspace, 'sub'))
+    const check = fs.resolve.bind(fs)
+    fs.resolve = async (path: string) => {
+      const real = await check(path)
+      await rename(join(workspace, 'sub'), join(workspace, 'sub.real'))
+      await symlink(join(outside, 'sub'), join(workspace, 'sub'))
+      return real
+    }
+    await escaped(fs.list('sub'))
+  })
+
+  it('neither reads nor writes a file with other hard links (one linked in from outside)', async () => {
+    const { fs, workspace, outside } = await setup()
+    await link(join(outside, 'secret.txt'), join(workspace, 'linked.txt'))
+    await expect(fs.readFile('linked.txt')).rejects.toMatchObject({ code: 'EMLINK' })
+    await expect(fs.writeFile('linked.txt', 'overwritten')).rejects.toMatchObject({ code: 'EMLINK' })
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('outside')
+    expect((await readdir(workspace)).sort()).toEqual(['linked.txt', 'src'])
   })
 
   it('refuses a file over the limit and a FIFO (opened without blocking, then refused as not a regular file)', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { constants, realpathSync, type Stats } from 'node:fs'
-import { lstat, mkdir, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises'
+import { type FileHandle, lstat, mkdir, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import { createToken, SeamError } from 'seam-runtime'
 import { confine, isInside, PATH_ESCAPE_REASON, realPathOf } from './confine.js'
@@ -127,6 +127,7 @@ class NodeFs implements DisposableFs {
       if (info.isDirectory()) throw fsError('EISDIR', `${this.display(real)} is a directory`)
       // A FIFO or a device would block or never end: only regular files are read.
       if (!info.isFile()) throw fsError('EINVAL', `${this.display(real)} is not a regular file`)
+      if (this.confined && info.nlink > 1) throw hardLinked(this.display(real), info.nlink)
       const limit = options.maxBytes ?? Number.MAX_SAFE_INTEGER
       if (info.size > limit) throw fsError('EFBIG', `${this.display(real)} is ${info.size} bytes, over the limit of ${limit}`)
       const chunks: Buffer[] = []
@@ -157,49 +158,83 @@ class NodeFs implements DisposableFs {
 
   async writeFile(path: string, data: string | Uint8Array, options: { createDirs?: boolean } = {}): Promise<WriteResult> {
     const real = await this.resolve(path)
-    const folder = dirname(real)
-    if (options.createDirs) await mkdir(folder, { recursive: true })
-    else if (!(await stat(folder).catch(() => undefined))?.isDirectory()) {
-      throw fsError('ENOENT', `the folder ${this.display(folder)} does not exist`)
-    }
-    const existing = await stat(real).catch(() => undefined)
-    if (existing?.isDirectory()) throw fsError('EISDIR', `${this.display(real)} is a directory`)
-    if (existing && !existing.isFile()) throw fsError('EINVAL', `${this.display(real)} is not a regular file`)
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
-    // Cut the name so the temp name stays within the 255-byte limit a file name has.
-    const temp = join(folder, `.${Buffer.from(basename(real)).subarray(0, 200).toString().replace(/\uFFFD$/, '')}.${randomUUID().slice(0, 8)}.tmp`)
-    const handle = await open(temp, 'wx', 0o666)
-    try {
-      // The folder may have been swapped for a link since `resolve`: the temp file must be inside.
-      // (The rename after it then fails rather than follow a swap made later: its source is gone.)
-      await this.#assertOpenedInside(handle.fd, path)
-      // Set after open, so the umask cannot narrow an existing file's mode.
-      if (existing) await handle.chmod(existing.mode & 0o7777)
-      await handle.writeFile(bytes)
-      await handle.sync()
-      await handle.close()
-      // rename replaces the name atomically: a reader sees the old file or the new one, never half.
-      await rename(temp, real)
-    } catch (error) {
-      await handle.close().catch(() => {})
-      await unlink(temp).catch(() => {})
+    const folderPath = dirname(real)
+    if (options.createDirs) await mkdir(folderPath, { recursive: true })
+    const folder = await this.#openFolder(folderPath, path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') throw fsError('ENOENT', `the folder ${this.display(folderPath)} does not exist`)
       throw error
+    })
+    try {
+      // Every step below names its file through the opened folder, never by path: a folder swapped
+      // for a link since `resolve` cannot move the temp file, the rename or its cleanup outside.
+      const inside = (name: string) => join(this.#through(folder, folderPath), name)
+      const target = inside(basename(real))
+      const existing = await lstat(target).catch(() => undefined)
+      if (existing?.isDirectory()) throw fsError('EISDIR', `${this.display(real)} is a directory`)
+      if (existing && !existing.isFile()) throw fsError('EINVAL', `${this.display(real)} is not a regular file`)
+      if (existing && this.confined && existing.nlink > 1) throw hardLinked(this.display(real), existing.nlink)
+      const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
+      // Cut the name so the temp name stays within the 255-byte limit a file name has.
+      const temp = inside(`.${Buffer.from(basename(real)).subarray(0, 200).toString().replace(/\uFFFD$/, '')}.${randomUUID().slice(0, 8)}.tmp`)
+      const handle = await open(temp, 'wx', 0o666)
+      try {
+        // Set after open, so the umask cannot narrow an existing file's mode.
+        if (existing) await handle.chmod(existing.mode & 0o7777)
+        await handle.writeFile(bytes)
+        await handle.sync()
+        await handle.close()
+        // rename replaces the name atomically: a reader sees the old file or the new one, never half.
+        await rename(temp, target)
+      } catch (error) {
+        await handle.close().catch(() => {})
+        await unlink(temp).catch(() => {})
+        throw error
+      }
+      return { path: this.display(real), bytes: bytes.byteLength, created: existing === undefined }
+    } finally {
+      await folder.close()
     }
-    return { path: this.display(real), bytes: bytes.byteLength, created: existing === undefined }
   }
 
   async list(path: string, options: { limit?: number; signal?: AbortSignal } = {}): Promise<DirEntry[]> {
     const real = await this.resolve(path)
-    const names = (await readdir(real)).sort()
-    const limit = options.limit ?? Number.POSITIVE_INFINITY
-    const entries: DirEntry[] = []
-    for (const name of names) {
-      if (entries.length >= limit) break
-      if (entries.length % 256 === 0) options.signal?.throwIfAborted()
-      const stats = await lstat(join(real, name)).catch(() => undefined)
-      if (stats) entries.push({ name, path: this.display(join(real, name)), ...infoOf(stats) })
+    const folder = await this.#openFolder(real, path)
+    try {
+      // Listed through the opened folder: one swapped for a link since `resolve` is not followed.
+      const base = this.#through(folder, real)
+      const names = (await readdir(base)).sort()
+      const limit = options.limit ?? Number.POSITIVE_INFINITY
+      const entries: DirEntry[] = []
+      for (const name of names) {
+        if (entries.length >= limit) break
+        if (entries.length % 256 === 0) options.signal?.throwIfAborted()
+        const stats = await lstat(join(base, name)).catch(() => undefined)
+        if (stats) entries.push({ name, path: this.display(join(real, name)), ...infoOf(stats) })
+      }
+      return entries
+    } finally {
+      await folder.close()
     }
-    return entries
+  }
+
+  /**
+   * Opens a folder and checks that what was opened lies inside the root: the folder (or one on the
+   * way) may have been swapped for a link since `resolve`. Later steps go through the descriptor.
+   */
+  async #openFolder(real: string, shown: string): Promise<FileHandle> {
+    const handle = await open(real, constants.O_RDONLY | constants.O_DIRECTORY)
+    try {
+      await this.#assertOpenedInside(handle.fd, shown)
+    } catch (error) {
+      await handle.close()
+      throw error
+    }
+    return handle
+  }
+
+  /** A path that reaches the opened folder itself whatever its name points to now (Linux), else its path. */
+  #through(folder: FileHandle, real: string): string {
+    return process.platform === 'linux' ? `/proc/self/fd/${folder.fd}` : real
   }
 
   async *walk(path: string, options: WalkOptions = {}): AsyncIterable<DirEntry> {
@@ -221,6 +256,14 @@ class NodeFs implements DisposableFs {
 function infoOf(stats: Stats): FileInfo {
   const type: EntryType = stats.isFile() ? 'file' : stats.isDirectory() ? 'dir' : stats.isSymbolicLink() ? 'symlink' : 'other'
   return { type, size: stats.size, mtimeMs: stats.mtimeMs }
+}
+
+/**
+ * A file with other hard links may be one outside the root linked in: neither read nor written
+ * through (a confined provider).
+ */
+function hardLinked(shown: string, links: number): NodeJS.ErrnoException {
+  return fsError('EMLINK', `${shown} has ${links} hard links; a file linked from elsewhere is neither read nor written`)
 }
 
 function fsError(code: string, message: string): NodeJS.ErrnoException {

@@ -2,6 +2,7 @@ export type { JournalCoordination } from './coordination.js'
 export { type MemoryJournal, type MemoryJournalOptions, memoryJournal } from './memory.js'
 export { type PostgresJournalOptions, postgresJournal } from './postgres.js'
 export type { PrivacyOptions } from './privacy.js'
+export { redactText, registerSecret } from './redact.js'
 export { type SqliteJournalOptions, sqliteJournal } from './sqlite.js'
 export type {
   ContentBlock,

@@ -48,8 +48,11 @@ describe('redactArguments', () => {
     expect(redactArguments(raw)).toBe(raw)
   })
 
-  it('keeps arguments that are not JSON as they are', () => {
-    expect(redactArguments('password=hunter2 (not json')).toBe('password=hunter2 (not json')
+  it('redacts secrets in arguments that are not JSON, or are truncated or malformed JSON', () => {
+    expect(redactArguments('password=hunter2 (not json')).toBe('password=[redacted] (not json')
+    expect(redactArguments('{"user":"a","db_pass":"hunter2"')).toBe('{"user":"a","db_pass":"[redacted]"')
+    expect(redactArguments('{"token":"abc123", }')).toBe('{"token":"[redacted]", }')
+    expect(redactArguments('{"api_key":"sk-live-1234')).toBe('{"api_key":"[redacted]')
   })
 
   it('keeps a null secret as null', () => {

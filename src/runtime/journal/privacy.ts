@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { SeamError } from '../../errors.js'
+import { isSecretKey, REDACTED, redactText } from './redact.js'
 import type { ContentBlock, JournalEvent } from './types.js'
 
 export const DEFAULT_MAX_PAYLOAD_BYTES = 64 * 1024
@@ -23,40 +24,30 @@ export interface PrivacyOptions {
   readonly maxPayloadBytes?: number
 }
 
-const REDACTED = '[redacted]'
 /**
- * Every secret key below contains one of these fragments (`\u` covers keys written with JSON escapes),
- * so arguments that match none are stored without being parsed: this runs on every append.
+ * Every secret key contains one of these fragments (`\u` covers keys written with JSON escapes), so
+ * arguments that match none are not parsed: this runs on every append.
  */
-const MAYBE_SECRET = /pass|pwd|secret|token|key|auth|cookie|credential|\\u/i
-/** Matched against a key lower-cased with everything but letters and digits removed. */
-const SECRET_KEY = /pass(?:word|wd|phrase)|secret|token|apikey|authori[sz]ation|cookie|credential|privatekey|accesskey/
-const SECRET_EXACT: ReadonlySet<string> = new Set(['auth', 'pwd'])
+const MAYBE_SECRET = /pass|pwd|pw|secret|token|key|auth|cookie|credential|bearer|session|signature|dsn|\\u/i
 const encoder = new TextEncoder()
 
-/**
- * Whether a JSON key looks like it holds a secret (`apiKey`, `X-Api-Key`, `client_secret`,
- * `refreshToken`, `Authorization`, …). A false positive only hides a value from the journal.
- */
-export function isSecretKey(key: string): boolean {
-  const folded = key.toLowerCase().replace(/[^a-z0-9]/g, '')
-  return SECRET_EXACT.has(folded) || SECRET_KEY.test(folded)
-}
+export { isSecretKey, REDACTED }
 
 /**
- * Replaces values under secret-looking keys, at any depth, with `"[redacted]"`. Text that does not
- * parse as JSON has no keys and is returned as is; so is JSON with nothing to redact (its spelling kept).
+ * Replaces values under secret-looking keys, at any depth, with `"[redacted]"`, then passes the text
+ * through the one redactor (`redactText`: secrets by shape and by value). Text that does not parse as
+ * JSON (truncated, a trailing comma) is redacted by shape; JSON with nothing to redact keeps its spelling.
  */
 export function redactArguments(raw: string): string {
-  if (!MAYBE_SECRET.test(raw)) return raw
+  if (!MAYBE_SECRET.test(raw)) return redactText(raw)
   try {
     const parsed: unknown = JSON.parse(raw)
     const redacted = redactValue(parsed)
     // Unchanged, but the text may still hold a secret the parse dropped: `{"password":"x","password":null}`.
-    if (redacted === parsed && !hasSecretKey(parsed)) return raw
-    return JSON.stringify(redacted)
+    if (redacted === parsed && !hasSecretKey(parsed)) return redactText(raw)
+    return redactText(JSON.stringify(redacted))
   } catch (error) {
-    if (error instanceof SyntaxError) return raw
+    if (error instanceof SyntaxError) return redactText(raw)
     // Nested too deeply to walk: fail closed rather than store secrets we could not look for.
     return `${REDACTED} (arguments not inspected: ${fingerprint(raw)})`
   }
@@ -71,11 +62,13 @@ function hasSecretKey(value: unknown): boolean {
 }
 
 /**
- * `value` with the values under secret-looking keys replaced by `"[redacted]"`, at any depth (the
- * same rule as the journal's): for text made from tool arguments, such as an approval summary.
+ * `value` with the values under secret-looking keys replaced by `"[redacted]"`, at any depth, and
+ * every string passed through `redactText` (the journal's rules): for text made from tool arguments,
+ * such as an approval summary, and for log fields.
  * Nesting deeper than `maxDepth` is replaced too, rather than looked through.
  */
 export function redactSecrets(value: unknown, maxDepth = 32, depth = 0): unknown {
+  if (typeof value === 'string') return redactText(value)
   if (value === null || typeof value !== 'object') return value
   if (depth >= maxDepth) return '[…]'
   if (Array.isArray(value)) return value.map((item) => redactSecrets(item, maxDepth, depth + 1))
@@ -136,8 +129,9 @@ export function protectEvent(event: JournalEvent, maxBytes: number = DEFAULT_MAX
       return stored === event.arguments ? event : { ...event, arguments: stored }
     }
     case 'approval/asked': {
-      const summary = truncateText(event.summary, maxBytes)
-      return summary === event.summary ? event : { ...event, summary }
+      const summary = truncateText(redactText(event.summary), maxBytes)
+      const reason = truncateText(redactText(event.reason), maxBytes)
+      return summary === event.summary && reason === event.reason ? event : { ...event, summary, reason }
     }
     case 'tool/result': {
       const content = protectContent(event.content, maxBytes)
@@ -166,7 +160,7 @@ function protectContent(content: ContentBlock[], maxBytes: number): ContentBlock
 function protectBlock(block: ContentBlock, maxBytes: number): ContentBlock {
   switch (block.type) {
     case 'text': {
-      const text = truncateText(block.text, maxBytes)
+      const text = truncateText(redactText(block.text), maxBytes)
       return text === block.text ? block : { ...block, text }
     }
     case 'image':
@@ -177,7 +171,7 @@ function protectBlock(block: ContentBlock, maxBytes: number): ContentBlock {
     case 'resource': {
       const resource = block.resource
       if ('text' in resource) {
-        const text = truncateText(resource.text, maxBytes)
+        const text = truncateText(redactText(resource.text), maxBytes)
         return text === resource.text ? block : { ...block, resource: { ...resource, text } }
       }
       const blob = truncateText(resource.blob, maxBytes)

@@ -12,7 +12,7 @@ export function parseArguments(state: CallState): void {
   const { call, capability, binding } = state
   if (!capability || !binding) return
   // In a batch the classifier already parsed these exact arguments against this schema, and froze them.
-  if (state.classifyArgs && typeof call.arguments === 'string') {
+  if (state.classifyArgs && typeof call.arguments === 'string' && !tooDeep(state.classifyArgs)) {
     accept(state, state.classifyArgs)
     return
   }
@@ -31,7 +31,13 @@ export function parseArguments(state: CallState): void {
       }
     }
   } else {
-    const lossy = findLossy(call.arguments)
+    let lossy: ReturnType<typeof findLossy>
+    try {
+      lossy = tooDeep(call.arguments) ? DEEP : findLossy(call.arguments)
+    } catch (error) {
+      // A getter (or a Proxy trap) that throws: the caller's object cannot be read as JSON.
+      lossy = { path: '/', problem: `reading them threw (${messageOf(error)})` }
+    }
     if (lossy) {
       invalid(state, `the arguments are not plain JSON at ${lossy.path}: ${lossy.problem}.`, [lossy])
       return
@@ -41,6 +47,10 @@ export function parseArguments(state: CallState): void {
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     invalid(state, 'the arguments must be one JSON object, not ' + (Array.isArray(args) ? 'an array' : String(args)) + '.', [])
+    return
+  }
+  if (typeof call.arguments === 'string' && tooDeep(args)) {
+    invalid(state, `the arguments ${DEEP.problem}. Send a flatter object.`, [])
     return
   }
   const schema = binding.kind === 'feature' ? binding.slot.definition.input : capability.parameters
@@ -54,6 +64,26 @@ export function parseArguments(state: CallState): void {
     return
   }
   accept(state, deepFreeze(result.value as Record<string, unknown>))
+}
+
+/**
+ * How deeply arguments may nest. Validation, freezing and journaling walk them recursively; a
+ * model's arguments nest a handful of levels, and a hostile 100,000 would overflow the stack.
+ */
+export const MAX_ARGUMENT_DEPTH = 64
+
+const DEEP = { path: '/', problem: `nest more than ${MAX_ARGUMENT_DEPTH} levels deep (the limit)` }
+
+/** Whether `value` nests deeper than the limit; stops there, so it cannot overflow the stack itself. */
+function tooDeep(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value !== 'object') return false
+  if (depth >= MAX_ARGUMENT_DEPTH) return true
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1) if (tooDeep(value[index], depth + 1)) return true
+    return false
+  }
+  for (const key in value) if (tooDeep((value as Record<string, unknown>)[key], depth + 1)) return true
+  return false
 }
 
 function accept(state: CallState, args: Readonly<Record<string, unknown>>): void {
