@@ -10,6 +10,11 @@ import { pathToFileURL } from 'node:url'
 export interface Sample {
   readonly ms: number
   readonly ops: number
+  /**
+   * CPU time of this process over the round (user + system, all its threads), when measured. On a
+   * shared machine wall time includes waiting for a core; an absolute budget is judged on this.
+   */
+  readonly cpuMs?: number
 }
 
 export interface Contender {
@@ -79,6 +84,21 @@ export function median(values: readonly number[]): number {
 /** Median milliseconds per operation. */
 export function msPerOp(measured: Measured): number {
   return median(measured.samples.map((s) => s.ms / s.ops))
+}
+
+/** Median CPU milliseconds per operation (rounds that measured it). */
+export function cpuMsPerOp(measured: Measured): number {
+  return median(measured.samples.filter((s) => s.cpuMs !== undefined).map((s) => s.cpuMs! / s.ops))
+}
+
+/** Wall and CPU time of `body`, as one sample of `ops` operations. */
+export async function timed(ops: number, body: () => Promise<void>): Promise<Sample> {
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  await body()
+  const ms = performance.now() - started
+  const used = process.cpuUsage(cpu)
+  return { ms, ops, cpuMs: (used.user + used.system) / 1000 }
 }
 
 /** Median wall milliseconds per round. */
