@@ -4,6 +4,7 @@ import type { Diagnostic } from '../features/diagnostic.js'
 import { toJsonSchema, toolFingerprint } from '../features/schema.js'
 import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolSchema, ToolService } from '../seams/types.js'
 import type { PermissionHost } from './approval-types.js'
+import { featureTemplate } from './feature-capability.js'
 import type { Generation, ToolSlot } from './generation.js'
 import type { TurnEnvelope } from './turn-ingress.js'
 
@@ -232,28 +233,8 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
 
   for (const slot of generation.tools) {
     if (!ownsFor(slot.owner, owner) || slot.definition.hidden) continue
-    const def = slot.definition
-    const parameters = toJsonSchema(def.input)
     claim(toolSources, 'tool', slot.name, slot.source)
-    tools.push(
-      bind({ kind: 'feature', generation, slot }, {
-        name: slot.name,
-        description: def.description,
-        parameters,
-        outputSchema: def.output === undefined ? undefined : toJsonSchema(def.output),
-        source: slot.source,
-        owner: slot.owner,
-        kind: 'feature',
-        approval: def.approval ?? 'on-risk',
-        permissions: Object.freeze([...(def.permissions ?? [])]),
-        platforms: Object.freeze([...(def.platforms ?? [])]),
-        scopes: Object.freeze([...(def.scopes ?? [])]),
-        annotations: def.annotations ? Object.freeze({ ...def.annotations }) : undefined,
-        timeoutMs: def.timeoutMs,
-        ...(def.idempotencyKey === undefined ? {} : { idempotencyScope: def.idempotencyScope ?? 'session' }),
-        fingerprint: toolFingerprint(slot.name, def.description, parameters),
-      }),
-    )
+    tools.push(bind({ kind: 'feature', generation, slot }, { ...featureTemplate(slot) }))
   }
 
   for (const service of generation.seam?.tools.getFor(owner) ?? []) {

@@ -4,7 +4,7 @@ import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
 import { MemoryCoordination } from './memory-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
-import type { JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
+import type { ContentBlock, JournalEvent, JournalStore, RepairOptions, RepairReport } from './types.js'
 
 export interface MemoryJournalOptions extends PrivacyOptions {
   /** Asked before each append; an error it returns rejects that append, as a journal that is down would. */
@@ -260,7 +260,7 @@ function sizeOf(event: JournalEvent): number {
       let bytes = EVENT_BYTES
       for (let index = 0; index < event.content.length; index += 1) {
         const block = event.content[index]!
-        bytes += 64 + (block.type === 'text' ? block.text.length : block.data.length)
+        bytes += 64 + payloadLength(block)
       }
       return bytes
     }
@@ -287,4 +287,18 @@ function insertBySeq(events: JournalEvent[], event: JournalEvent): void {
   let index = events.length
   while (index > 0 && events[index - 1]!.seq > event.seq) index -= 1
   events.splice(index, 0, event)
+}
+
+function payloadLength(block: ContentBlock): number {
+  switch (block.type) {
+    case 'text':
+      return block.text.length
+    case 'image':
+    case 'audio':
+      return block.data.length
+    case 'resource':
+      return block.resource.uri.length + ('text' in block.resource ? block.resource.text.length : block.resource.blob.length)
+    default:
+      return block.uri.length + block.name.length + (block.description?.length ?? 0)
+  }
 }
