@@ -10,6 +10,11 @@ import { pathToFileURL } from 'node:url'
 export interface Sample {
   readonly ms: number
   readonly ops: number
+  /**
+   * CPU time of this process over the round (user + system, all its threads), when measured. On a
+   * shared machine wall time includes waiting for a core; an absolute budget is judged on this.
+   */
+  readonly cpuMs?: number
 }
 
 export interface Contender {
@@ -23,12 +28,19 @@ export interface Measured {
   readonly samples: readonly Sample[]
 }
 
-/** One target: the candidate's median time per op at most `max` times the baseline's. */
+/**
+ * One target: the candidate's median time per op at most `max` times the baseline's. An absolute
+ * target (a budget in µs, ms or bytes) is a ratio to the budget with `max: 1`. `measured`,
+ * `baseline` and `target` are what the summary table shows for it.
+ */
 export interface Verdict {
   readonly label: string
   readonly ratio: number
   readonly max: number
   readonly pass: boolean
+  readonly measured?: string
+  readonly baseline?: string
+  readonly target?: string
 }
 
 /** What a benchmark's `run()` returns: the lines of its table and its verdicts. */
@@ -74,6 +86,21 @@ export function msPerOp(measured: Measured): number {
   return median(measured.samples.map((s) => s.ms / s.ops))
 }
 
+/** Median CPU milliseconds per operation (rounds that measured it). */
+export function cpuMsPerOp(measured: Measured): number {
+  return median(measured.samples.filter((s) => s.cpuMs !== undefined).map((s) => s.cpuMs! / s.ops))
+}
+
+/** Wall and CPU time of `body`, as one sample of `ops` operations. */
+export async function timed(ops: number, body: () => Promise<void>): Promise<Sample> {
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  await body()
+  const ms = performance.now() - started
+  const used = process.cpuUsage(cpu)
+  return { ms, ops, cpuMs: (used.user + used.system) / 1000 }
+}
+
 /** Median wall milliseconds per round. */
 export function msPerRound(measured: Measured): number {
   return median(measured.samples.map((s) => s.ms))
@@ -93,15 +120,51 @@ export function pairedRatio(candidate: Measured, baseline: Measured): number {
 
 export function verdict(label: string, candidate: Measured, baseline: Measured, max: number): Verdict {
   const ratio = pairedRatio(candidate, baseline)
-  return { label, ratio, max, pass: ratio <= max }
+  return {
+    label,
+    ratio,
+    max,
+    pass: ratio <= max,
+    measured: formatMs(msPerOp(candidate)),
+    baseline: `${baseline.label}: ${formatMs(msPerOp(baseline))}`,
+    target: `≤ ${max}×`,
+  }
 }
 
-/** Left-aligns the first column, right-aligns the others. */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+/** An absolute budget: `value` at most `budget` (same unit); `show` formats both for the table. */
+export function budget(label: string, value: number, limit: number, show: (n: number) => string, baseline?: string): Verdict {
+  return { label, ratio: value / limit, max: 1, pass: value <= limit, measured: show(value), baseline, target: `≤ ${show(limit)}` }
+}
+
+/**
+ * A numeric command-line option, `--name N` or `--name=N` (underscores and commas allowed: `1_000_000`),
+ * or `fallback` when absent. Benchmarks read their own options; `run.ts` passes them through.
+ */
+export function numberOption(name: string, fallback: number): number {
+  const args = process.argv
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index]!
+    const text = arg === `--${name}` ? args[index + 1] : arg.startsWith(`--${name}=`) ? arg.slice(name.length + 3) : undefined
+    if (text === undefined) continue
+    const value = Number(text.replace(/[_,]/g, ''))
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} expects a positive number, got ${text}`)
+    return value
+  }
+  return fallback
+}
+
+export function formatBytes(bytes: number): string {
+  if (Math.abs(bytes) < 10_240) return `${Math.round(bytes).toLocaleString('en-US')} B`
+  if (Math.abs(bytes) < 10_485_760) return `${(bytes / 1024).toFixed(1)} KB`
+  return `${(bytes / 1_048_576).toFixed(1)} MB`
+}
+
+/** Left-aligns the first `left` columns (one by default), right-aligns the others. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[], left = 1): string[] {
   const all = [header, ...rows]
   const widths = header.map((_, column) => Math.max(...all.map((row) => (row[column] ?? '').length)))
   const line = (row: readonly string[]) =>
-    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')
+    row.map((cell, column) => (column < left ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')
   return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)]
 }
 

@@ -54,6 +54,7 @@ export class ApprovalGrants {
 
   /** Keeps only grants for the tools given (those the active generation projects). */
   retain(live: Iterable<GrantedTool>): void {
+    if (this.#grants.size === 0) return
     const keys = new Set([...live].map(toolKey))
     for (const [holder, set] of this.#grants) {
       for (const key of set) if (!keys.has(key)) set.delete(key)

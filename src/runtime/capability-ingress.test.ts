@@ -5,7 +5,7 @@ import { defineTool, type ToolSpec } from '../features/define-tool.js'
 import { capabilitySeamToken, SeamIntegration } from '../seams/integration.js'
 import type { SkillService, ToolSchema, ToolService } from '../seams/types.js'
 import type { PermissionHost } from './approval-types.js'
-import { CapabilityIngress } from './capability-ingress.js'
+import { CapabilityIngress, toolsByName } from './capability-ingress.js'
 import { Generation } from './generation.js'
 import { buildGeneration } from './generation-builder.js'
 import { memoryJournal } from './journal/memory.js'
@@ -303,6 +303,78 @@ describe('CapabilityIngress: visibility', () => {
     expect(names(filtered)).toEqual(['open'])
     expect(Object.isFrozen(filtered)).toBe(true)
     expect(filtered.tools[0]).toBe(first.tools[0])
+  })
+})
+
+describe('CapabilityIngress: what a turn costs', () => {
+  it('asks the PermissionHost once per distinct permission per turn, however many tools share it', async () => {
+    const check = vi.fn<PermissionHost['check']>((permission) => permission === 'tickets:read')
+    const { generation, ingress } = await generationOf(
+      (ctx) => {
+        for (let n = 0; n < 50; n += 1) ctx.addTool(`read_${n}`, feature({ permissions: ['tickets:read'] }))
+        for (let n = 0; n < 50; n += 1) ctx.addTool(`write_${n}`, feature({ permissions: ['tickets:read', 'tickets:write'] }))
+        ctx.addTool('open', feature())
+      },
+      { permissions: { check } },
+    )
+    const seen = await ingress.read(generation, 'root', turnWith())
+    expect(seen.tools).toHaveLength(51)
+    expect(names(seen).filter((name) => name.startsWith('write_'))).toEqual([])
+    expect(check.mock.calls.map(([permission]) => permission).sort()).toEqual(['tickets:read', 'tickets:write'])
+    await ingress.read(generation, 'root', turnWith())
+    expect(check).toHaveBeenCalledTimes(4)
+  })
+
+  it('never asks the PermissionHost when no tool is gated, and hands every turn the same frozen catalog', async () => {
+    const check = vi.fn<PermissionHost['check']>(() => true)
+    const { generation, ingress } = await generationOf((ctx) => void ctx.addTool('open', feature()), { permissions: { check } })
+    const first = await ingress.read(generation, 'root', turnWith())
+    expect(await ingress.read(generation, 'root', turnWith({ kind: 'im', platform: 'discord' }))).toBe(first)
+    expect(check).not.toHaveBeenCalled()
+  })
+
+  it('shares one filtered catalog between turns that are granted the same, and follows the host when its answer changes', async () => {
+    let granted = true
+    const { generation, ingress } = await generationOf(
+      (ctx) => {
+        ctx.addTool('open', feature())
+        ctx.addTool('gated', feature({ permissions: ['p'] }))
+      },
+      { permissions: { check: () => granted } },
+    )
+    const withGrant = await ingress.read(generation, 'root', turnWith())
+    expect(names(withGrant)).toEqual(['open', 'gated'])
+    granted = false
+    const without = await ingress.read(generation, 'root', turnWith())
+    expect(names(without)).toEqual(['open'])
+    expect(await ingress.read(generation, 'root', turnWith())).toBe(without)
+    granted = true
+    expect(await ingress.read(generation, 'root', turnWith())).toBe(withGrant)
+  })
+
+  it('hides only the tools of a permission whose check throws, not the others', async () => {
+    const permissions: PermissionHost = {
+      check: (permission) => {
+        if (permission === 'broken') throw new Error('directory down')
+        return true
+      },
+    }
+    const { generation, ingress } = await generationOf(
+      (ctx) => {
+        ctx.addTool('fine', feature({ permissions: ['ok'] }))
+        ctx.addTool('unlucky', feature({ permissions: ['broken'] }))
+      },
+      { permissions },
+    )
+    expect(names(await ingress.read(generation, 'root', turnWith()))).toEqual(['fine'])
+  })
+
+  it('looks tools up by name in a map built once per catalog, not once per turn', async () => {
+    const { generation, ingress } = await generationOf((ctx) => void ctx.addTool('open', feature()))
+    const seen = await ingress.read(generation, 'root', turnWith())
+    const tools = toolsByName(seen)
+    expect([...tools.keys()]).toEqual(['open'])
+    expect(toolsByName(await ingress.read(generation, 'root', turnWith()))).toBe(tools)
   })
 })
 

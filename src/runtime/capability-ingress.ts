@@ -4,6 +4,7 @@ import type { Diagnostic } from '../features/diagnostic.js'
 import { toJsonSchema, toolFingerprint } from '../features/schema.js'
 import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolSchema, ToolService } from '../seams/types.js'
 import type { PermissionHost } from './approval-types.js'
+import { featureTemplate } from './feature-capability.js'
 import type { Generation, ToolSlot } from './generation.js'
 import type { TurnEnvelope } from './turn-ingress.js'
 
@@ -61,12 +62,37 @@ interface Projection {
   readonly tools: readonly ToolCapability[]
   readonly skills: readonly SkillCapability[]
   readonly base: AgentCapabilities
+  /** Tools restricted by platform, origin scope or permission: only these differ between turns. */
+  readonly gated: readonly ToolCapability[]
+  /** The distinct permissions of `gated`, each asked once per turn. */
+  readonly permissions: readonly string[]
+  /** Filtered views by what a turn may see (platform, scope, granted permissions); bounded. */
+  readonly views: Map<string, AgentCapabilities>
 }
 
+/** Distinct filtered views kept per (generation, owner); past this the oldest is rebuilt on demand. */
+const MAX_VIEWS = 64
+
 const bindings = new WeakMap<ToolCapability, ToolBinding>()
+const byName = new WeakMap<AgentCapabilities, ReadonlyMap<string, ToolCapability>>()
 
 export function bindingOf(capability: ToolCapability): ToolBinding | undefined {
   return bindings.get(capability)
+}
+
+/**
+ * The bound tools of `capabilities` by name. Built once per capabilities object (a projection and
+ * each of its views are shared by every turn that sees them), so a turn costs no per-tool work.
+ */
+export function toolsByName(capabilities: AgentCapabilities): ReadonlyMap<string, ToolCapability> {
+  let tools = byName.get(capabilities)
+  if (tools === undefined) {
+    const map = new Map<string, ToolCapability>()
+    for (const tool of capabilities.tools) if (bindingOf(tool)) map.set(tool.name, tool)
+    tools = map
+    byName.set(capabilities, tools)
+  }
+  return tools
 }
 
 /**
@@ -95,13 +121,45 @@ export class CapabilityIngress {
       })
     }
     const projection = await this.project(generation, owner)
-    const checks = await Promise.all(projection.tools.map((tool) => this.isVisible(tool, turn, this.#permissionTimeoutMs)))
-    if (checks.every(Boolean)) return projection.base
-    return Object.freeze({
-      generation: generation.number,
-      owner,
-      tools: Object.freeze(projection.tools.filter((_, i) => checks[i])),
-      skills: projection.skills,
+    // A catalog without restricted tools looks the same to every turn.
+    if (projection.gated.length === 0) return projection.base
+    const granted = await this.#granted(projection.permissions, turn)
+    const platform = turn?.origin?.platform
+    const scope = turn?.origin?.scope
+    const key = `${platform ?? ''}\u0000${scope ?? ''}\u0000${granted.join('')}`
+    let view = projection.views.get(key)
+    if (view === undefined) {
+      const hidden = new Set<ToolCapability>()
+      for (const tool of projection.gated) if (!visibleWith(tool, platform, scope, projection.permissions, granted)) hidden.add(tool)
+      view = hidden.size === 0 ? projection.base : Object.freeze({ ...projection.base, tools: Object.freeze(projection.tools.filter((tool) => !hidden.has(tool))) })
+      if (projection.views.size >= MAX_VIEWS) projection.views.delete(projection.views.keys().next().value!)
+      projection.views.set(key, view)
+    }
+    return view
+  }
+
+  /**
+   * Asks the permission host about each permission once, all at once: `1` granted, `0` not (a
+   * check that throws, rejects, times out or answers anything but `true` is not a grant). Without a
+   * turn or a host nothing is granted.
+   */
+  async #granted(permissions: readonly string[], turn: TurnEnvelope | undefined): Promise<string[]> {
+    const host = this.#permissions
+    if (permissions.length === 0 || !turn || !host) return permissions.map(() => '0')
+    const timeoutMs = this.#permissionTimeoutMs
+    const answers = permissions.map((permission) => {
+      try {
+        const answer = host.check(permission, turn.principal)
+        // A check that does not answer in time (or outlasts the turn's abort) is not a grant.
+        return answer instanceof Promise && timeoutMs !== undefined ? untilDue(answer, turn.signal, timeoutMs) : answer
+      } catch {
+        return false
+      }
+    })
+    const settled = answers.some((a) => a !== true && a !== false) ? await Promise.allSettled(answers) : undefined
+    return answers.map((answer, i) => {
+      const value = settled ? (settled[i]!.status === 'fulfilled' ? (settled[i] as PromiseFulfilledResult<unknown>).value : false) : answer
+      return value === true ? '1' : '0'
     })
   }
 
@@ -137,6 +195,17 @@ export class CapabilityIngress {
   }
 }
 
+/** `isVisible` with the turn's permissions already asked: `granted[i]` answers `permissions[i]`. */
+function visibleWith(tool: ToolCapability, platform: string | undefined, scope: OriginScope | undefined, permissions: readonly string[], granted: readonly string[]): boolean {
+  if (tool.platforms.length > 0 && !tool.platforms.includes(platform ?? '')) return false
+  if (tool.scopes.length > 0 && !tool.scopes.includes(scope as OriginScope)) return false
+  return tool.permissions.every((permission) => granted[permissions.indexOf(permission)] === '1')
+}
+
+function restricted(tool: ToolCapability): boolean {
+  return tool.platforms.length > 0 || tool.scopes.length > 0 || tool.permissions.length > 0
+}
+
 function ownsFor(slotOwner: string, owner: string): boolean {
   return slotOwner === owner || owner.startsWith(`${slotOwner}/`) || slotOwner.startsWith(`${owner}/`)
 }
@@ -164,28 +233,8 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
 
   for (const slot of generation.tools) {
     if (!ownsFor(slot.owner, owner) || slot.definition.hidden) continue
-    const def = slot.definition
-    const parameters = toJsonSchema(def.input)
     claim(toolSources, 'tool', slot.name, slot.source)
-    tools.push(
-      bind({ kind: 'feature', generation, slot }, {
-        name: slot.name,
-        description: def.description,
-        parameters,
-        outputSchema: def.output === undefined ? undefined : toJsonSchema(def.output),
-        source: slot.source,
-        owner: slot.owner,
-        kind: 'feature',
-        approval: def.approval ?? 'on-risk',
-        permissions: Object.freeze([...(def.permissions ?? [])]),
-        platforms: Object.freeze([...(def.platforms ?? [])]),
-        scopes: Object.freeze([...(def.scopes ?? [])]),
-        annotations: def.annotations ? Object.freeze({ ...def.annotations }) : undefined,
-        timeoutMs: def.timeoutMs,
-        ...(def.idempotencyKey === undefined ? {} : { idempotencyScope: def.idempotencyScope ?? 'session' }),
-        fingerprint: toolFingerprint(slot.name, def.description, parameters),
-      }),
-    )
+    tools.push(bind({ kind: 'feature', generation, slot }, { ...featureTemplate(slot) }))
   }
 
   for (const service of generation.seam?.tools.getFor(owner) ?? []) {
@@ -240,10 +289,14 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
 
   const frozenTools = Object.freeze(tools)
   const frozenSkills = Object.freeze(skills)
+  const gated = frozenTools.filter(restricted)
   return {
     tools: frozenTools,
     skills: frozenSkills,
     base: Object.freeze({ generation: generation.number, owner, tools: frozenTools, skills: frozenSkills }),
+    gated,
+    permissions: [...new Set(gated.flatMap((tool) => tool.permissions))].sort(),
+    views: new Map(),
   }
 }
 

@@ -1,7 +1,7 @@
 import { SeamError, messageOf } from '../errors.js'
 import type { Diagnostic } from '../features/diagnostic.js'
 import { isChangeNotifying } from '../seams/types.js'
-import { bindingOf, type CapabilityIngress } from './capability-ingress.js'
+import { bindingOf, type CapabilityIngress, type ToolCapability } from './capability-ingress.js'
 import { Generation, type SkillSlot, type ToolSlot } from './generation.js'
 import type { Logger } from './logger.js'
 import { PluginInstance } from './plugin-instance.js'
@@ -145,15 +145,27 @@ export interface GenerationDiff {
 export async function diffGenerations(ingress: CapabilityIngress, previous: Generation | undefined, next: Generation, owner = 'root'): Promise<GenerationDiff> {
   const before = previous ? await ingress.project(previous, owner) : { tools: [], skills: [] }
   const after = await ingress.project(next, owner)
-  const toolKey = (t: (typeof after.tools)[number]) => {
-    const binding = bindingOf(t)
-    return `${t.fingerprint}|${t.source}|${t.approval}|${binding?.kind === 'feature' ? slotVersion(binding.slot) : ''}`
-  }
   const skillKey = (s: (typeof after.skills)[number]) => `${s.description}|${s.instructions}|${s.tools.join(',')}|${s.always}|${s.source}`
   return {
-    tools: diff(new Map(before.tools.map((t) => [t.name, toolKey(t)])), new Map(after.tools.map((t) => [t.name, toolKey(t)]))),
+    tools: diff(toolKeys(before.tools), toolKeys(after.tools)),
     skills: diff(new Map(before.skills.map((s) => [s.name, skillKey(s)])), new Map(after.skills.map((s) => [s.name, skillKey(s)]))),
   }
+}
+
+/** Each tool's name and what makes it another tool; kept per projection, as the next publish compares with it again. */
+const keyed = new WeakMap<readonly ToolCapability[], Map<string, string>>()
+
+function toolKeys(tools: readonly ToolCapability[]): Map<string, string> {
+  let keys = keyed.get(tools)
+  if (keys === undefined) {
+    keys = new Map()
+    for (const t of tools) {
+      const binding = bindingOf(t)
+      keys.set(t.name, `${t.fingerprint}|${t.source}|${t.approval}|${binding?.kind === 'feature' ? slotVersion(binding.slot) : ''}`)
+    }
+    keyed.set(tools, keys)
+  }
+  return keys
 }
 
 const versions = new WeakMap<object, number>()

@@ -8,13 +8,22 @@ import { isProxy } from 'node:util/types'
 export function findLossy(value: unknown): { path: string; problem: string } | undefined {
   // Runs on every completed call: a quick pass that builds no paths and no set, and the exact
   // walk only when the quick pass finds something (or nesting so deep it may be a cycle).
-  if (isPlainJson(value, 0)) return undefined
+  if (isPlainJson(value, 0, false)) return undefined
+  return walk(value, '', new Set())
+}
+
+/**
+ * `findLossy` and a deep freeze in one walk: each object is frozen once everything inside it has
+ * been found lossless. A value that is not lossless may be left partly frozen (it is refused).
+ */
+export function freezeLossless(value: unknown): { path: string; problem: string } | undefined {
+  if (isPlainJson(value, 0, true)) return undefined
   return walk(value, '', new Set())
 }
 
 const MAX_QUICK_DEPTH = 64
 
-function isPlainJson(value: unknown, depth: number): boolean {
+function isPlainJson(value: unknown, depth: number, freeze: boolean): boolean {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -28,8 +37,9 @@ function isPlainJson(value: unknown, depth: number): boolean {
       if (isProxy(value)) return false
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
-          if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false
+          if (!(i in value) || !isPlainJson(value[i], depth + 1, freeze)) return false
         }
+        if (freeze) Object.freeze(value)
         return true
       }
       const proto = Object.getPrototypeOf(value)
@@ -38,8 +48,9 @@ function isPlainJson(value: unknown, depth: number): boolean {
       // looked for on this path: listing every own key costs three times as much, on every call.)
       if (Object.getOwnPropertySymbols(value).length > 0) return false
       for (const key in value) {
-        if (!Object.hasOwn(value, key) || !isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false
+        if (!Object.hasOwn(value, key) || !isPlainJson((value as Record<string, unknown>)[key], depth + 1, freeze)) return false
       }
+      if (freeze) Object.freeze(value)
       return true
     }
     default:

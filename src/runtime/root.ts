@@ -334,11 +334,8 @@ export class Root {
       ingress: this.ingress,
       grants: this.#grants,
       limits: this.#limits,
-      onAbandoned: (call: AbandonedCall) => this.#emit('abandoned', call),
-      locate: (error: unknown) => {
-        const at = locateError(error)
-        return at ? { file: at.file, line: at.line, column: at.column } : undefined
-      },
+      onAbandoned: this.#onAbandoned,
+      locate,
     }
   }
 
@@ -380,6 +377,8 @@ export class Root {
     await this.close()
   }
 
+  readonly #onAbandoned = (call: AbandonedCall) => this.#emit('abandoned', call)
+
   #emit<K extends keyof RootEvents>(event: K, payload: RootEvents[K]): void {
     for (const listener of this.#listeners.get(event) ?? []) {
       try {
@@ -393,6 +392,12 @@ export class Root {
   #assertOpen(): void {
     if (this.#closing) throw new SeamError('CLOSED', 'the root is closed', { hint: 'create a new root with createRoot()' })
   }
+}
+
+/** Where in a tool file a thrown error points, for `tool/result` details. */
+function locate(error: unknown): Record<string, unknown> | undefined {
+  const at = locateError(error)
+  return at ? { file: at.file, line: at.line, column: at.column } : undefined
 }
 
 /**

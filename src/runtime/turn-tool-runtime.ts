@@ -2,7 +2,7 @@ import { SeamError } from '../errors.js'
 import type { Activity } from './activity.js'
 import type { DeferredContext } from '../features/define-tool.js'
 import { ApprovalGrants } from './approval.js'
-import { type AgentCapabilities, bindingOf, CapabilityIngress, type ToolCapability } from './capability-ingress.js'
+import { type AgentCapabilities, CapabilityIngress, toolsByName } from './capability-ingress.js'
 import type { Generation } from './generation.js'
 import type { JournalEvent } from './journal/types.js'
 import { classify } from './pipeline/classify.js'
@@ -30,6 +30,8 @@ export const DEFAULT_LIMITS: RuntimeLimits = Object.freeze({
  * otherwise lift the batch bound, and a longer timeout would fire at once.
  */
 export function resolveLimits(given: Partial<RuntimeLimits> | undefined): RuntimeLimits {
+  // A root resolves its limits once and hands the same object to every turn.
+  if (given !== undefined && resolved.has(given)) return given as RuntimeLimits
   const limits: Record<string, number> = { ...DEFAULT_LIMITS }
   for (const [key, value] of Object.entries(given ?? {})) {
     if (value === undefined) continue
@@ -38,8 +40,12 @@ export function resolveLimits(given: Partial<RuntimeLimits> | undefined): Runtim
     }
     limits[key] = value
   }
-  return Object.freeze(limits) as unknown as RuntimeLimits
+  const frozen = Object.freeze(limits) as unknown as RuntimeLimits
+  resolved.add(frozen)
+  return frozen
 }
+
+const resolved = new WeakSet<object>([DEFAULT_LIMITS])
 
 export interface TurnToolRuntimeOptions {
   readonly turn: TurnEnvelope
@@ -79,8 +85,6 @@ export class TurnToolRuntime {
     if (capabilities.generation !== generation.number) {
       throw new SeamError('INVALID_CALL', 'the capabilities were not projected from this generation')
     }
-    const tools = new Map<string, ToolCapability>()
-    for (const tool of capabilities.tools) if (bindingOf(tool)) tools.set(tool.name, tool)
     let seq = 1
     const journal = turn.journal
     this.#onContexts = options.onContexts
@@ -88,7 +92,7 @@ export class TurnToolRuntime {
     this.#ctx = {
       turn,
       generation,
-      tools,
+      tools: toolsByName(capabilities),
       ingress: options.ingress ?? new CapabilityIngress(),
       grants: options.grants ?? new ApprovalGrants(journal.coordination),
       limits: resolveLimits(options.limits),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { begin, call, describeJournalContract, now, result } from './contract.test-suite.js'
+import { begin, call, describeJournalContract, end, now, result } from './contract.test-suite.js'
 import { memoryJournal } from './memory.js'
 import type { JournalStore } from './types.js'
 
@@ -97,5 +97,72 @@ describe('memoryJournal', () => {
       ['tool/call', 'web-1'],
       ['tool/result', 'web-1'],
     ])
+  })
+})
+
+describe('memoryJournal bounds', () => {
+  /** One whole turn: begin, one call and its result, end. */
+  async function turn(journal: ReturnType<typeof memoryJournal>, turnId: string, text = 'ok'): Promise<void> {
+    await journal.append(begin(turnId, 1))
+    await journal.append(call(turnId, 2, 'c1'))
+    await journal.append(result(turnId, 3, 'c1', text))
+    await journal.append(end(turnId, 4))
+  }
+
+  it('keeps at most maxTurns turns, dropping the oldest ended ones first', async () => {
+    const journal = memoryJournal({ maxTurns: 3 })
+    for (const id of ['t1', 't2', 't3', 't4', 't5']) await turn(journal, id)
+    expect(await journal.read('t1')).toEqual([])
+    expect(await journal.read('t2')).toEqual([])
+    expect(await journal.read('t3')).toHaveLength(4)
+    expect(await journal.read('t5')).toHaveLength(4)
+    expect((await journal.tail(100)).map((event) => event.turnId)).toEqual(['t3', 't3', 't3', 't3', 't4', 't4', 't4', 't4', 't5', 't5', 't5', 't5'])
+  })
+
+  it('never drops a live turn, however far past the bound, and keeps refusing its duplicates', async () => {
+    const journal = memoryJournal({ maxTurns: 2 })
+    await journal.append(begin('live', 1))
+    await journal.append(call('live', 2, 'c1'))
+    for (const id of ['t1', 't2', 't3', 't4']) await turn(journal, id)
+    expect(await journal.read('live')).toHaveLength(2)
+    await expect(journal.append(call('live', 3, 'c1'))).rejects.toMatchObject({ code: 'JOURNAL_DUPLICATE' })
+    await expect(journal.append(begin('live', 4))).rejects.toMatchObject({ code: 'JOURNAL_DUPLICATE' })
+    expect(await journal.read('t3')).toEqual([])
+    expect(await journal.read('t4')).toHaveLength(4)
+  })
+
+  it('keeps an ended turn while a call of it still waits for its result, and drops it once the result is in', async () => {
+    const journal = memoryJournal({ maxTurns: 1 })
+    await journal.append(begin('slow', 1))
+    await journal.append(call('slow', 2, 'c1'))
+    await journal.append(end('slow', 3))
+    await turn(journal, 't1')
+    expect(await journal.read('slow')).toHaveLength(3)
+    await journal.append(result('slow', 4, 'c1'))
+    await turn(journal, 't2')
+    expect(await journal.read('slow')).toEqual([])
+    expect(await journal.read('t2')).toHaveLength(4)
+  })
+
+  it('drops ended turns past maxBytes too, counting their payloads', async () => {
+    const journal = memoryJournal({ maxBytes: 64 * 1024 })
+    const text = 'x'.repeat(20 * 1024)
+    for (const id of ['t1', 't2', 't3', 't4']) await turn(journal, id, text)
+    expect(await journal.read('t1')).toEqual([])
+    expect(await journal.read('t4')).toHaveLength(4)
+  })
+
+  it('holds a bounded number of turns by default, so a long run does not grow without end', async () => {
+    const journal = memoryJournal()
+    for (let n = 0; n < 1_500; n += 1) await turn(journal, `t${n}`)
+    expect(await journal.read('t0')).toEqual([])
+    expect(await journal.read('t499')).toEqual([])
+    expect(await journal.read('t500')).toHaveLength(4)
+    expect(await journal.tail(1_000_000)).toHaveLength(4_000)
+  })
+
+  it('refuses bounds that are not positive integers', () => {
+    expect(() => memoryJournal({ maxTurns: 0 })).toThrow('maxTurns must be a positive integer')
+    expect(() => memoryJournal({ maxBytes: Number.NaN })).toThrow('maxBytes must be a positive integer')
   })
 })

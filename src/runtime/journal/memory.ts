@@ -1,10 +1,20 @@
+import { SeamError } from '../../errors.js'
 import { callIdOf, checkEvent, closedError, duplicateError } from './events.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
 import { MemoryCoordination } from './memory-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { encodeCursor, eventMatches, planTurnQuery, summarizeTurn } from './turn-query.js'
-import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery, TurnSummary } from './types.js'
+import type {
+  ContentBlock,
+  JournalEvent,
+  JournalStore,
+  RepairOptions,
+  RepairReport,
+  TurnPage,
+  TurnQuery,
+  TurnSummary,
+} from './types.js'
 
 export interface MemoryJournalOptions extends PrivacyOptions {
   /** Asked before each append; an error it returns rejects that append, as a journal that is down would. */
@@ -14,7 +24,17 @@ export interface MemoryJournalOptions extends PrivacyOptions {
    * appended with, so a test can play several writers on one memory journal.
    */
   readonly hostId?: string
+  /**
+   * Turns kept (default 1,000). Past it, or past `maxBytes`, the turns that are over (ended, no call
+   * waiting for its result) are dropped, oldest first; a live turn is never dropped.
+   */
+  readonly maxTurns?: number
+  /** About how many bytes of events are kept (default 16 MiB; an estimate from payload lengths). */
+  readonly maxBytes?: number
 }
+
+export const DEFAULT_MEMORY_MAX_TURNS = 1_000
+export const DEFAULT_MEMORY_MAX_BYTES = 16 * 1024 * 1024
 
 /**
  * The in-memory journal, with a switch for tests that need a journal that is down. Unlike the
@@ -47,11 +67,26 @@ interface TurnLog {
   lastSeq: number
   /** Its place among begun turns (from 1, in the order their `turn/begin` came); `turns` pages by it. */
   begun: number | undefined
+  /** Calls with a `tool/call` and no `tool/result` yet. */
+  open: number
+  /** The estimated size of `events`. */
+  bytes: number
+  /** Dropped by the bound: its events no longer count for `tail`. */
+  evicted: boolean
 }
+
+/** A rough per-event overhead (object, fields, ids, frozen), so many small events count too. */
+const EVENT_BYTES = 200
 
 const APPENDED: Promise<void> = Promise.resolve()
 
-/** A journal held in memory: for tests and throwaway runs. Same contract as the durable stores. */
+/**
+ * A journal held in memory: for tests, development and throwaway runs; production hosts use
+ * `sqliteJournal` or `postgresJournal`. Same contract as the durable stores for the turns it holds;
+ * it holds at most `maxTurns` turns and about `maxBytes`, dropping turns that are over oldest first,
+ * so a host that runs for days on it stays flat. A dropped turn reads as empty and no longer holds
+ * its ids: its uniqueness rules hold while it is kept, and always while it is live.
+ */
 export function memoryJournal(options: MemoryJournalOptions = {}): MemoryJournal {
   return new MemoryJournalStore(options)
 }
@@ -59,19 +94,28 @@ export function memoryJournal(options: MemoryJournalOptions = {}): MemoryJournal
 class MemoryJournalStore implements MemoryJournal {
   readonly kind = 'memory'
   readonly location = 'memory'
+  readonly #maxPayload: number
+  readonly #maxTurns: number
   readonly #maxBytes: number
   readonly #failWith: ((event: JournalEvent) => Error | undefined) | undefined
   readonly #host: string | undefined
   readonly #turns = new Map<string, TurnLog>()
-  /** Every event in append order, for `tail`. */
-  readonly #all: JournalEvent[] = []
   #begunTurns = 0
+  /** Turns that are over, in the order they became so: the next to drop comes first. */
+  readonly #over = new Map<string, TurnLog>()
+  #bytes = 0
+  /** Every event in append order, for `tail`, with its turn's log (evicted ones are skipped, then swept). */
+  #all: JournalEvent[] = []
+  #allLogs: TurnLog[] = []
+  #evictedEvents = 0
   #available = true
   #closed = false
   readonly coordination: MemoryCoordination
 
   constructor(options: MemoryJournalOptions) {
-    this.#maxBytes = payloadLimit(options)
+    this.#maxPayload = payloadLimit(options)
+    this.#maxTurns = bound(options.maxTurns, DEFAULT_MEMORY_MAX_TURNS, 'maxTurns')
+    this.#maxBytes = bound(options.maxBytes, DEFAULT_MEMORY_MAX_BYTES, 'maxBytes')
     this.#failWith = options.failWith
     this.#host = options.hostId
     this.coordination = new MemoryCoordination(options.hostId ?? defaultHostId(), this.location, () => {
@@ -104,7 +148,11 @@ class MemoryJournalStore implements MemoryJournal {
   }
 
   async tail(limit: number): Promise<JournalEvent[]> {
-    return limit > 0 ? this.#all.slice(-limit) : []
+    const out: JournalEvent[] = []
+    for (let index = this.#all.length - 1; index >= 0 && out.length < limit; index -= 1) {
+      if (!this.#allLogs[index]!.evicted) out.push(this.#all[index]!)
+    }
+    return out.reverse()
   }
 
   /** See `JournalStore.turns`. Memory journals are small and bounded, so this one scans. */
@@ -162,7 +210,7 @@ class MemoryJournalStore implements MemoryJournal {
   #insert(event: JournalEvent): boolean {
     let log = this.#turns.get(event.turnId)
     if (log === undefined) {
-      log = { events: [], turnKinds: 0, calls: new Map(), lastSeq: 0, begun: undefined }
+      log = { events: [], turnKinds: 0, calls: new Map(), lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false }
       this.#turns.set(event.turnId, log)
     }
     const bit = KIND_BIT[event.kind]
@@ -170,7 +218,7 @@ class MemoryJournalStore implements MemoryJournal {
     const held = callId === undefined ? log.turnKinds : (log.calls.get(callId) ?? 0)
     if ((held & bit) !== 0) return false
     if (event.seq <= log.lastSeq && log.events.some((e) => e.seq === event.seq)) return false
-    const safe = protectEvent(event, this.#maxBytes)
+    const safe = protectEvent(event, this.#maxPayload)
     const stored = freeze(this.#host === undefined ? safe : { ...safe, host: this.#host })
     if (callId === undefined) log.turnKinds |= bit
     else log.calls.set(callId, held | bit)
@@ -182,7 +230,73 @@ class MemoryJournalStore implements MemoryJournal {
       insertBySeq(log.events, stored)
     }
     this.#all.push(stored)
+    this.#allLogs.push(log)
+    const bytes = sizeOf(stored)
+    log.bytes += bytes
+    this.#bytes += bytes
+    if (event.kind === 'tool/call') log.open += 1
+    else if (event.kind === 'tool/result' && (held & KIND_BIT['tool/call']) !== 0) log.open -= 1
+    this.#track(event.turnId, log)
+    if (this.#turns.size > this.#maxTurns || this.#bytes > this.#maxBytes) this.#evict()
     return true
+  }
+
+  /** A turn is over once it has ended (or never began) and no call of it waits for its result. */
+  #track(turnId: string, log: TurnLog): void {
+    const live = ((log.turnKinds & KIND_BIT['turn/begin']) !== 0 && (log.turnKinds & KIND_BIT['turn/end']) === 0) || log.open > 0
+    if (live) this.#over.delete(turnId)
+    else if (!this.#over.has(turnId)) this.#over.set(turnId, log)
+  }
+
+  /** Drops turns that are over, oldest first, until both bounds hold or only live turns are left. */
+  #evict(): void {
+    for (const [turnId, log] of this.#over) {
+      if (this.#turns.size <= this.#maxTurns && this.#bytes <= this.#maxBytes) break
+      this.#over.delete(turnId)
+      this.#turns.delete(turnId)
+      this.#bytes -= log.bytes
+      log.evicted = true
+      this.#evictedEvents += log.events.length
+    }
+    // Sweep `tail`'s list once most of it is dropped turns: amortised O(1) per event.
+    if (this.#evictedEvents * 2 > this.#all.length) {
+      const all: JournalEvent[] = []
+      const logs: TurnLog[] = []
+      for (let index = 0; index < this.#all.length; index += 1) {
+        if (this.#allLogs[index]!.evicted) continue
+        all.push(this.#all[index]!)
+        logs.push(this.#allLogs[index]!)
+      }
+      this.#all = all
+      this.#allLogs = logs
+      this.#evictedEvents = 0
+    }
+  }
+}
+
+function bound(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value < 1) throw new SeamError('INVALID_OPTIONS', `memoryJournal: ${name} must be a positive integer, got ${String(value)}`)
+  return value
+}
+
+/** An estimate of what `event` holds in memory: a fixed overhead plus its payload strings. */
+function sizeOf(event: JournalEvent): number {
+  switch (event.kind) {
+    case 'tool/call':
+      return EVENT_BYTES + event.arguments.length + event.name.length
+    case 'approval/asked':
+      return EVENT_BYTES + event.summary.length + event.reason.length
+    case 'tool/result': {
+      let bytes = EVENT_BYTES
+      for (let index = 0; index < event.content.length; index += 1) {
+        const block = event.content[index]!
+        bytes += 64 + payloadLength(block)
+      }
+      return bytes
+    }
+    default:
+      return EVENT_BYTES
   }
 }
 
@@ -210,4 +324,18 @@ function insertBySeq(events: JournalEvent[], event: JournalEvent): void {
   let index = events.length
   while (index > 0 && events[index - 1]!.seq > event.seq) index -= 1
   events.splice(index, 0, event)
+}
+
+function payloadLength(block: ContentBlock): number {
+  switch (block.type) {
+    case 'text':
+      return block.text.length
+    case 'image':
+    case 'audio':
+      return block.data.length
+    case 'resource':
+      return block.resource.uri.length + ('text' in block.resource ? block.resource.text.length : block.resource.blob.length)
+    default:
+      return block.uri.length + block.name.length + (block.description?.length ?? 0)
+  }
 }

@@ -3,7 +3,7 @@ import type { DeferredContext } from '../../features/define-tool.js'
 import { deepFreeze } from '../../features/schema.js'
 import { checkContent } from '../../seams/content.js'
 import type { ContentBlock } from '../journal/types.js'
-import { findLossy } from '../lossless.js'
+import { findLossy, freezeLossless } from '../lossless.js'
 import { describeIssues, validators } from '../validation.js'
 import { type CallState, settle, text } from './state.js'
 import type { ToolCallOutcome } from './types.js'
@@ -104,7 +104,10 @@ function checkValue(state: CallState): void {
 }
 
 function checkLossless(state: CallState): void {
-  const lossy = findLossy(state.value)
+  const binding = state.binding
+  const output = binding?.kind === 'feature' ? binding.slot.definition.output : state.capability?.outputSchema
+  // Without an output schema the value is the outcome's: checked and frozen in one walk.
+  const lossy = output === undefined ? freezeLossless(state.value) : findLossy(state.value)
   if (lossy) {
     settle(state, {
       status: 'failed',
@@ -114,8 +117,6 @@ function checkLossless(state: CallState): void {
     })
     return
   }
-  const binding = state.binding
-  const output = binding?.kind === 'feature' ? binding.slot.definition.output : state.capability?.outputSchema
   if (output !== undefined) {
     // A remote tool's schema is untrusted: compiled without its patterns, as its input schema is.
     const result = validators.forSchema(output, binding?.kind === 'seam')(state.value)
@@ -128,9 +129,8 @@ function checkLossless(state: CallState): void {
       })
       return
     }
-    state.value = result.value
+    state.value = deepFreeze(result.value)
   }
-  deepFreeze(state.value)
 }
 
 function renderValue(state: CallState): ContentBlock[] {
