@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander'
+import { registerApprovals } from './commands/approvals.js'
 import { registerCall } from './commands/call.js'
 import { registerDev } from './commands/dev.js'
 import { registerJournal } from './commands/journal.js'
@@ -30,6 +31,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   registerTools(program, cli)
   registerCall(program, cli)
   registerJournal(program, cli)
+  registerApprovals(program, cli)
   registerMcp(program, cli)
   for (const command of program.commands) {
     command.showHelpAfterError(`usage: seam ${command.name()} ${command.usage()}  (see \`seam ${command.name()} --help\`)`)
