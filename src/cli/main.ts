@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander'
+import { registerApprovals } from './commands/approvals.js'
 import { registerCall } from './commands/call.js'
 import { registerChat } from './commands/chat.js'
 import { registerDev } from './commands/dev.js'
@@ -32,6 +33,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   registerCall(program, cli)
   registerChat(program, cli)
   registerJournal(program, cli)
+  registerApprovals(program, cli)
   registerMcp(program, cli)
   for (const command of program.commands) {
     command.showHelpAfterError(`usage: seam ${command.name()} ${command.usage()}  (see \`seam ${command.name()} --help\`)`)

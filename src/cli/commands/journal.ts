@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander'
+import type { ParkedCall } from '../../runtime/journal/coordination.js'
 import type { JournalEvent, JournalStore } from '../../runtime/journal/types.js'
 import { CliError, EXIT } from '../errors.js'
 import { ms, printable, table } from '../format.js'
@@ -31,8 +32,10 @@ export function registerJournal(program: Command, cli: CliContext): void {
 async function journal(cli: CliContext, dirArg: string, flags: JournalFlags): Promise<number> {
   const store = await openExistingJournal(pluginDir(cli.io.cwd, dirArg))
   let events: JournalEvent[]
+  let parked: ParkedCall[]
   try {
     events = flags.turn === undefined ? await store.tail(flags.tail ?? DEFAULT_TAIL) : await turnEvents(store, flags.turn)
+    parked = await store.coordination.parked(flags.turn === undefined ? {} : { turnId: events[0]?.turnId })
   } finally {
     await store.close()
   }
@@ -45,6 +48,12 @@ async function journal(cli: CliContext, dirArg: string, flags: JournalFlags): Pr
   const style = styleFor(out, cli.io.env)
   if (events.length === 0) line(out, style.dim('the journal is empty'))
   for (const row of table(events.map((e) => eventRow(e, style)))) line(out, row)
+  // A parked call has a question and no result yet: say so, or it reads like a call that hangs.
+  for (const call of parked) {
+    const decided = call.decision ? `${call.decision.answer} by ${printable(call.decision.by)}, not resumed` : 'waiting for a decision'
+    line(out, style.yellow(`parked ${printable(call.turnId.slice(0, 8))} ${printable(call.callId)} ${printable(call.name)}: ${decided}`))
+  }
+  if (parked.length > 0) line(out, style.dim('see and decide them with `seam approvals`'))
   return EXIT.ok
 }
 

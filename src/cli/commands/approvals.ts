@@ -1,0 +1,128 @@
+import { userInfo } from 'node:os'
+import type { Command } from 'commander'
+import type { ApprovalAnswer } from '../../runtime/approval-types.js'
+import { Approvals, type PendingApproval } from '../../runtime/approvals.js'
+import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
+import { contentText } from '../../seams/content.js'
+import { EXIT, UsageError } from '../errors.js'
+import { ms, printable, printableLines, table } from '../format.js'
+import { type CliContext, line, type Style, styleFor } from '../io.js'
+import { loadRuntime, openExistingJournal, openJournal, pluginDir } from '../workspace.js'
+
+interface ApprovalsFlags {
+  decide?: string[]
+  by?: string
+  turn?: string
+  resume?: boolean
+  json?: boolean
+}
+
+const ANSWERS: Readonly<Record<string, ApprovalAnswer>> = {
+  allow: 'allowed-once',
+  'allow-session': 'allowed-session',
+  reject: 'rejected',
+}
+
+export function registerApprovals(program: Command, cli: CliContext): void {
+  program
+    .command('approvals')
+    .description('list the calls parked in <dir>/.seam/journal.db waiting for a decision, or decide one')
+    .argument('[dir]', 'the plugin folder', '.')
+    .option('--decide <callId-and-answer...>', 'decide one parked call: <callId or resume token> allow|allow-session|reject')
+    .option('--by <name>', 'who decides (default: the current user)')
+    .option('--turn <id>', 'the turn of the call, when its call id is parked in several turns')
+    .option('--resume', 'after allowing, resume the call here (loads the plugin folder) and print its outcome')
+    .option('--json', 'print JSON: the parked calls, or the decided call (and its outcome)')
+    .action(async (dir: string, flags: ApprovalsFlags) => {
+      cli.exitCode = await approvals(cli, dir, flags)
+    })
+}
+
+async function approvals(cli: CliContext, dirArg: string, flags: ApprovalsFlags): Promise<number> {
+  const dir = pluginDir(cli.io.cwd, dirArg)
+  const decision = flags.decide === undefined ? undefined : parseDecision(flags.decide)
+  if (flags.resume && decision === undefined) throw new UsageError('--resume needs --decide', 'seam approvals --decide <callId> allow --resume')
+  const store = await openExistingJournal(dir)
+  const out = cli.io.stdout
+  const style = styleFor(out, cli.io.env)
+  let decided: PendingApproval
+  try {
+    // The TTL only matters to a host that sweeps; reading and deciding never expire anything here.
+    const book = new Approvals(store, Number.MAX_SAFE_INTEGER)
+    if (decision === undefined) return list(cli, await book.pending(), flags.json === true, style)
+    decided = await book.decide(decision.id, decision.answer, { by: flags.by ?? currentUser(), turnId: flags.turn })
+  } finally {
+    await store.close()
+  }
+  const outcome = flags.resume && decided.decision?.answer !== 'rejected' ? await resume(dir, decided.resumeToken) : undefined
+  if (flags.json) {
+    line(out, JSON.stringify(outcome === undefined ? decided : { ...decided, outcome }))
+  } else {
+    line(out, `${style.bold(printable(decided.callId))} ${printable(decided.tool)}: ${answerLabel(decided.decision!.answer, style)} by ${printable(decided.decision!.by)}`)
+    if (outcome !== undefined) line(out, describeOutcome(outcome, style))
+    else if (decided.decision!.answer !== 'rejected') line(out, style.dim(`resume it with root.resume('${decided.resumeToken}') or \`seam approvals --decide … --resume\``))
+  }
+  return outcome === undefined || outcome.status === 'completed' || outcome.status === 'suspended' ? EXIT.ok : EXIT.failed
+}
+
+function list(cli: CliContext, pending: readonly PendingApproval[], json: boolean, style: Style): number {
+  const out = cli.io.stdout
+  if (json) {
+    line(out, JSON.stringify(pending))
+    return EXIT.ok
+  }
+  if (pending.length === 0) {
+    line(out, style.dim('no calls are waiting for a decision'))
+    return EXIT.ok
+  }
+  const now = Date.now()
+  const rows = pending.map((p) => [
+    style.bold(printable(p.callId)),
+    printable(p.summary),
+    style.dim(printable(p.reason)),
+    printable(`${p.principal} · ${p.session}`),
+    style.dim(`${ms(now - p.askedAt)} ago`),
+    p.decision ? `${answerLabel(p.decision.answer, style)} by ${printable(p.decision.by)}, not resumed` : style.yellow('waiting'),
+  ])
+  for (const row of table(rows)) line(out, row)
+  line(out, style.dim('decide one with `seam approvals --decide <callId> allow|allow-session|reject`'))
+  return EXIT.ok
+}
+
+/** Resumes the decided call in a root over the plugin folder, sharing the journal. */
+async function resume(dir: string, token: string): Promise<ToolCallOutcome> {
+  const { createRoot } = await loadRuntime()
+  const root = await createRoot({ dir, journal: await openJournal(dir) })
+  try {
+    return await root.resume(token)
+  } finally {
+    await root.close()
+  }
+}
+
+function parseDecision(values: readonly string[]): { id: string; answer: ApprovalAnswer } {
+  const [id, word, ...rest] = values
+  const answer = word === undefined ? undefined : ANSWERS[word]
+  if (id === undefined || answer === undefined || rest.length > 0) {
+    throw new UsageError('--decide takes a call id (or resume token) and one of allow, allow-session, reject', 'seam approvals --decide c1 allow')
+  }
+  return { id, answer }
+}
+
+function answerLabel(answer: ApprovalAnswer, style: Style): string {
+  return answer === 'rejected' ? style.red(answer) : style.green(answer)
+}
+
+function describeOutcome(outcome: ToolCallOutcome, style: Style): string {
+  const status = outcome.status === 'completed' ? style.green(outcome.status) : style.red(outcome.status)
+  const code = outcome.code ? ` ${outcome.code}` : ''
+  return `${status}${code}${outcome.replayed ? style.dim(' (another host ran it)') : ''}\n${printableLines(contentText(outcome.content))}`
+}
+
+function currentUser(): string {
+  try {
+    return userInfo().username || 'cli'
+  } catch {
+    return 'cli'
+  }
+}
