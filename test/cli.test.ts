@@ -110,7 +110,7 @@ describe.concurrent('seam tools, call and journal on a plugin folder', { timeout
     expect(table.stdout).toMatch(/echo\s+tools\/echo\.ts\s+never\s+text: string, times\?: integer/)
   })
 
-  it('says why a mounted MCP server contributed no tools', async () => {
+  it('says why a mounted MCP server contributed no tools', async ({ onTestFinished }) => {
     const down = await pluginFolder({
       'plugin.ts': `
 import { capabilitySeamToken, McpToolService, SeamIntegration } from 'seam-runtime'
@@ -132,6 +132,7 @@ export default definePlugin({
     expect(table.code).toBe(0)
     expect(table.stdout).toMatch(/generation 1: 0 tools/)
     expect(table.stdout).toMatch(/provider missing {2}down {2}retrying in \d+ s: connecting failed: .*ENOENT/)
+    expect(`${json.code} ${json.stderr}`).toBe('0 ')
     expect(JSON.parse(json.stdout).providers).toEqual([expect.objectContaining({ provider: 'missing', state: 'down' })])
   })
 
