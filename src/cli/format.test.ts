@@ -38,6 +38,13 @@ describe('dev output formatting', () => {
     )
   })
 
+  it('names the file once when a message without a line starts with it, and lets a message without a file name itself', () => {
+    const badExport = { code: 'INVALID_TOOL' as const, message: "tools/bad.ts: the default export must be defineTool({...}) from 'seam-runtime'; got a number", file: '/plugin/tools/bad.ts' }
+    expect(formatDiagnostic(badExport, style, '/plugin')).toBe("tools/bad.ts the default export must be defineTool({...}) from 'seam-runtime'; got a number")
+    const setup = { code: 'SETUP_FAILED' as const, message: 'plugin "support" failed to set up: no config', source: 'root' }
+    expect(formatDiagnostic(setup, style, '/plugin')).toBe('SETUP_FAILED plugin "support" failed to set up: no config')
+  })
+
   it('colours only a terminal, and never with NO_COLOR', () => {
     const tty = Object.assign(new PassThrough(), { isTTY: true })
     expect(styleFor(tty, {}).red('x')).toBe('\x1b[31mx\x1b[39m')
