@@ -32,7 +32,7 @@ export default definePlugin({
     })
     const error = await createRoot({ dir }).catch((e: unknown) => e)
     expect(SeamError.is(error, 'RELOAD_FAILED')).toBe(true)
-    const [diagnostic] = (error as SeamError).details?.diagnostics as Diagnostic[]
+    const [diagnostic] = ((error as SeamError).details?.diagnostics ?? []) as Diagnostic[]
     expect(diagnostic).toMatchObject({
       code: 'SETUP_FAILED',
       message: 'plugin "support" failed to set up: config.port is missing',
