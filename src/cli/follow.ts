@@ -1,3 +1,5 @@
+import { asksEveryCallByDefault } from '../runtime/approval-default.js'
+import type { AgentCapabilities } from '../runtime/capability-ingress.js'
 import type { Root } from '../runtime/root.js'
 import type { Diagnostic } from '../features/diagnostic.js'
 import type { ProviderStatus } from '../seams/types.js'
@@ -6,15 +8,19 @@ import { line, type OutStream, type Style } from './io.js'
 
 /**
  * One line per publish with the warnings it did not already have, a framed diagnostic per failed
- * reload, a warning per abandoned call, and a line when a provider goes down or comes back.
+ * reload, a warning per abandoned call, a line when a provider goes down or comes back, and once per
+ * tool a warning when it asks every call by default (see `warnAsksEveryCall`).
  */
-export function follow(root: Root, out: OutStream, style: Style, dir: string): void {
+export function follow(root: Root, out: OutStream, style: Style, dir: string, warned = new Set<string>()): void {
   let shown = new Set(root.activeGeneration.diagnostics.map(diagnosticKey))
   root.on('generation', (event) => {
     line(out, formatPublish(event.generation, event.diff, event.durationMs, style))
     // A provider that stays down is reported once, not again with every later publish.
     for (const d of event.diagnostics) if (!shown.has(diagnosticKey(d))) line(out, `${style.yellow('warning:')} ${formatDiagnostic(d, style, dir)}`)
     shown = new Set(event.diagnostics.map(diagnosticKey))
+    if (event.diff.tools.added.length + event.diff.tools.changed.length > 0) {
+      void root.capabilities().then((capabilities) => warnAsksEveryCall(capabilities, out, style, warned), () => {})
+    }
   })
   const keyOf = (status: ProviderStatus) => (status.state === 'connected' ? 'connected' : `${status.state}|${status.reason}`)
   const reported = new Map(root.providers().map((status) => [status.provider, keyOf(status)]))
@@ -36,6 +42,21 @@ export function follow(root: Root, out: OutStream, style: Style, dir: string): v
   root.on('abandoned', (call) => {
     line(out, `${style.yellow('warning:')} call ${printable(call.callId)} to ${printable(call.name)} (generation ${call.generation}) did not stop after its deadline; abandoned, it keeps generation ${call.generation} until it settles`)
   })
+}
+
+/**
+ * A tool that sets no `approval` is `on-risk`; with no `risk(args)` (and no `readOnlyHint`) it asks
+ * every call, and is denied wherever no one can answer. Said once per tool name.
+ */
+export function warnAsksEveryCall(capabilities: AgentCapabilities, out: OutStream, style: Style, warned: Set<string>): void {
+  for (const tool of capabilities.tools) {
+    if (warned.has(tool.name) || !asksEveryCallByDefault(tool)) continue
+    warned.add(tool.name)
+    line(
+      out,
+      `${style.yellow('warning:')} ${printable(tool.name)} asks for approval on every call (approval defaults to 'on-risk' and it has no risk(args)); without a terminal it is denied. Set approval: 'never' for a safe tool, or add risk(args).`,
+    )
+  }
 }
 
 function diagnosticKey(d: Diagnostic): string {

@@ -17,7 +17,8 @@ describe('dev output formatting', () => {
   it('escapes what a remote provider chose: a diagnostic, a provider id and reason, a tool name in a publish line', () => {
     const evil = 'x\x1b]0;pwned\x07\x1b[2J'
     const escaped = 'x\\u001b]0;pwned\\u0007\\u001b[2J'
-    expect(formatDiagnostic({ code: 'INVALID_TOOL', source: `seam:${evil}`, message: `bad ${evil}` }, style)).toBe(`seam:${escaped} bad ${escaped}`)
+    // Without a file, the code leads and the message (which names the provider) says the rest.
+    expect(formatDiagnostic({ code: 'INVALID_TOOL', source: `seam:${evil}`, message: `bad ${evil}` }, style)).toBe(`INVALID_TOOL bad ${escaped}`)
     expect(formatProvider({ provider: evil, state: 'down', reason: evil, retryAt: 2_000 }, style, 0)).toBe(`${escaped}  down  retrying in 2 s: ${escaped}`)
     const diff = { tools: { added: [evil], changed: [], removed: [] }, skills: { added: [], changed: [], removed: [] } }
     expect(formatPublish(2, diff, 1, style)).toBe(`generation 2 live: +${escaped} (1 ms)`)
@@ -45,6 +46,13 @@ describe('dev output formatting', () => {
     expect(formatDiagnostic(diagnostic, style, '/plugin')).toBe(
       'tools/broken.ts:3:25 Unexpected "*"\n  > 3 |   execute() { return 1 +* 2 },\n      |                         ^',
     )
+  })
+
+  it('names the file once when a message without a line starts with it, and lets a message without a file name itself', () => {
+    const badExport = { code: 'INVALID_TOOL' as const, message: "tools/bad.ts: the default export must be defineTool({...}) from 'seam-runtime'; got a number", file: '/plugin/tools/bad.ts' }
+    expect(formatDiagnostic(badExport, style, '/plugin')).toBe("tools/bad.ts the default export must be defineTool({...}) from 'seam-runtime'; got a number")
+    const setup = { code: 'SETUP_FAILED' as const, message: 'plugin "support" failed to set up: no config', source: 'root' }
+    expect(formatDiagnostic(setup, style, '/plugin')).toBe('SETUP_FAILED plugin "support" failed to set up: no config')
   })
 
   it('colours only a terminal, and never with NO_COLOR', () => {

@@ -26,15 +26,24 @@ export function formatPublish(generation: number, diff: GenerationDiff, duration
  * A provider's diagnostic carries text a remote server chose: every part is shown escaped.
  */
 export function formatDiagnostic(d: Diagnostic, style: Style, dir?: string): string {
-  const where = printable(d.file ? [shortPath(d.file, dir), d.line, d.column].filter((v) => v !== undefined).join(':') : (d.source ?? d.code))
-  // Loader messages often repeat the location; say it once.
-  const message = printableLines(d.file && d.line !== undefined ? d.message.replace(/^\S+?:\d+(?::\d+)?:\s+/, '') : d.message)
+  // Without a file the message names what failed itself (`plugin "support" failed to set up: …`).
+  const where = printable(d.file ? [shortPath(d.file, dir), d.line, d.column].filter((v) => v !== undefined).join(':') : d.code)
+  const message = printableLines(d.file ? withoutLocation(d.message, d.file, dir) : d.message)
   const head = `${style.bold(where)} ${style.red(message)}`
   if (!d.frame) return head
   return `${head}\n${printableLines(d.frame)
     .split('\n')
     .map((l) => `  ${l}`)
     .join('\n')}`
+}
+
+/** Loader messages often start with the location shown in front of them already: say it once. */
+function withoutLocation(message: string, file: string, dir?: string): string {
+  const lead = /^(\S+?)(?::\d+){0,2}:\s+/.exec(message)
+  if (lead === null) return message
+  const named = lead[1]!
+  const same = named === file || path.resolve(dir ?? process.cwd(), named) === path.resolve(file)
+  return same ? message.slice(lead[0].length) : message
 }
 
 /**

@@ -17,12 +17,16 @@ describe('the terminal approval prompt', () => {
   })
 
   async function answer(...lines: string[]): Promise<{ decision: string; shown: string }> {
+    return answerTo(request(), ...lines)
+  }
+
+  async function answerTo(req: ApprovalRequest, ...lines: string[]): Promise<{ decision: string; shown: string }> {
     const input = new PassThrough()
     const output = new PassThrough()
     let shown = ''
     output.on('data', (chunk) => (shown += chunk))
     const port = terminalApproval({ input, output, style })
-    const decision = port.request(request())
+    const decision = port.request(req)
     for (const text of lines) {
       await new Promise((resolve) => setImmediate(resolve))
       input.write(`${text}\n`)
@@ -38,6 +42,17 @@ describe('the terminal approval prompt', () => {
     expect(yes.shown).toContain('Allow write_file path="notes.md"? [y]es once / [s]ession / [n]o ')
     expect((await answer('s')).decision).toBe('allowed-session')
     expect((await answer('NO')).decision).toBe('rejected')
+  })
+
+  it('offers only the answers the request offers: no session for a tool that asks every time', async () => {
+    const always = { ...request(), answers: ['allowed-once', 'rejected'] } as const
+    const session = await answerTo(always, 's', 'y')
+    expect(session.shown).toContain('Allow write_file path="notes.md"? [y]es / [n]o ')
+    expect(session.shown).toContain('answer y or n')
+    expect(session.decision).toBe('allowed-once')
+    const once = await answerTo({ ...request(), answers: ['allowed-session', 'rejected'] }, 'y')
+    expect(once.shown).toContain('[y]es for this session / [n]o ')
+    expect(once.decision).toBe('allowed-session')
   })
 
   it('rejects on an empty answer, at end of input and on abort, and asks again after an unknown answer', async () => {

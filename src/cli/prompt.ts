@@ -1,15 +1,27 @@
 import { createInterface } from 'node:readline'
-import type { ApprovalAnswer, ApprovalPort, ApprovalRequest } from '../runtime/approval-types.js'
+import { ALL_ANSWERS, type ApprovalAnswer, type ApprovalPort, type ApprovalRequest } from '../runtime/approval-types.js'
 import { printable } from './format.js'
 import type { InStream, OutStream, Style } from './io.js'
 
-const ANSWERS: Record<string, ApprovalAnswer> = {
-  y: 'allowed-once',
-  yes: 'allowed-once',
-  s: 'allowed-session',
-  session: 'allowed-session',
-  n: 'rejected',
-  no: 'rejected',
+/** What the prompt offers and what each typed word means, from the answers the request offers. */
+interface Offer {
+  readonly choices: string
+  readonly words: Readonly<Record<string, ApprovalAnswer>>
+  readonly retry: string
+}
+
+function offerFor(answers: readonly ApprovalAnswer[]): Offer {
+  const once = answers.includes('allowed-once')
+  const session = answers.includes('allowed-session')
+  const words: Record<string, ApprovalAnswer> = { n: 'rejected', no: 'rejected' }
+  if (once && session) {
+    Object.assign(words, { y: 'allowed-once', yes: 'allowed-once', s: 'allowed-session', session: 'allowed-session' })
+    return { choices: '[y]es once / [s]ession / [n]o', words, retry: 'answer y, s or n' }
+  }
+  // One allow: `y` is it, worded as what it grants (a `once` tool's yes holds for the session).
+  const allow = session ? 'allowed-session' : 'allowed-once'
+  Object.assign(words, { y: allow, yes: allow })
+  return { choices: session ? '[y]es for this session / [n]o' : '[y]es / [n]o', words, retry: 'answer y or n' }
 }
 
 /** Unrecognised answers before the prompt gives up and rejects. */
@@ -23,7 +35,7 @@ export interface TerminalApprovalOptions {
 
 /**
  * An approval port that asks on a terminal: `Allow write_file path="notes.md" …? [y]es once /
- * [s]ession / [n]o`. An empty answer, end of input or an abort rejects (fail closed); questions
+ * [s]ession / [n]o`, offering only the answers the request offers. An empty answer, end of input or an abort rejects (fail closed); questions
  * from concurrent calls are asked one at a time.
  */
 export function terminalApproval(options: TerminalApprovalOptions): ApprovalPort {
@@ -43,17 +55,18 @@ async function ask({ input, output, style }: TerminalApprovalOptions, request: A
   // The summary and the reason quote the model's arguments: shown with control characters escaped,
   // so they cannot redraw the question the person is answering.
   if (request.reason) output.write(`${style.yellow('approval needed:')} ${printable(request.reason)}\n`)
-  const question = `Allow ${style.bold(printable(request.summary))}? ${style.dim('[y]es once / [s]ession / [n]o')} `
+  const offer = offerFor(request.answers ?? ALL_ANSWERS)
+  const question = `Allow ${style.bold(printable(request.summary))}? ${style.dim(offer.choices)} `
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
     const text = await readLine(input, output, question, request.signal)
     if (text === undefined) {
       output.write('\n')
       return 'rejected'
     }
-    const answer = ANSWERS[text.trim().toLowerCase()]
+    const answer = Object.hasOwn(offer.words, text.trim().toLowerCase()) ? offer.words[text.trim().toLowerCase()] : undefined
     if (answer) return answer
     if (text.trim() === '') return 'rejected'
-    output.write(`answer y, s or n\n`)
+    output.write(`${offer.retry}\n`)
   }
   return 'rejected'
 }

@@ -39,6 +39,25 @@ export async function openExistingJournal(dir: string): Promise<JournalStore> {
   return sqliteJournal(file)
 }
 
+/**
+ * Opens the journal `--journal` names: a `postgres://` (or `postgresql://`) URL, whose `schema`
+ * query parameter picks the schema (default `public`), or a SQLite file that must exist (relative
+ * to `cwd`), never created.
+ */
+export async function openNamedJournal(cwd: string, named: string): Promise<JournalStore> {
+  if (/^postgres(ql)?:\/\//i.test(named)) {
+    const { postgresJournal } = await import('../runtime/journal/postgres.js')
+    const url = new URL(named)
+    const schema = url.searchParams.get('schema') ?? undefined
+    url.searchParams.delete('schema')
+    return postgresJournal(url.href, schema === undefined ? {} : { schema })
+  }
+  const file = path.resolve(cwd, named)
+  if (!existsSync(file)) throw new CliError(`no journal at ${file}`, 'pass a SQLite journal file (.seam/journal.db) or a postgres:// URL')
+  const { sqliteJournal } = await import('../runtime/journal/sqlite.js')
+  return sqliteJournal(file)
+}
+
 let version: string | undefined
 
 /** This package's version, from its package.json. */

@@ -1,6 +1,9 @@
 /** The answer a person gives to one approval question. */
 export type ApprovalAnswer = 'allowed-once' | 'allowed-session' | 'rejected'
 
+/** Every answer, for a request that does not say which it offers. */
+export const ALL_ANSWERS: readonly ApprovalAnswer[] = Object.freeze(['allowed-once', 'allowed-session', 'rejected'])
+
 /**
  * What an `ApprovalPort` may reply: an answer now, or `'deferred'` when no one can answer now. A
  * deferred call is parked in the journal (`status: 'suspended'`, code `APPROVAL_PENDING`) until
@@ -17,6 +20,14 @@ export interface ApprovalRequest {
   readonly summary: string
   readonly reason: string
   readonly session: string
+  /**
+   * The answers that mean something for this call, to offer and no others: `allowed-session` only
+   * where a session grant skips later questions (an `on-risk` tool); an `always` tool or a hook's
+   * ask offers `allowed-once` and `rejected`; a `once` tool, whose yes holds for the session,
+   * `allowed-session` and `rejected`. Another allow is recorded as the one offered. Always set by
+   * the runtime; a port treats its absence as all three.
+   */
+  readonly answers?: readonly ApprovalAnswer[]
   readonly signal: AbortSignal
 }
 

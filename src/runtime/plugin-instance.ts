@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { SeamError, messageOf } from '../errors.js'
-import type { SkillSpec, ToolDefinition, ToolLogger } from '../features/define-tool.js'
+import type { SkillSpec, ToolDefinition } from '../features/define-tool.js'
+import { codeFrame, locateError } from '../features/loader/index.js'
 import { defineSkill, isToolDefinition } from '../features/define-tool.js'
 import type { Logger } from './logger.js'
 import type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './plugin-types.js'
@@ -27,6 +29,13 @@ export interface HookLists {
 export class PluginInstance {
   readonly name: string
   readonly owner: string
+  /**
+   * How messages and log lines name the plugin: its own name, below the root its path of names
+   * (`support/maps`). The owner id (`root/maps`) names the root `root` whatever it is called.
+   */
+  readonly label: string
+  /** The plugin's logger (`ctx.log` in setup), labelled with `label`; tool bodies log under it too. */
+  log: Logger | undefined
   readonly dir: string | undefined
   readonly definition: PluginDefinition
   readonly parent: PluginInstance | undefined
@@ -43,6 +52,7 @@ export class PluginInstance {
     this.name = definition.name
     this.parent = parent
     this.owner = parent ? `${parent.owner}/${definition.name}` : 'root'
+    this.label = parent ? `${parent.label}/${definition.name}` : definition.name
     const dir = definition.dir ?? (parent ? undefined : baseDir)
     this.dir = dir === undefined ? undefined : path.resolve(parent?.dir ?? baseDir ?? process.cwd(), dir)
     this.resources = new ResourceTable(this.owner, parent?.resources, (d, label) => this.scope.add(d, label))
@@ -66,9 +76,9 @@ export class PluginInstance {
     } catch (error) {
       await instance.scope.dispose().catch(() => {})
       if (SeamError.is(error, 'SETUP_FAILED')) throw error
-      throw new SeamError('SETUP_FAILED', `plugin "${instance.owner}" failed to set up: ${messageOf(error)}`, {
+      throw new SeamError('SETUP_FAILED', `plugin "${instance.label}" failed to set up: ${messageOf(error)}`, {
         cause: error,
-        details: { owner: instance.owner },
+        details: { owner: instance.owner, ...whereThrown(error) },
       })
     }
     return instance
@@ -106,7 +116,8 @@ export class PluginInstance {
   }
 
   #context(options: { generation: number; baseDir?: string; logger: Logger }): PluginContext {
-    const log: ToolLogger = options.logger.child(this.owner)
+    const log = options.logger.child(this.label)
+    this.log = log
     const register = <T>(list: T[], item: T, label: string): Disposer => {
       if (typeof item !== 'function') throw new SeamError('INVALID_PLUGIN', `${this.owner}: ${label} must be a function`)
       list.push(item)
@@ -157,4 +168,20 @@ export class PluginInstance {
     this.skills.set(name, defineSkill(skill))
     return this.scope.add(() => this.skills.delete(name), `skill ${name}`)
   }
+}
+
+/**
+ * Where a setup error was thrown in a loaded plugin file (source-mapped): file, line, column and a
+ * code frame, so the diagnostic points at the line. Nothing for an error thrown elsewhere.
+ */
+function whereThrown(error: unknown): Record<string, unknown> {
+  const at = locateError(error)
+  if (at === undefined) return {}
+  let frame: string | undefined
+  try {
+    frame = codeFrame(readFileSync(at.file, 'utf8'), at.line, at.column)
+  } catch {
+    // The file went away since it loaded: the location alone.
+  }
+  return { file: at.file, line: at.line, column: at.column, frame }
 }

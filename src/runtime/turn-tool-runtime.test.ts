@@ -143,6 +143,18 @@ describe('TurnToolRuntime: lookup and arguments', () => {
     await expectPaired(journal, turn.turnId)
   })
 
+  it('lists at most 25 available names for an unknown tool and says how many more there are', async () => {
+    const { root } = await rootWith((ctx) => {
+      for (let i = 0; i < 30; i++) ctx.addTool(`tool_${String(i).padStart(2, '0')}`, echo([]))
+    })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'nope', arguments: '{}' })
+    const text = (outcome.content[0] as { text: string }).text
+    expect(text).toContain('Available tools: tool_00, tool_01,')
+    expect(text).toContain('tool_24 and 5 more.')
+    expect(text).not.toContain('tool_25')
+  })
+
   it('treats a hidden tool as unknown', async () => {
     const calls: unknown[] = []
     const { root } = await rootWith((ctx) => {

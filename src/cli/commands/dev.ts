@@ -1,9 +1,9 @@
 import { type Command, Option } from 'commander'
-import { messageOf } from '../../errors.js'
+import { messageOf, SeamError } from '../../errors.js'
 import type { Root } from '../../runtime/root.js'
 import { EXIT, UsageError } from '../errors.js'
 import { devApproval, openBrowser } from '../dev-console.js'
-import { follow } from '../follow.js'
+import { follow, warnAsksEveryCall } from '../follow.js'
 import { formatDiagnostic, formatProvider, ms, printable } from '../format.js'
 import { type CliContext, line, type Style, styleFor } from '../io.js'
 import { type HttpServeOptions, httpServeOptions, loadServe } from '../mcp-server.js'
@@ -73,10 +73,12 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     line(out, `  console    ${consoleUrl ? style.cyan(consoleUrl) : style.dim('off')}`)
     for (const status of root.providers()) line(out, `  provider   ${formatProvider(status, style)}`)
     for (const d of root.activeGeneration.diagnostics) line(out, `${style.yellow('warning:')} ${formatDiagnostic(d, style, dir)}`)
+    const warned = new Set<string>()
+    warnAsksEveryCall(capabilities, out, style, warned)
     line(out, style.dim('watching for changes; Ctrl-C to stop'))
     quiet = false
     if (flags.open && consoleUrl) openBrowser(consoleUrl)
-    follow(root, out, style, dir)
+    follow(root, out, style, dir, warned)
     await stopping.promise
     line(out, style.dim('stopping…'))
     web?.close()
@@ -96,8 +98,10 @@ async function startHttp(root: Root, options: HttpServeOptions, style: Style): P
     const auth = options.token ? style.dim(' (bearer token required)') : ''
     return { text: `${style.cyan(server.url)}${auth}`, url: server.url, close: () => server.close() }
   } catch (error) {
-    const busy = (error as { code?: string }).code === 'EADDRINUSE'
-    const why = busy ? `port ${options.port} is in use (pass --port or --no-mcp)` : messageOf(error)
+    const busy = [error, SeamError.is(error) ? error.cause : undefined].some((e) => (e as { code?: unknown } | undefined)?.code === 'EADDRINUSE')
+    const why = busy
+      ? `port ${options.port} is in use; pick another with --port <n> (--port 0 takes any free port), or run without MCP with --no-mcp`
+      : messageOf(error)
     return { text: style.yellow(`not serving: ${why}`) }
   }
 }

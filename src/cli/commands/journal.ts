@@ -4,12 +4,13 @@ import type { JournalEvent, JournalStore } from '../../runtime/journal/types.js'
 import { CliError, EXIT } from '../errors.js'
 import { ms, printable, table } from '../format.js'
 import { type CliContext, line, type Style, styleFor } from '../io.js'
-import { openExistingJournal, pluginDir } from '../workspace.js'
+import { openExistingJournal, openNamedJournal, pluginDir } from '../workspace.js'
 
 interface JournalFlags {
   turn?: string
   tail?: number
   json?: boolean
+  journal?: string
 }
 
 const DEFAULT_TAIL = 20
@@ -19,8 +20,9 @@ const PREFIX_WINDOW = 100_000
 export function registerJournal(program: Command, cli: CliContext): void {
   program
     .command('journal')
-    .description('read <dir>/.seam/journal.db back, one line per event')
+    .description('read <dir>/.seam/journal.db (or --journal) back, one line per event')
     .argument('[dir]', 'the plugin folder', '.')
+    .option('--journal <path|url>', 'read this journal instead: a SQLite file, or a postgres:// URL')
     .option('--turn <id>', 'only this turn (a unique prefix of its id is enough)')
     .option('--tail <n>', `only the last n events (default ${DEFAULT_TAIL} without --turn)`, positiveInteger)
     .option('--json', 'print JSON lines, one event per line')
@@ -30,7 +32,7 @@ export function registerJournal(program: Command, cli: CliContext): void {
 }
 
 async function journal(cli: CliContext, dirArg: string, flags: JournalFlags): Promise<number> {
-  const store = await openExistingJournal(pluginDir(cli.io.cwd, dirArg))
+  const store = flags.journal === undefined ? await openExistingJournal(pluginDir(cli.io.cwd, dirArg)) : await openNamedJournal(cli.io.cwd, flags.journal)
   let events: JournalEvent[]
   let parked: ParkedCall[]
   try {
@@ -42,7 +44,7 @@ async function journal(cli: CliContext, dirArg: string, flags: JournalFlags): Pr
   if (flags.turn !== undefined && flags.tail !== undefined) events = events.slice(-flags.tail)
   const out = cli.io.stdout
   if (flags.json) {
-    for (const event of events) line(out, JSON.stringify(event))
+    for (const event of events) line(out, JSON.stringify(asJson(event)))
     return EXIT.ok
   }
   const style = styleFor(out, cli.io.env)
@@ -86,11 +88,28 @@ function describe(event: JournalEvent, style: Style): string {
     case 'tool/result': {
       const status = event.status === 'completed' ? style.green(event.status) : style.red(event.status)
       const code = event.code ? ` ${event.code}${event.policy ? ` (${event.policy})` : ''}` : ''
-      return `${status}${code} ${style.dim(ms(event.durationMs))}`
+      // Why it did not complete (the denial reason or the error), as the model was told.
+      const why = event.status === 'completed' ? '' : firstText(event.content)
+      return `${status}${code} ${style.dim(ms(event.durationMs))}${why ? ` ${printable(clip(why, 160))}` : ''}`
     }
     case 'turn/end':
       return printable(event.reason)
   }
+}
+
+/** A `tool/call`'s arguments as JSON rather than an escaped string, when they parse (they may not). */
+function asJson(event: JournalEvent): unknown {
+  if (event.kind !== 'tool/call' || event.arguments === '') return event
+  try {
+    return { ...event, arguments: JSON.parse(event.arguments) as unknown }
+  } catch {
+    return event
+  }
+}
+
+function firstText(content: readonly { type: string; text?: string }[] | undefined): string {
+  const block = content?.find((b) => b.type === 'text' && typeof b.text === 'string')
+  return block?.text ?? ''
 }
 
 function kindLabel(kind: JournalEvent['kind'], style: Style): string {

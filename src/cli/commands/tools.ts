@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
-import type { AgentCapabilities } from '../../runtime/capability-ingress.js'
+import { asksEveryCall } from '../../runtime/approval-default.js'
+import type { AgentCapabilities, ToolCapability } from '../../runtime/capability-ingress.js'
 import { EXIT } from '../errors.js'
 import type { ProviderStatus } from '../../seams/types.js'
 import { formatProvider, printable, schemaSummary, table } from '../format.js'
@@ -39,7 +40,7 @@ async function tools(cli: CliContext, dirArg: string, json: boolean): Promise<nu
   line(out, style.dim(`generation ${capabilities.generation}: ${capabilities.tools.length} tools, ${capabilities.skills.length} skills`))
   if (capabilities.tools.length > 0) {
     // Names, sources and schemas may come from remote providers: shown with control characters escaped.
-    const rows = capabilities.tools.map((t) => [style.bold(printable(t.name)), printable(t.source), t.approval, printable(schemaSummary(t.parameters))])
+    const rows = capabilities.tools.map((t) => [style.bold(printable(t.name)), printable(t.source), approvalText(t), printable(schemaSummary(t.parameters))])
     for (const row of table([['TOOL', 'SOURCE', 'APPROVAL', 'ARGUMENTS'].map(style.dim), ...rows])) line(out, row)
   }
   if (capabilities.skills.length > 0) {
@@ -65,6 +66,7 @@ function catalogJson(capabilities: AgentCapabilities) {
       source: t.source,
       owner: t.owner,
       approval: t.approval,
+      asksEveryCall: asksEveryCall(t),
       summary: schemaSummary(t.parameters),
       parameters: t.parameters,
       ...(t.permissions.length ? { permissions: t.permissions } : {}),
@@ -75,6 +77,11 @@ function catalogJson(capabilities: AgentCapabilities) {
     })),
     skills: capabilities.skills.map((s) => ({ name: s.name, description: s.description, source: s.source, owner: s.owner, tools: s.tools, always: s.always })),
   }
+}
+
+/** `on-risk` alone reads as "asks when risky"; without risk information it asks every call, so say so. */
+function approvalText(tool: ToolCapability): string {
+  return tool.approval === 'on-risk' && asksEveryCall(tool) ? 'on-risk: asks every call' : tool.approval
 }
 
 function oneLine(text: string, max = 80): string {

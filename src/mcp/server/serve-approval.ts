@@ -1,5 +1,5 @@
 import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server'
-import type { ApprovalAnswer, ApprovalPort, ApprovalRequest } from '../../runtime/approval-types.js'
+import { ALL_ANSWERS, type ApprovalAnswer, type ApprovalPort, type ApprovalRequest } from '../../runtime/approval-types.js'
 
 /** Sends one `elicitation/create` request to the client, related to the tool call being served. */
 export type Elicit = (params: ElicitRequestFormParams, options: { signal: AbortSignal; timeout: number }) => Promise<ElicitResult>
@@ -10,7 +10,12 @@ export type Elicit = (params: ElicitRequestFormParams, options: { signal: AbortS
  */
 const NO_SDK_TIMEOUT = 2_147_483_647
 
-const CHOICES = ['once', 'session', 'reject'] as const
+/** The form's choices, in this order, for the answers a request offers. */
+const CHOICES: readonly (readonly [string, ApprovalAnswer, string])[] = [
+  ['once', 'allowed-once', 'once: allow this call'],
+  ['session', 'allowed-session', 'session: allow this tool for the rest of the session'],
+  ['reject', 'rejected', 'reject: deny it'],
+]
 
 /**
  * Form elicitation is supported when the client declared `elicitation.form`, or a bare
@@ -24,13 +29,15 @@ export function supportsFormElicitation(capabilities: ClientCapabilities | undef
 
 /**
  * An approval port that asks the MCP client's user through form elicitation: one enum field
- * (`once`, `session`, `reject`). Accepting `once` or `session` allows; declining, cancelling or
- * choosing `reject` is `rejected`; a failed request throws, which the pipeline records as
- * `unavailable` (fail closed).
+ * with the choices the request offers (`once`, `session`, `reject`). Accepting `once` or `session`
+ * allows; declining, cancelling or choosing `reject` is `rejected`; a failed request throws, which
+ * the pipeline records as `unavailable` (fail closed).
  */
 export function elicitationApproval(elicit: Elicit): ApprovalPort {
   return {
     async request(request: ApprovalRequest): Promise<ApprovalAnswer> {
+      const offered = request.answers ?? ALL_ANSWERS
+      const choices = CHOICES.filter(([, answer]) => offered.includes(answer))
       const result = await elicit(
         {
           mode: 'form',
@@ -41,8 +48,8 @@ export function elicitationApproval(elicit: Elicit): ApprovalPort {
               decision: {
                 type: 'string',
                 title: 'Decision',
-                description: 'once: allow this call; session: allow this tool for the rest of the session; reject: deny it',
-                enum: [...CHOICES],
+                description: choices.map(([, , text]) => text).join('; '),
+                enum: choices.map(([value]) => value),
               },
             },
             required: ['decision'],
@@ -52,9 +59,7 @@ export function elicitationApproval(elicit: Elicit): ApprovalPort {
       )
       if (result.action !== 'accept') return 'rejected'
       const decision = result.content?.decision
-      if (decision === 'once') return 'allowed-once'
-      if (decision === 'session') return 'allowed-session'
-      return 'rejected'
+      return choices.find(([value]) => value === decision)?.[1] ?? 'rejected'
     },
   }
 }

@@ -41,8 +41,40 @@ describe('approval', () => {
     expect(outcome.code).toBe(code)
     expect(ran).toEqual(status === 'completed' ? ['hi'] : [])
     const events = await journal.read(turn.turnId)
-    expect(events.find((e) => e.kind === 'approval/decided')).toMatchObject({ decision: answer === 'maybe' ? 'unavailable' : answer })
+    // `note` always asks, so a session answer cannot hold beyond this call: it is recorded as what it means.
+    const recorded = answer === 'maybe' ? 'unavailable' : answer === 'allowed-session' ? 'allowed-once' : answer
+    expect(events.find((e) => e.kind === 'approval/decided')).toMatchObject({ decision: recorded })
     await expectPaired(journal, turn.turnId)
+  })
+
+  it('offers only the answers that mean something for the tool: no session grant where it would not be consulted', async () => {
+    const seen: ApprovalRequest[] = []
+    const { root } = await rootWith((ctx) => {
+      tools([])(ctx)
+      ctx.hooks.preExecute((exec, next) => (exec.name === 'readonly' ? { kind: 'ask', reason: 'a hook asks' } : next()))
+    })
+    const turn = await beginTurn(root, { ports: { approval: port(async () => 'rejected', seen) } })
+    await turn.tools.execute({ callId: 'c1', name: 'note', arguments: '{"text":"hi"}' })
+    await turn.tools.execute({ callId: 'c2', name: 'once', arguments: '{}' })
+    await turn.tools.execute({ callId: 'c3', name: 'overwrite', arguments: '{"exists":true}' })
+    await turn.tools.execute({ callId: 'c4', name: 'readonly', arguments: '{}' })
+    expect(seen.map((req) => [req.name, req.answers])).toEqual([
+      ['note', ['allowed-once', 'rejected']],
+      ['once', ['allowed-session', 'rejected']],
+      ['overwrite', ['allowed-once', 'allowed-session', 'rejected']],
+      ['readonly', ['allowed-once', 'rejected']],
+    ])
+  })
+
+  it('records a session answer to an always tool as allowed-once, and asks again on the next call', async () => {
+    const seen: ApprovalRequest[] = []
+    const { root, journal } = await rootWith(tools([]))
+    const turn = await beginTurn(root, { ports: { approval: port(async () => 'allowed-session', seen) } })
+    await turn.tools.execute({ callId: 'c1', name: 'note', arguments: '{"text":"one"}' })
+    await turn.tools.execute({ callId: 'c2', name: 'note', arguments: '{"text":"two"}' })
+    expect(seen.map((req) => req.callId)).toEqual(['c1', 'c2'])
+    const decided = (await journal.read(turn.turnId)).filter((e) => e.kind === 'approval/decided')
+    expect(decided.map((e) => (e as { decision: string }).decision)).toEqual(['allowed-once', 'allowed-once'])
   })
 
   it('hands the port the tool name, frozen arguments, a one-line summary, the reason and a signal', async () => {

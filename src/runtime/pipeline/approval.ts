@@ -1,5 +1,6 @@
 import { messageOf } from '../../errors.js'
 import { askApproval, summarize } from '../approval.js'
+import type { ApprovalAnswer } from '../approval-types.js'
 import type { ApprovalDecision } from '../journal/types.js'
 import { denial, journalDown } from './denials.js'
 import { park } from './park.js'
@@ -39,7 +40,7 @@ export async function askAndApply(state: CallState, reason: string, summary: str
   const timeoutMs = turn.policy.approvalTimeoutMs ?? ctx.limits.approvalTimeoutMs
   const { decision, error } = await askApproval(
     port,
-    { callId: exec.callId, name: exec.name, arguments: exec.arguments, summary, reason, session: turn.session },
+    { callId: exec.callId, name: exec.name, arguments: exec.arguments, summary, reason, session: turn.session, answers: answersFor(state) },
     state.signal,
     timeoutMs,
   )
@@ -48,16 +49,44 @@ export async function askAndApply(state: CallState, reason: string, summary: str
 }
 
 /** Journals `approval/decided`, records a session grant, and denies anything but `allowed-*` (fail closed). */
-export async function applyDecision(state: CallState, decision: ApprovalDecision, reason: string, error?: string): Promise<void> {
+export async function applyDecision(state: CallState, given: ApprovalDecision, reason: string, error?: string): Promise<void> {
   const { ctx, capability, exec } = state
   if (!capability || !exec) return
   const { turn } = ctx
+  const decision = asOffered(given, answersFor(state))
   if (!(await recorded(state, { kind: 'approval/decided', turnId: turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, decision }))) return
   if (decision === 'allowed-session' || (decision === 'allowed-once' && capability.approval === 'once')) {
     await ctx.grants.grant(turn, capability)
   }
   if (decision === 'allowed-once' || decision === 'allowed-session') return
   deny(state, denial(exec.name, decision, reason, error))
+}
+
+const ONCE: readonly ApprovalAnswer[] = Object.freeze(['allowed-once', 'rejected'])
+const SESSION: readonly ApprovalAnswer[] = Object.freeze(['allowed-session', 'rejected'])
+const EVERY: readonly ApprovalAnswer[] = Object.freeze(['allowed-once', 'allowed-session', 'rejected'])
+
+/**
+ * The answers worth offering (see `ApprovalRequest.answers`): a session grant is consulted only by
+ * an `on-risk` tool's own question; `always` and a hook's ask ask every time; `once` grants anyway.
+ */
+function answersFor(state: CallState): readonly ApprovalAnswer[] {
+  if (state.askReasons?.length) return ONCE
+  switch (state.capability?.approval) {
+    case 'always':
+    case 'never':
+      return ONCE
+    case 'once':
+      return SESSION
+    default:
+      return EVERY
+  }
+}
+
+/** An allow the question did not offer is recorded as the allow it did offer: what it means here. */
+function asOffered(decision: ApprovalDecision, offered: readonly ApprovalAnswer[]): ApprovalDecision {
+  if ((decision !== 'allowed-once' && decision !== 'allowed-session') || offered.includes(decision)) return decision
+  return offered.find((answer) => answer !== 'rejected') ?? decision
 }
 
 /** Why this call needs a person's approval, or `undefined` when it does not. */

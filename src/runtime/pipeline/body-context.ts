@@ -25,7 +25,6 @@ export class ToolBodyContext implements ToolContext {
   readonly turn: TurnEnvelope
   readonly generation: number
   readonly owner: string
-  readonly log: ToolLogger = silentLogger
   readonly #source: SignalSource
   readonly #state: CallState
   readonly #binding: FeatureBinding
@@ -44,6 +43,11 @@ export class ToolBodyContext implements ToolContext {
 
   get signal(): AbortSignal {
     return this.#source.signal
+  }
+
+  /** The owning plugin's logger: lines are labelled with the plugin, as its setup's are. */
+  get log(): ToolLogger {
+    return this.#binding.slot.plugin.log ?? silentLogger
   }
 
   get use(): <T>(token: Token<T>) => T {

@@ -8,11 +8,10 @@ export function checkGeneration(state: CallState): void {
   const capability = ctx.tools.get(call.name)
   const binding = capability && bindingOf(capability)
   if (!capability || !binding) {
-    const known = [...ctx.tools.keys()].slice(0, 25).join(', ')
     settle(state, {
       status: 'failed',
       code: 'UNKNOWN_TOOL',
-      message: `There is no tool named "${call.name}". Available tools: ${known || '(none)'}.`,
+      message: `There is no tool named "${call.name}". Available tools: ${listed([...ctx.tools.keys()])}.`,
     })
     return
   }
@@ -46,4 +45,11 @@ function live(state: CallState, why: string): boolean {
     message: `The call to "${call.name}" was not run: ${why}. Start a new turn.`,
   })
   return false
+}
+
+/** Names a model can read at a glance: the first 25, then how many more there are. */
+function listed(names: readonly string[], shown = 25): string {
+  if (names.length === 0) return '(none)'
+  const head = names.slice(0, shown).join(', ')
+  return names.length > shown ? `${head} and ${names.length - shown} more` : head
 }

@@ -1,0 +1,18 @@
+import { bindingOf, type ToolCapability } from './capability-ingress.js'
+
+/**
+ * Whether every call of `tool` asks a person: `always`, or `on-risk` (the default when a tool sets
+ * no `approval`) with nothing to tell a safe call from a risky one: no `risk(args)` and no
+ * `readOnlyHint`. Such a tool is denied wherever no one can answer (no terminal, unattended turns).
+ */
+export function asksEveryCall(tool: ToolCapability): boolean {
+  if (tool.approval === 'always') return true
+  if (tool.approval !== 'on-risk' || tool.annotations?.readOnlyHint === true) return false
+  const binding = bindingOf(tool)
+  return !(binding?.kind === 'feature' && typeof binding.slot.definition.risk === 'function')
+}
+
+/** Only the default's case: `on-risk` by omission that asks every call (what `seam dev` warns about). */
+export function asksEveryCallByDefault(tool: ToolCapability): boolean {
+  return tool.approval === 'on-risk' && asksEveryCall(tool)
+}
