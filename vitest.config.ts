@@ -13,8 +13,9 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts'],
-    // The packed-tarball test runs on its own (`npm run test:package`).
-    exclude: [...configDefaults.exclude, 'test/package/**'],
+    // The packed-tarball test runs on its own (`npm run test:package`), and so do the host
+    // processes on one PostgreSQL journal (`npm run test:hosts`: a minute of spawning processes).
+    exclude: [...configDefaults.exclude, 'test/package/**', 'test/hosts/**'],
     // The CLI tests run the built `seam` (dist/cli/bin.js), as users do: build it first.
     globalSetup: ['test/build-dist.ts'],
     // Every test fails on a rejection or exception nobody handled (a host would have crashed).

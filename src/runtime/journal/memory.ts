@@ -196,7 +196,7 @@ class MemoryJournalStore implements MemoryJournal {
     const parked = this.coordination.roundsOf(new Set(unsettled.map((call) => call.turnId).concat(openTurns)))
     const openCalls = ownersAfterParking(unsettled, parked)
       .filter(gone)
-      .map(({ turnId, callId }) => ({ turnId, callId }))
+      .map(({ turnId, callId, seq }) => ({ turnId, callId, seq }))
     const planned = planRepair({ openCalls, openTurns, maxSeq: withReservedSeqs(maxSeq, parked), at: Date.now() })
     this.coordination.releaseKeysOf(openCalls)
     return countRepaired(planned.filter((event) => this.#insert(event)))

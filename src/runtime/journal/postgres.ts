@@ -113,7 +113,7 @@ class PostgresJournalStore implements JournalStore {
       const parked = await this.coordination.roundsOf([...new Set([...open.map((call) => call.turnId), ...openTurns])])
       const openCalls = ownersAfterParking(open, parked)
         .filter(gone)
-        .map(({ turnId, callId }) => ({ turnId, callId }))
+        .map(({ turnId, callId, seq }) => ({ turnId, callId, seq }))
       if (openCalls.length === 0 && openTurns.length === 0) return { results: 0, turns: 0 }
       const turnIds = [...new Set([...openCalls.map((call) => call.turnId), ...openTurns])]
       const seqs = await this.#pool.query<{ turnId: string; max: number }>(this.#sql.maxSeq, [turnIds])

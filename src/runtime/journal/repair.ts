@@ -9,6 +9,11 @@ export const UNKNOWN_OUTCOME_TEXT =
 export interface OpenCall {
   readonly turnId: string
   readonly callId: string
+  /**
+   * The seq its result must take: the one a parked call's turn kept for it. Its turn may be live
+   * (the call was resumed by another host that died), so the next free seq is not repair's to take.
+   */
+  readonly seq?: number
 }
 
 export interface RepairPlanInput {
@@ -34,11 +39,11 @@ export function planRepair(input: RepairPlanInput): JournalEvent[] {
     return seq
   }
   const events: JournalEvent[] = []
-  for (const { turnId, callId } of input.openCalls) {
+  for (const { turnId, callId, seq } of input.openCalls) {
     events.push({
       kind: 'tool/result',
       turnId,
-      seq: seqOf(turnId),
+      seq: seq ?? seqOf(turnId),
       at: input.at,
       callId,
       status: 'failed',
@@ -81,7 +86,7 @@ export function ownersAfterParking<T extends OpenCall & Owner>(calls: readonly T
   for (const call of calls) {
     const round = last.get(JSON.stringify([call.turnId, call.callId]))
     if (round === undefined) owned.push(call)
-    else if (round.settled !== undefined) owned.push({ ...call, host: round.settled.host, at: round.settled.at })
+    else if (round.settled !== undefined) owned.push({ ...call, host: round.settled.host, at: round.settled.at, seq: round.resultSeq })
   }
   return owned
 }

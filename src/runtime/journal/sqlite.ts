@@ -157,7 +157,7 @@ class SqliteJournalStore implements JournalStore {
       const parked = coordination.roundsOf(new Set([...open.map((call) => call.turnId), ...turns]))
       const calls = ownersAfterParking(open, parked)
         .filter(gone)
-        .map(({ turnId, callId }) => ({ turnId, callId }))
+        .map(({ turnId, callId, seq }) => ({ turnId, callId, seq }))
       const seqs = new Map<string, number>()
       for (const turnId of [...calls.map((call) => call.turnId), ...turns]) {
         if (!seqs.has(turnId)) seqs.set(turnId, (maxSeq.get(turnId) as number | null) ?? 0)
