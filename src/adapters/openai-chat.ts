@@ -17,7 +17,13 @@ export interface ChatToolCall {
   function: { name: string; arguments: string }
 }
 
-export type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }
+export type ChatContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string } }
+  | { type: 'input_audio'; input_audio: { data: string; format: 'wav' | 'mp3' } }
+
+/** The audio formats Chat Completions takes in a user message. */
+const AUDIO_FORMATS: Readonly<Record<string, 'wav' | 'mp3'>> = { 'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3' }
 
 /** The Chat Completions messages these adapters read and write. */
 export type ChatMessage =
@@ -49,25 +55,27 @@ export function fromChatToolCalls(message: { tool_calls?: readonly unknown[] | n
 
 /**
  * One batch's results as the messages that answer the assistant's calls: one `tool` message per
- * call, in model order, then, when needed, one `user` message: tool messages cannot carry images,
- * so images follow there (each introduced by the call it came from), and so do deferred contexts.
+ * call, in model order, then, when needed, one `user` message: tool messages take text only, so
+ * images (and WAV or MP3 audio) follow there, each introduced by the call it came from, and so do
+ * deferred contexts.
  */
 export function toChatMessages(results: readonly ToolResult[]): ChatMessage[] {
   const messages: ChatMessage[] = []
   const followUp: ChatContentPart[] = []
   for (const result of results) {
     const text: string[] = []
-    const images: ChatContentPart[] = []
+    const media: ChatContentPart[] = []
     for (const block of result.content) {
-      if (block.type === 'image') {
-        images.push({ type: 'image_url', image_url: { url: `data:${block.mimeType};base64,${block.data}` } })
-        text.push(`[image ${block.mimeType}: shown in the next user message]`)
+      const part = mediaPart(block)
+      if (part) {
+        media.push(part)
+        text.push(`[${block.type} ${(block as { mimeType: string }).mimeType}: in the next user message]`)
       } else {
         text.push(blockText(block))
       }
     }
     messages.push({ role: 'tool', tool_call_id: result.callId, content: toolText(result, text) })
-    if (images.length > 0) followUp.push({ type: 'text', text: imageIntro(result) }, ...images)
+    if (media.length > 0) followUp.push({ type: 'text', text: imageIntro(result) }, ...media)
   }
   for (const context of contextsOf(results)) followUp.push({ type: 'text', text: contextText(context) })
   if (followUp.length > 0) messages.push({ role: 'user', content: followUp })
@@ -106,6 +114,13 @@ function userContent(content: AgentMessage & { role: 'user' } extends { content:
   return content.map((block): ChatContentPart =>
     block.type === 'image' ? { type: 'image_url', image_url: { url: `data:${block.mimeType};base64,${block.data}` } } : { type: 'text', text: blockText(block) },
   )
+}
+
+/** An image, or audio in a format the API takes, as a user-message part; anything else stays text. */
+function mediaPart(block: ToolResult['content'][number]): ChatContentPart | undefined {
+  if (block.type === 'image') return { type: 'image_url', image_url: { url: `data:${block.mimeType};base64,${block.data}` } }
+  const format = block.type === 'audio' ? AUDIO_FORMATS[block.mimeType] : undefined
+  return format && block.type === 'audio' ? { type: 'input_audio', input_audio: { data: block.data, format } } : undefined
 }
 
 function toolText(result: ToolResult, text: readonly string[]): string {

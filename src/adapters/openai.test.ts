@@ -90,10 +90,17 @@ describe('seam-runtime/openai against a scripted Chat Completions server', () =>
     expect(server.refusals).toEqual([])
   })
 
-  it('sends images back in a user message after the tool messages, which cannot carry them', async () => {
+  it('sends images and audio back in a user message after the tool messages, which take text only', async () => {
     const { root } = await rootWith(adapterTools())
     const { server, client } = await serve({
-      chat: [chatReply(null, [{ id: 'call_shot', name: 'snapshot', arguments: '{"label":"home"}' }, { id: 'call_note', name: 'remember', arguments: '{"note":"n1"}' }]), chatReply('A white pixel.')],
+      chat: [
+        chatReply(null, [
+          { id: 'call_shot', name: 'snapshot', arguments: '{"label":"home"}' },
+          { id: 'call_rec', name: 'record', arguments: '{}' },
+          { id: 'call_note', name: 'remember', arguments: '{"note":"n1"}' },
+        ]),
+        chatReply('A white pixel.'),
+      ],
     })
     const turn = await beginTurn(root)
     const tools = toChatTools(turn.capabilities)
@@ -105,13 +112,16 @@ describe('seam-runtime/openai against a scripted Chat Completions server', () =>
     expect(server.requests.chat[1]!.messages).toEqual([
       { role: 'user', content: 'Look.' },
       expect.objectContaining({ role: 'assistant' }),
-      { role: 'tool', tool_call_id: 'call_shot', content: 'Screenshot "home"\n[image image/png: shown in the next user message]' },
+      { role: 'tool', tool_call_id: 'call_shot', content: 'Screenshot "home"\n[image image/png: in the next user message]' },
+      { role: 'tool', tool_call_id: 'call_rec', content: '[audio audio/wav: in the next user message]' },
       { role: 'tool', tool_call_id: 'call_note', content: 'stored' },
       {
         role: 'user',
         content: [
-          { type: 'text', text: 'Image returned by the tool call call_shot (snapshot):' },
+          { type: 'text', text: 'Returned by the tool call call_shot (snapshot):' },
           { type: 'image_url', image_url: { url: `data:image/png;base64,${PIXEL_PNG}` } },
+          { type: 'text', text: 'Returned by the tool call call_rec (record):' },
+          { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
           { type: 'text', text: '<context id="note-policy" role="system">\nNote stored: n1. Mention it in the answer.\n</context>' },
         ],
       },

@@ -38,9 +38,9 @@ export function contextText(context: DeferredContext): string {
   return `<context id="${escapeAttribute(context.id)}" role="${context.role}">\n${context.content}\n</context>`
 }
 
-/** The text before an image that had to leave its tool result (Chat Completions). */
+/** The text before an image or audio that had to leave its tool result (Chat Completions). */
 export function imageIntro(result: ToolResult): string {
-  return `Image returned by the tool call ${result.callId} (${result.name}):`
+  return `Returned by the tool call ${result.callId} (${result.name}):`
 }
 
 /**

@@ -71,7 +71,7 @@ describe('toStrictSchema', () => {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       properties: {
-        name: { type: 'string', minLength: 1, description: 'Who.' },
+        name: { type: 'string', minLength: 1, description: 'Who.', 'x-order': 1, nullable: false },
         mode: { enum: ['a', 'b'], type: 'string', default: 'a' },
         filter: { type: 'object', properties: { tag: { type: 'string' } }, required: [] },
         items: { type: 'array', items: { $ref: '#/$defs/item' }, uniqueItems: true },

@@ -10,7 +10,8 @@ export type StrictSchemaResult = { ok: true; schema: JsonSchema } | { ok: false;
  * 1. Every object lists all its properties in `required` and sets `additionalProperties: false`;
  *    a property that was optional becomes nullable (the model sends `null` for "absent", and
  *    `dropStrictNulls` removes those nulls again before the pipeline validates the arguments).
- * 2. Annotations strict mode refuses (`$schema`, `$id`, `default`, `examples`, …) are dropped.
+ * 2. Annotations strict mode refuses (`$schema`, `$id`, `default`, `examples`, unknown keywords
+ *    such as `nullable` or `x-…`) are dropped.
  * 3. Constraints strict mode lacks (`minLength`, `uniqueItems`, `minProperties`, …) move into the
  *    property's `description`: the model still reads them and the pipeline still enforces them.
  * 4. `oneOf` becomes `anyOf` and a single-member `allOf` is inlined: the pipeline still checks the
@@ -59,8 +60,6 @@ const MAX_DEPTH = 10
 const MAX_PROPERTIES = 5_000
 const MAX_ENUM = 1_000
 
-/** Strict mode refuses these annotations; they carry nothing the model needs. */
-const DROPPED = new Set(['$schema', '$id', '$comment', 'default', 'examples', 'readOnly', 'writeOnly', 'deprecated', 'contentEncoding', 'contentMediaType'])
 /** Constraints strict mode lacks: described to the model, enforced by the pipeline. */
 const DESCRIBED = new Set([
   'minLength',
@@ -76,18 +75,22 @@ const DESCRIBED = new Set([
 ])
 /** Formats strict mode supports; any other moves into the description. */
 const FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid'])
-const REFUSED = new Map<string, string>(Object.entries({
-  not: '`not` has no strict equivalent',
-  if: '`if`/`then`/`else` has no strict equivalent',
-  else: '`if`/`then`/`else` has no strict equivalent',
-  patternProperties: '`patternProperties` (a map with open keys) cannot be strict',
-  propertyNames: '`propertyNames` (a map with open keys) cannot be strict',
-  dependentRequired: '`dependentRequired` has no strict equivalent',
-  dependentSchemas: '`dependentSchemas` has no strict equivalent',
-  dependencies: '`dependencies` has no strict equivalent',
-  unevaluatedProperties: '`unevaluatedProperties` has no strict equivalent',
-  unevaluatedItems: '`unevaluatedItems` has no strict equivalent',
-}).concat([['then', '`if`/`then`/`else` has no strict equivalent']]))
+const NO_CONDITIONALS = '`if`/`then`/`else` has no strict equivalent'
+const REFUSED = new Map<string, string>([
+  ['not', '`not` has no strict equivalent'],
+  ['if', NO_CONDITIONALS],
+  ['then', NO_CONDITIONALS],
+  ['else', NO_CONDITIONALS],
+  ['patternProperties', '`patternProperties` (a map with open keys) cannot be strict'],
+  ['propertyNames', '`propertyNames` (a map with open keys) cannot be strict'],
+  ['dependentRequired', '`dependentRequired` has no strict equivalent'],
+  ['dependentSchemas', '`dependentSchemas` has no strict equivalent'],
+  ['dependencies', '`dependencies` has no strict equivalent'],
+  ['unevaluatedProperties', '`unevaluatedProperties` has no strict equivalent'],
+  ['unevaluatedItems', '`unevaluatedItems` has no strict equivalent'],
+])
+/** Keywords strict mode takes as they are. */
+const KEPT = new Set(['type', 'description', 'title', 'const', '$ref', 'pattern', 'multipleOf', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minItems', 'maxItems'])
 /** Keywords whose values are schemas or maps of schemas, converted recursively. */
 const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions'])
 
@@ -112,7 +115,6 @@ function convert(input: unknown, path: string, depth: number, state: State): unk
   for (const [key, value] of Object.entries(schema)) {
     const refused = REFUSED.get(key)
     if (refused) throw new NotStrict(path, refused)
-    if (DROPPED.has(key)) continue
     if (key === 'format' && typeof value === 'string' && FORMATS.has(value)) {
       out.format = value
     } else if (DESCRIBED.has(key)) {
@@ -130,9 +132,10 @@ function convert(input: unknown, path: string, depth: number, state: State): unk
       out.enum = value
     } else if (key === 'additionalProperties') {
       if (value !== false) throw new NotStrict(path, 'an object with open `additionalProperties` (a free-form map) cannot be strict')
-    } else if (key !== 'required') {
+    } else if (KEPT.has(key)) {
       out[key] = value
     }
+    // Anything else (`nullable`, `x-…`, editor hints) is an annotation no validator reads: dropped.
   }
   if (isObjectType(schema)) closeObject(schema, out, path)
   if (notes.length > 0) {
