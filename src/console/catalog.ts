@@ -1,7 +1,7 @@
 import { toJsonSchema } from '../features/schema.js'
 import { type AgentCapabilities, bindingOf, type ToolCapability } from '../runtime/capability-ingress.js'
+import type { ProviderStatus } from '../seams/types.js'
 import type { CatalogView, ProviderView, SkillView, ToolView } from './types.js'
-import type { Diagnostic } from '../features/diagnostic.js'
 
 const APPROVAL_MEANING: Readonly<Record<ToolView['approval'], string>> = {
   never: 'never asks (unless a hook asks)',
@@ -64,24 +64,18 @@ function outputSchema(output: unknown): unknown {
   }
 }
 
-/**
- * Providers of the live generation, by tool source (`seam:<id>`), with the problems the generation
- * reported for them; a provider with problems and no tools is down.
- */
-export function providerViews(capabilities: AgentCapabilities, diagnostics: readonly Diagnostic[]): ProviderView[] {
-  const tools = new Map<string, number>()
-  for (const tool of capabilities.tools) if (tool.kind === 'seam') tools.set(tool.source, (tools.get(tool.source) ?? 0) + 1)
-  const problems = new Map<string, string[]>()
-  for (const d of diagnostics) {
-    if (d.source === undefined) continue
-    const source = d.source.startsWith('seam:') ? d.source : `seam:${d.source}`
-    problems.set(source, [...(problems.get(source) ?? []), d.message])
-    if (!tools.has(source)) tools.set(source, 0)
+/** The providers of the live generation, each with the number of tools it contributes. */
+export function providerViews(capabilities: AgentCapabilities, statuses: readonly ProviderStatus[]): ProviderView[] {
+  return statuses.map((status) => providerView(capabilities, status))
+}
+
+export function providerView(capabilities: AgentCapabilities, status: ProviderStatus): ProviderView {
+  const source = `seam:${status.provider}`
+  return {
+    provider: status.provider,
+    state: status.state,
+    ...(status.reason !== undefined ? { reason: status.reason } : {}),
+    ...(status.retryAt !== undefined ? { retryAt: status.retryAt } : {}),
+    tools: capabilities.tools.filter((tool) => tool.source === source).length,
   }
-  return [...tools].map(([source, count]) => ({
-    source,
-    tools: count,
-    status: count === 0 && (problems.get(source)?.length ?? 0) > 0 ? 'down' : 'up',
-    problems: problems.get(source) ?? [],
-  }))
 }

@@ -3,15 +3,16 @@ import type { AddressInfo } from 'node:net'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { z } from 'zod'
 import { defineTool } from '../features/define-tool.js'
+import { type ApprovalPort, deferApprovals } from '../runtime/approval-types.js'
 import { memoryJournal } from '../runtime/journal/memory.js'
 import { definePlugin } from '../runtime/plugin.js'
 import { createRoot } from '../runtime/root.js'
 import { ConsoleApprovals } from './approvals.js'
 import { createConsole } from './console.js'
-import type { PendingApprovalView, StateView, TryResult, TurnPage } from './types.js'
+import type { ParkedApprovalView, PendingApprovalView, StateView, TryResult, TurnPage } from './types.js'
 
 /** A root with `echo` (never asks) and `wipe` (always asks), its console on a loopback port. */
-async function consoleServer(token?: string) {
+async function consoleServer(token?: string, approval?: ApprovalPort) {
   const approvals = new ConsoleApprovals()
   const plugin = definePlugin({
     name: 'root',
@@ -20,7 +21,7 @@ async function consoleServer(token?: string) {
       ctx.addTool('wipe', defineTool({ description: 'Wipe.', input: z.object({}), approval: 'always', execute: async () => 'wiped' }))
     },
   })
-  const root = await createRoot({ plugin, journal: memoryJournal(), approval: approvals })
+  const root = await createRoot({ plugin, journal: memoryJournal(), approval: approval ?? approvals })
   const web = createConsole(root, { approvals, ...(token ? { token } : {}) })
   const server = createServer((req, res) => {
     void web.handle(req, res).then((handled) => {
@@ -89,6 +90,18 @@ describe('the console routes', () => {
     expect(((await (await asking).json()) as TryResult).outcome).toMatchObject({ status: 'completed' })
     // Answered already: a second answer changes nothing.
     expect((await post(`/api/approvals/${question!.id}`, { answer: 'rejected' })).status).toBe(409)
+  })
+
+  it('lists calls parked in the journal and decides them once, as the console', async () => {
+    const { origin, post } = await consoleServer(undefined, deferApprovals())
+    const tried = (await (await post('/api/try', { tool: 'wipe', arguments: '{}', subjectId: 'ada' })).json()) as TryResult
+    expect(tried.outcome).toMatchObject({ status: 'suspended', code: 'APPROVAL_PENDING' })
+    const [parked] = (await (await fetch(`${origin}/api/parked`)).json()) as ParkedApprovalView[]
+    expect(parked).toMatchObject({ tool: 'wipe', principal: 'ada', session: 'console', turnId: tried.turnId })
+    const decided = (await (await post(`/api/parked/${parked!.resumeToken}`, { answer: 'allowed-once' })).json()) as ParkedApprovalView
+    expect(decided.decision).toMatchObject({ answer: 'allowed-once', by: 'console' })
+    expect((await post(`/api/parked/${parked!.resumeToken}`, { answer: 'rejected' })).status).toBe(409)
+    expect((await post('/api/parked/no-such-call', { answer: 'rejected' })).status).toBe(404)
   })
 
   it('refuses a state change from another origin, without an Origin, or sent as a form', async () => {

@@ -4,7 +4,7 @@ import type { OutcomeStatus } from '../runtime/journal/types.js'
 import type { Root } from '../runtime/root.js'
 import type { ConsoleApprovals } from './approvals.js'
 import { ConsoleAssets } from './assets.js'
-import { catalogView, providerViews } from './catalog.js'
+import { catalogView, providerView, providerViews } from './catalog.js'
 import { ConsoleGuard } from './guard.js'
 import { LiveEvents } from './live.js'
 import { Timeline } from './timeline.js'
@@ -56,6 +56,9 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
     }),
     root.on('reload-failed', (event) => live.send({ type: 'generation', entry: timeline.failed(event) })),
     approvals.onChange((pending) => live.send({ type: 'approvals', pending })),
+    root.on('provider', (status) => {
+      void root.capabilities().then((c) => live.send({ type: 'provider', provider: providerView(c, status) }), () => {})
+    }),
   ]
 
   async function state(): Promise<StateView> {
@@ -63,7 +66,7 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
     return {
       generation: root.generation,
       timeline: timeline.entries(),
-      providers: providerViews(capabilities, root.activeGeneration.diagnostics),
+      providers: providerViews(capabilities, root.providers()),
       journal: { kind: root.journal.kind, location: root.journal.location },
       pendingApprovals: approvals.pending().length,
     }
@@ -102,6 +105,13 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
       return json(res, 200, turnDetail(turnId, await root.journal.read(turnId)))
     }
     if (req.method === 'GET' && path === '/api/approvals') return json(res, 200, approvals.pending())
+    if (req.method === 'GET' && path === '/api/parked') return json(res, 200, await root.approvals.pending())
+    const parked = /^\/api\/parked\/([^/]+)$/.exec(path)
+    if (req.method === 'POST' && parked) {
+      const { answer } = (await body(req)) as { answer?: unknown }
+      if (typeof answer !== 'string' || !ANSWERS.has(answer)) return fail(res, 400, 'answer must be allowed-once, allowed-session or rejected')
+      return json(res, 200, await root.approvals.decide(decodeURIComponent(parked[1]!), answer as ApprovalChoice, { by: 'console' }))
+    }
     if (req.method === 'GET' && path === '/api/events') return live.attach(res)
     const decide = /^\/api\/approvals\/([^/]+)$/.exec(path)
     if (req.method === 'POST' && decide) {
@@ -139,7 +149,7 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
         if (isApi) await api(req, res, url)
         else await asset(res, path)
       } catch (error) {
-        const status = SeamError.is(error) && error.code === 'INVALID_OPTIONS' ? 400 : error instanceof SyntaxError ? 400 : 500
+        const status = statusOf(error)
         if (!res.headersSent) fail(res, status, messageOf(error))
         else res.end()
       }
@@ -167,6 +177,15 @@ const SECURITY_HEADERS = {
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
+}
+
+/** Misuse is the client's (400), a decision that lost or an unknown question a conflict or not found. */
+function statusOf(error: unknown): number {
+  if (error instanceof SyntaxError) return 400
+  if (!SeamError.is(error)) return 500
+  if (error.code === 'APPROVAL_CONFLICT') return 409
+  if (error.code === 'UNKNOWN_APPROVAL') return 404
+  return error.code === 'INVALID_OPTIONS' || error.code === 'INVALID_CALL' ? 400 : 500
 }
 
 function optional(name: string, q: URLSearchParams): Record<string, string> {

@@ -26,13 +26,16 @@ export type TimelineEntry =
   | { readonly kind: 'generation'; readonly generation: number; readonly at: number; readonly durationMs: number; readonly diff: DiffView; readonly diagnostics: DiagnosticView[] }
   | { readonly kind: 'failed'; readonly at: number; readonly durationMs: number; readonly message: string; readonly diagnostics: DiagnosticView[]; readonly resolved: boolean }
 
-/** A mounted provider (a `ToolService` registered through the seam) as the live generation sees it. */
+/** A provider that connects to something (a mounted MCP server), as `root.providers()` reports it. */
 export interface ProviderView {
-  readonly source: string
+  readonly provider: string
+  readonly state: 'idle' | 'connecting' | 'connected' | 'down' | 'disposed'
+  /** Why it is down, or what its last tool list dropped. */
+  readonly reason?: string
+  /** While down: when the next attempt starts (epoch ms). */
+  readonly retryAt?: number
+  /** Tools it contributes to the live generation. */
   readonly tools: number
-  /** `up` when it answered its schema; `down` with the diagnostics when it did not. */
-  readonly status: 'up' | 'down'
-  readonly problems: string[]
 }
 
 export interface StateView {
@@ -113,6 +116,23 @@ export interface PendingApprovalView {
   readonly askedAt: number
 }
 
+/** A call parked in the journal (`root.approvals`), waiting for a decision from any process; survives restarts. */
+export interface ParkedApprovalView {
+  readonly callId: string
+  readonly turnId: string
+  readonly resumeToken: string
+  readonly tool: string
+  readonly summary: string
+  readonly reason: string
+  readonly arguments: unknown
+  readonly session: string
+  readonly principal: string
+  readonly askedAt: number
+  readonly host: string
+  /** Present once decided, until the call is resumed. */
+  readonly decision?: { readonly answer: string; readonly by: string; readonly at: number }
+}
+
 export type ApprovalChoice = 'allowed-once' | 'allowed-session' | 'rejected'
 
 export interface TryRequest {
@@ -143,5 +163,6 @@ export type LiveEvent =
   | { readonly type: 'generation'; readonly entry: TimelineEntry }
   | { readonly type: 'journal'; readonly turnId: string }
   | { readonly type: 'approvals'; readonly pending: PendingApprovalView[] }
+  | { readonly type: 'provider'; readonly provider: ProviderView }
 
 export type JournalPage = TurnPage

@@ -2,6 +2,7 @@ import type {
   ApprovalChoice,
   CatalogView,
   LiveEvent,
+  ParkedApprovalView,
   PendingApprovalView,
   StateView,
   TryRequest,
@@ -36,6 +37,8 @@ export const api = {
   turn: (turnId: string) => get<TurnDetail>(`/api/turns/${encodeURIComponent(turnId)}`),
   approvals: () => get<PendingApprovalView[]>('/api/approvals'),
   decide: (id: string, answer: ApprovalChoice) => post<{ decided: boolean }>(`/api/approvals/${encodeURIComponent(id)}`, { answer }),
+  parked: () => get<ParkedApprovalView[]>('/api/parked'),
+  decideParked: (resumeToken: string, answer: ApprovalChoice) => post<ParkedApprovalView>(`/api/parked/${encodeURIComponent(resumeToken)}`, { answer }),
   tryTool: (request: TryRequest) => post<TryResult>('/api/try', request),
   /** Live events; the browser reconnects on its own after a drop. */
   events(listener: (event: LiveEvent) => void): EventSource {

@@ -1,6 +1,6 @@
-import type { ApprovalChoice, PendingApprovalView } from '../../types.js'
+import type { ApprovalChoice, ParkedApprovalView, PendingApprovalView } from '../../types.js'
 import { api } from '../client.js'
-import { h, replace, time } from '../dom.js'
+import { badge, h, replace, time } from '../dom.js'
 import type { View, ViewContext } from './view.js'
 
 const CHOICES: readonly { answer: ApprovalChoice; label: string; key: string }[] = [
@@ -9,71 +9,123 @@ const CHOICES: readonly { answer: ApprovalChoice; label: string; key: string }[]
   { answer: 'rejected', label: 'Reject', key: 'r' },
 ]
 
+/** One question, whichever queue it waits in. */
+interface Question {
+  readonly id: string
+  readonly tool: string
+  readonly summary: string
+  readonly reason: string
+  readonly arguments: unknown
+  readonly meta: string
+  readonly decided?: string
+  answer(choice: ApprovalChoice): Promise<unknown>
+}
+
 /**
- * The questions waiting for a person, oldest first. Keyboard: ↑/↓ (or j/k) move between questions,
- * o allows once, s allows for the session, r rejects; every answer is also a labelled button.
+ * The questions waiting for a person: those a running call asks now (this process), then calls
+ * parked in the journal (any process, across restarts). Keyboard: ↑/↓ (or j/k) move between
+ * questions, o allows once, s allows for the session, r rejects; each answer is also a labelled button.
  */
 export function approvalsView(context: ViewContext): View {
-  const list = h('ol', { class: 'approvals', 'aria-label': 'pending approvals, oldest first' })
+  const live = h('ol', { class: 'approvals', 'aria-label': 'calls waiting now, oldest first' })
+  const parked = h('ol', { class: 'approvals', 'aria-label': 'parked calls, oldest first' })
   const element = h(
     'div',
     null,
     h('h1', null, 'Approvals'),
     h('p', { class: 'muted', id: 'approval-keys' }, 'Keys: ↑ ↓ move · o allow once · s allow for the session · r reject'),
-    list,
+    h('h2', null, 'Waiting now'),
+    live,
+    h('h2', null, 'Parked in the journal'),
+    h('p', { class: 'muted' }, 'Calls parked for a later decision; an allowed call runs when its host resumes it.'),
+    parked,
   )
   let focused: string | undefined
 
-  const render = (pending: PendingApprovalView[]) => {
-    replace(list, pending.length === 0 ? h('li', { class: 'muted empty' }, 'Nothing is waiting for approval.') : pending.map(item))
-    const target = [...list.querySelectorAll<HTMLElement>('li[data-id]')].find((li) => li.dataset.id === focused) ?? list.querySelector<HTMLElement>('li[data-id]')
-    if (target && (document.activeElement === document.body || list.contains(document.activeElement))) target.focus()
+  const render = (list: HTMLElement, questions: Question[], empty: string) => {
+    replace(list, questions.length === 0 ? h('li', { class: 'muted empty' }, empty) : questions.map(item))
+    const items = [...element.querySelectorAll<HTMLElement>('li[data-id]')]
+    const target = items.find((li) => li.dataset.id === focused) ?? items[0]
+    if (target && (document.activeElement === document.body || element.contains(document.activeElement))) target.focus()
+  }
+  const renderLive = (pending: PendingApprovalView[]) => render(live, pending.map(liveQuestion), 'Nothing is waiting for approval.')
+  const renderParked = (calls: ParkedApprovalView[]) => render(parked, calls.map(parkedQuestion), 'No parked calls.')
+
+  function liveQuestion(p: PendingApprovalView): Question {
+    return { id: p.id, tool: p.name, summary: p.summary, reason: p.reason, arguments: p.arguments, meta: `asked ${time(p.askedAt)} · session ${p.session}`, answer: (c) => api.decide(p.id, c) }
   }
 
-  function item(pending: PendingApprovalView): HTMLElement {
-    const li = h(
+  function parkedQuestion(p: ParkedApprovalView): Question {
+    return {
+      id: p.resumeToken,
+      tool: p.tool,
+      summary: p.summary,
+      reason: p.reason,
+      arguments: p.arguments,
+      meta: `parked ${time(p.askedAt)} by ${p.host} · session ${p.session} · principal ${p.principal}`,
+      ...(p.decision ? { decided: `${p.decision.answer} by ${p.decision.by}, waiting to be resumed` } : {}),
+      answer: (c) => api.decideParked(p.resumeToken, c),
+    }
+  }
+
+  function item(question: Question): HTMLElement {
+    return h(
       'li',
-      { tabindex: 0, 'data-id': pending.id, class: 'card', 'aria-describedby': 'approval-keys', 'aria-label': `${pending.name}: ${pending.summary}`, onfocus: () => (focused = pending.id), onkeydown: (e: Event) => key(e as KeyboardEvent, pending) },
-      h('h2', null, h('code', null, pending.name)),
-      h('p', { class: 'muted' }, `asked ${time(pending.askedAt)} · session ${pending.session}`),
-      h('p', { class: 'summary' }, pending.summary),
-      h('p', null, h('strong', null, 'Why: '), pending.reason),
-      h('pre', { class: 'json', 'aria-label': 'arguments' }, JSON.stringify(pending.arguments, null, 2)),
-      h('div', { class: 'actions' }, CHOICES.map((c) => h('button', { type: 'button', class: c.answer, onclick: () => void answer(pending, c.answer) }, c.label))),
+      {
+        tabindex: 0,
+        'data-id': question.id,
+        class: 'card',
+        'aria-describedby': 'approval-keys',
+        'aria-label': `${question.tool}: ${question.summary}`,
+        onfocus: () => {
+          focused = question.id
+        },
+        onkeydown: (e: Event) => key(e as KeyboardEvent, question),
+      },
+      h('h3', null, h('code', null, question.tool)),
+      h('p', { class: 'muted' }, question.meta),
+      h('p', { class: 'summary' }, question.summary),
+      h('p', null, h('strong', null, 'Why: '), question.reason),
+      h('pre', { class: 'json', 'aria-label': 'arguments' }, JSON.stringify(question.arguments, null, 2)),
+      question.decided
+        ? h('p', null, badge('decided', 'ok'), ` ${question.decided}`)
+        : h('div', { class: 'actions' }, CHOICES.map((c) => h('button', { type: 'button', class: c.answer, onclick: () => void answer(question, c.answer) }, c.label))),
     )
-    return li
   }
 
-  function key(event: KeyboardEvent, pending: PendingApprovalView): void {
+  function key(event: KeyboardEvent, question: Question): void {
     if (event.target !== event.currentTarget) return
-    const items = [...list.querySelectorAll<HTMLElement>('li[data-id]')]
-    const index = items.findIndex((li) => li.dataset.id === pending.id)
+    const items = [...element.querySelectorAll<HTMLElement>('li[data-id]')]
+    const index = items.findIndex((li) => li.dataset.id === question.id)
     const move = (to: number) => items[Math.max(0, Math.min(items.length - 1, to))]?.focus()
     if (event.key === 'ArrowDown' || event.key === 'j') move(index + 1)
     else if (event.key === 'ArrowUp' || event.key === 'k') move(index - 1)
     else {
       const choice = CHOICES.find((c) => c.key === event.key.toLowerCase())
-      if (!choice) return
-      void answer(pending, choice.answer)
+      if (!choice || question.decided) return
+      void answer(question, choice.answer)
     }
     event.preventDefault()
   }
 
-  async function answer(pending: PendingApprovalView, choice: ApprovalChoice): Promise<void> {
+  async function answer(question: Question, choice: ApprovalChoice): Promise<void> {
     try {
-      await api.decide(pending.id, choice)
-      context.announce(`${pending.name}: ${choice}`)
+      await question.answer(choice)
+      context.announce(`${question.tool}: ${choice}`)
     } catch (error) {
       context.announce((error as Error).message)
     }
-    render(await api.approvals())
+    await refresh()
   }
 
-  void api.approvals().then(render)
+  const refresh = () => Promise.all([api.approvals().then(renderLive), api.parked().then(renderParked)]).catch(() => {})
+  void refresh()
   return {
     element,
     onEvent(event) {
-      if (event.type === 'approvals') render(event.pending)
+      if (event.type === 'approvals') renderLive(event.pending)
+      // Parking and deciding are journaled: the journal's stream says when to look again.
+      if (event.type === 'journal') void api.parked().then(renderParked)
     },
   }
 }

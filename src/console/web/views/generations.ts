@@ -33,7 +33,16 @@ export function generationsView(context: ViewContext): View {
             'ul',
             { class: 'plain' },
             state.providers.map((p) =>
-              h('li', null, badge(p.status, p.status === 'up' ? 'ok' : 'bad'), ' ', h('code', null, p.source), ` ${p.tools} tools `, p.problems.join('; ')),
+              h(
+                'li',
+                null,
+                badge(p.state, p.state === 'connected' ? 'ok' : p.state === 'down' ? 'bad' : 'muted'),
+                ' ',
+                h('code', null, p.provider),
+                ` ${p.tools} tools`,
+                p.reason ? h('span', { class: p.state === 'down' ? 'error' : 'muted' }, ` ${p.reason}`) : null,
+                p.retryAt ? h('span', { class: 'muted' }, ` (retrying at ${time(p.retryAt)})`) : null,
+              ),
             ),
           ),
     )
@@ -44,6 +53,7 @@ export function generationsView(context: ViewContext): View {
   return {
     element,
     onEvent(event) {
+      if (event.type === 'provider') return void refresh()
       if (event.type !== 'generation') return
       void refresh()
       context.announce(event.entry.kind === 'generation' ? `generation ${event.entry.generation} live` : 'reload failed')
