@@ -305,6 +305,7 @@ class BodyRun implements Due {
 
   expire(): void {
     this.timedOut = true
+    this.state.probe?.timedOut(this.timeoutMs)
     this.#abort(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'))
     this.#startGrace()
   }
@@ -329,13 +330,17 @@ class BodyRun implements Due {
     this.abandoned = true
     // The body outlived its deadline: keep its generation alive until it really settles.
     this.#release = ctx.lease()
+    this.state.probe?.abandoned()
     ctx.onAbandoned({ callId: call.callId, name: call.name, generation: ctx.generation.number, since: Date.now() })
     this.#complete(ABANDONED)
   }
 
   #bodySettled(result: DispatchResult): void {
     this.#settled = true
-    this.#release?.()
+    if (this.#release) {
+      this.#release()
+      this.state.probe?.returnedLate()
+    }
     this.#complete(result)
   }
 
