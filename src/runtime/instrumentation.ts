@@ -43,6 +43,11 @@ export interface SettledCall {
 }
 
 export interface CallProbe {
+  /**
+   * Calls `body` with `self` and `args` in the call's own context, so what the body (or provider)
+   * traces nests under the call. (Arguments rather than a closure: nothing is allocated without a probe.)
+   */
+  within<A extends unknown[], R>(body: (...args: A) => R, self: unknown, ...args: A): R
   approvalAsked(reason: string): void
   /** `deferred`: the call is parked until someone decides (it then settles `suspended`). */
   approvalDecided(decision: ApprovalDecision | 'deferred', waitMs: number): void

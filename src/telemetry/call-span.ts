@@ -1,4 +1,4 @@
-import { type Attributes, type Span, SpanStatusCode } from '@opentelemetry/api'
+import { type Attributes, type Context, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api'
 import type { ApprovalDecision } from '../runtime/journal/types.js'
 import type { CallProbe, SettledCall } from '../runtime/instrumentation.js'
 import { ATTR, EVENT, MAX_REASON_BYTES } from './attributes.js'
@@ -26,13 +26,19 @@ export class CallSpan implements CallProbe {
   readonly #name: string
   readonly #settings: CallSpanSettings
   readonly #recording: boolean
+  readonly #parent: Context
 
-  constructor(span: Span, name: string, settings: CallSpanSettings) {
+  constructor(span: Span, name: string, parent: Context, settings: CallSpanSettings) {
     this.#span = span
+    this.#parent = parent
     this.#name = name
     this.#settings = settings
     this.#recording = span.isRecording()
     settings.metrics.activeCalls.add(1)
+  }
+
+  within<A extends unknown[], R>(body: (...args: A) => R, self: unknown, ...args: A): R {
+    return context.with(trace.setSpan(this.#parent, this.#span), body, self, ...args)
   }
 
   approvalAsked(reason: string): void {

@@ -45,7 +45,7 @@ export class TurnSpan implements TurnProbe {
       { kind: SpanKind.INTERNAL, attributes: { [ATTR.operation]: 'execute_tool', [ATTR.toolName]: name, [ATTR.toolCallId]: call.callId } },
       parent,
     )
-    return new CallSpan(span, name, this.#settings)
+    return new CallSpan(span, name, parent, this.#settings)
   }
 
   ended(reason: 'ended' | 'interrupted'): void {

@@ -1,3 +1,4 @@
+import { context as contexts, trace } from '@opentelemetry/api'
 import { messageOf, SeamError } from '../../errors.js'
 import { deepFreeze } from '../../features/schema.js'
 import { ABORTED, untilAborted } from '../../runtime/abort.js'
@@ -10,6 +11,7 @@ import type {
   ToolSchema,
   ToolService,
 } from '../../seams/types.js'
+import { endRequestSpan, startRequestSpan, traceMeta } from '../trace-context.js'
 import { fromCallError, fromCallResult } from './call-result.js'
 import type { McpConnection } from './connection.js'
 import {
@@ -175,13 +177,21 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
       if (SeamError.is(error, 'PROVIDER_UNAVAILABLE')) throw error
       throw new SeamError('PROVIDER_UNAVAILABLE', messageOf(error), { cause: error, details: { provider: this.id, status: this.status } })
     }
+    // The request's span; its trace context rides in `_meta`, so the server's spans join this trace.
+    const parent = contexts.active()
+    const span = startRequestSpan('client', toolName, parent, this.id)
     try {
-      const result = await connection.callTool(toolName, args as Record<string, unknown>, {
-        signal,
-        timeout: this.#timeoutMs,
-      })
-      return fromCallResult(toolName, result, this.#redact)
+      const result = await connection.callTool(
+        toolName,
+        args as Record<string, unknown>,
+        { signal, timeout: this.#timeoutMs },
+        traceMeta(trace.setSpan(parent, span)),
+      )
+      const mapped = fromCallResult(toolName, result, this.#redact)
+      endRequestSpan(span, mapped.success ? undefined : 'tool_error')
+      return mapped
     } catch (error) {
+      endRequestSpan(span, signal?.aborted ? 'cancelled' : 'request_failed')
       if (signal?.aborted) throw signal.reason
       connection.suspect(error)
       return fromCallError(error, {
