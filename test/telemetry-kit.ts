@@ -4,7 +4,7 @@ import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpa
 import { onTestFinished } from 'vitest'
 
 /** A reader that exports nothing by itself: the test collects when it wants the numbers. */
-class CollectingReader extends MetricReader {
+export class CollectingReader extends MetricReader {
   constructor() {
     super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE })
   }
@@ -35,15 +35,18 @@ export function memorySdk() {
       return found[0]!
     },
     /** The data points of one metric, after a collection. */
-    async points<T = number | Histogram>(name: string): Promise<{ attributes: Attributes; value: T }[]> {
-      const { resourceMetrics } = await reader.collect()
-      for (const scope of resourceMetrics.scopeMetrics) {
-        const metric = scope.metrics.find((m) => m.descriptor.name === name)
-        if (metric) return (metric.dataPoints as DataPoint<T>[]).map((p) => ({ attributes: p.attributes, value: p.value }))
-      }
-      return []
-    },
+    points: <T = number | Histogram>(name: string) => pointsOf<T>(reader, name),
   }
+}
+
+/** Collects `reader` and returns the data points of the metric `name`. */
+export async function pointsOf<T = number | Histogram>(reader: MetricReader, name: string): Promise<{ attributes: Attributes; value: T }[]> {
+  const { resourceMetrics } = await reader.collect()
+  for (const scope of resourceMetrics.scopeMetrics) {
+    const metric = scope.metrics.find((m) => m.descriptor.name === name)
+    if (metric) return (metric.dataPoints as DataPoint<T>[]).map((p) => ({ attributes: p.attributes, value: p.value }))
+  }
+  return []
 }
 
 /** The parent span id of a finished span. */

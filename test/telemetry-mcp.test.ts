@@ -1,4 +1,5 @@
-import { context, propagation, SpanKind, trace } from '@opentelemetry/api'
+import { context, metrics, propagation, SpanKind, trace } from '@opentelemetry/api'
+import { MeterProvider } from '@opentelemetry/sdk-metrics'
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -15,7 +16,7 @@ import {
 } from 'seam-runtime'
 import { serveHttp } from '../src/mcp/server/serve.js'
 import { beginTurn } from './kit.js'
-import { parentOf } from './telemetry-kit.js'
+import { CollectingReader, parentOf, pointsOf } from './telemetry-kit.js'
 
 /**
  * One trace across two roots in this process: the host root calls a tool of a mounted MCP server
@@ -25,12 +26,15 @@ import { parentOf } from './telemetry-kit.js'
 describe('a trace crossing McpToolService → a seam-runtime MCP server → back', () => {
   const exporter = new InMemorySpanExporter()
   const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
+  const reader = new CollectingReader()
+  const meterProvider = new MeterProvider({ readers: [reader] })
   let origin: Root
   let server: Awaited<ReturnType<typeof serveHttp>>
   let host: Root
 
   beforeAll(async () => {
     provider.register()
+    metrics.setGlobalMeterProvider(meterProvider)
     const served = definePlugin({
       name: 'served',
       setup(ctx) {
@@ -62,6 +66,8 @@ describe('a trace crossing McpToolService → a seam-runtime MCP server → back
     await server?.close()
     await origin?.close()
     await provider.shutdown()
+    await meterProvider.shutdown()
+    metrics.disable()
     trace.disable()
     context.disable()
     propagation.disable()
@@ -88,5 +94,10 @@ describe('a trace crossing McpToolService → a seam-runtime MCP server → back
     // The client's span ended after the server's: the answer came back on the same trace.
     const end = (s: typeof client) => s.endTime[0] * 1e9 + s.endTime[1]
     expect(end(client)).toBeGreaterThanOrEqual(end(served))
+  })
+
+  it('reports the mounted provider as connected', async () => {
+    const points = await pointsOf<number>(reader, 'seam.mcp.provider.status')
+    expect(points).toEqual([{ attributes: { 'seam.provider': 'origin', 'seam.provider.status': 'connected' }, value: 1 }])
   })
 })

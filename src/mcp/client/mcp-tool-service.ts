@@ -22,6 +22,7 @@ import {
 } from './options.js'
 import { type Redactor, redactedError, redactorFor, safeMessage } from './redact.js'
 import { mapTools, TOOL_NAME } from './schema-mapping.js'
+import { observeStatus } from './status-metric.js'
 import { ConnectionSupervisor, type McpServiceStatus } from './supervisor.js'
 
 /** Change notifications closer together than this reach listeners once. */
@@ -49,6 +50,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
   #epoch = 0
   #cache: { connection: McpConnection; epoch: number; schemas: Promise<readonly ToolSchema[]> } | undefined
   #notes: string[] = []
+  readonly #unobserve: () => void
 
   constructor(options: McpToolServiceOptions) {
     this.id = options.id
@@ -70,6 +72,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
         onStatus: () => this.#statusChanged(),
       },
     )
+    this.#unobserve = observeStatus(this.id, () => this.status)
   }
 
   get status(): McpServiceStatus {
@@ -120,6 +123,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
   dispose(): Promise<void> {
     clearTimeout(this.#changeTimer)
     this.#listeners.clear()
+    this.#unobserve()
     return this.#supervisor.dispose()
   }
 
