@@ -106,3 +106,15 @@ export type { ModelClient, ModelReply, ModelRequest, OpenAiChatModelOptions } fr
 export { transcript } from './adapters/transcript.js'
 export type { TranscriptJournal, TurnPages } from './adapters/transcript.js'
 export type { AgentMessage, ToolResult } from './adapters/messages.js'
+
+// ── Telemetry ──────────────────────────────────────────────────────────────────────────────
+export { openTelemetry } from './telemetry/open-telemetry.js'
+export type { TelemetryOptions } from './telemetry/open-telemetry.js'
+export type {
+  CallProbe,
+  Instrumentation,
+  ReloadPhase,
+  ReloadProbe,
+  SettledCall,
+  TurnProbe,
+} from './runtime/instrumentation.js'

@@ -29,6 +29,7 @@ describe('public surface', () => {
         "memoryJournal",
         "observeApprovals",
         "openAiChatModel",
+        "openTelemetry",
         "postgresJournal",
         "redactText",
         "registerSecret",

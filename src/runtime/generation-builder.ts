@@ -3,6 +3,7 @@ import type { Diagnostic } from '../features/diagnostic.js'
 import { isChangeNotifying } from '../seams/types.js'
 import { bindingOf, type CapabilityIngress, type ToolCapability } from './capability-ingress.js'
 import { Generation, type SkillSlot, type ToolSlot } from './generation.js'
+import type { ReloadProbe } from './instrumentation.js'
 import type { Logger } from './logger.js'
 import { PluginInstance } from './plugin-instance.js'
 import type { PluginDefinition } from './plugin-types.js'
@@ -28,6 +29,8 @@ export interface BuildInput {
   readonly files?: (root: PluginInstance) => Promise<FeatureFiles>
   /** Called with each change-notifying seam provider of the new generation (MCP list_changed). */
   readonly watchProvider?: (provider: { onDidChange(listener: () => void): () => void }) => () => void
+  /** Told how long setup and projection took. */
+  readonly probe?: ReloadProbe
 }
 
 export type BuildResult =
@@ -44,10 +47,13 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
   if (input.plugin instanceof PluginInstance) {
     root = input.plugin
   } else {
+    const started = performance.now()
     try {
       root = await PluginInstance.mount(input.plugin, { generation: input.number, baseDir: input.baseDir, logger: input.logger })
     } catch (error) {
       return failed([diagnosticOf(error, 'SETUP_FAILED')], error)
+    } finally {
+      input.probe?.phase('setup', started, performance.now())
     }
   }
   const files = input.files ? await input.files(root).catch((error: unknown) => ({ tools: [], skills: [], diagnostics: [diagnosticOf(error, 'LOAD_FAILED')] }) as FeatureFiles) : undefined
@@ -79,11 +85,14 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
     await generation.fail().catch(() => {})
     return failed(errors, new SeamError('RELOAD_FAILED', errors.map((d) => d.message).join('\n')))
   }
+  const projecting = performance.now()
   try {
     for (const owner of generation.owners) await input.ingress.project(generation, owner)
   } catch (error) {
     await generation.fail().catch(() => {})
     return failed([diagnosticOf(error, 'DUPLICATE_CAPABILITY')], error)
+  } finally {
+    input.probe?.phase('project', projecting, performance.now())
   }
   if (input.watchProvider && generation.seam) {
     for (const scope of ['global', ...generation.seam.tools.scopes()]) {

@@ -5,6 +5,7 @@ import type { CapabilityIngress } from './capability-ingress.js'
 import type { Generation } from './generation.js'
 import { buildGeneration, diagnosticOf, diffGenerations, type GenerationDiff, sameFeatures } from './generation-builder.js'
 import type { FolderSource } from './hmr/folder-source.js'
+import type { Instrumentation, ReloadProbe } from './instrumentation.js'
 import type { Logger } from './logger.js'
 import type { PipelineHooks } from './pipeline/types.js'
 import type { PluginDefinition } from './plugin-types.js'
@@ -52,6 +53,7 @@ export interface GenerationStoreOptions {
   readonly ingress: CapabilityIngress
   readonly grants: ApprovalGrants
   readonly logger: Logger
+  readonly instrumentation?: Instrumentation
   readonly onGeneration: (event: GenerationEvent) => void
   readonly onFailed: (event: ReloadFailedEvent) => void
 }
@@ -127,11 +129,23 @@ export class GenerationStore {
   }
 
   async #build(setup: boolean, skipUnchanged: boolean, providerChange: boolean): Promise<ReloadResult> {
+    const probe = this.#options.instrumentation?.reload()
+    if (!probe) return this.#buildOnce(setup, skipUnchanged, providerChange, undefined)
+    let result: ReloadResult | undefined
+    try {
+      result = await this.#buildOnce(setup, skipUnchanged, providerChange, probe)
+      return result
+    } finally {
+      probe.ended(result ?? { ok: false, durationMs: 0, diagnostics: [], error: new SeamError('RELOAD_FAILED', 'the reload threw') })
+    }
+  }
+
+  async #buildOnce(setup: boolean, skipUnchanged: boolean, providerChange: boolean, probe: ReloadProbe | undefined): Promise<ReloadResult> {
     const started = performance.now()
     const previous = this.#active
     const number = ++this.#number
     const reuse = !setup && previous ? previous.root : undefined
-    let plugin = reuse ?? (await this.#rootDefinition().catch((error: unknown) => error as Error))
+    let plugin = reuse ?? (await this.#rootDefinition(probe).catch((error: unknown) => error as Error))
     if (plugin instanceof Error) {
       const error = SeamError.is(plugin) ? plugin : new SeamError('INVALID_PLUGIN', plugin.message, { cause: plugin })
       return this.#failed(started, [diagnosticOf(error, 'INVALID_PLUGIN')], error, skipUnchanged || providerChange)
@@ -146,7 +160,8 @@ export class GenerationStore {
       hooks: this.#options.hooks,
       ingress: this.#options.ingress,
       logger: this.#options.logger,
-      files: source ? (root) => source.load(root) : undefined,
+      files: source ? (root) => source.load(root, probe) : undefined,
+      probe,
       watchProvider: (provider) => provider.onDidChange(() => this.#providerChanged()),
     })
     if (!result.ok) return this.#failed(started, result.diagnostics, result.error, skipUnchanged || providerChange)
@@ -161,6 +176,7 @@ export class GenerationStore {
       return { ok: true, generation: previous.number, durationMs: performance.now() - started, diff, diagnostics: previous.diagnostics }
     }
     this.#lastFailure = undefined
+    const publishing = performance.now()
     // Publish: one pointer swap. Turns on the previous generation keep their lease.
     generation.activate()
     this.#active = generation
@@ -171,6 +187,7 @@ export class GenerationStore {
     const projections = await Promise.all([...generation.owners].map((owner) => this.#options.ingress.project(generation, owner)))
     this.#options.grants.retain(projections.flatMap((p) => p.tools))
     const event: GenerationEvent = { generation: number, durationMs: performance.now() - started, diff, diagnostics: generation.diagnostics }
+    probe?.phase('publish', publishing, performance.now())
     this.#options.onGeneration(event)
     return { ok: true, ...event }
   }
@@ -185,9 +202,9 @@ export class GenerationStore {
     return { ok: false, ...event }
   }
 
-  #rootDefinition(): Promise<PluginDefinition> {
+  #rootDefinition(probe: ReloadProbe | undefined): Promise<PluginDefinition> {
     if (this.#options.plugin) return Promise.resolve(this.#options.plugin)
-    if (this.#options.source) return this.#options.source.loadPlugin()
+    if (this.#options.source) return this.#options.source.loadPlugin(probe)
     return Promise.resolve(definePlugin({ name: 'root' }))
   }
 

@@ -11,6 +11,7 @@ import type { ApprovalPort, PermissionHost } from './approval-types.js'
 import { type AgentCapabilities, CapabilityIngress } from './capability-ingress.js'
 import type { Generation } from './generation.js'
 import { type GenerationEvent, GenerationStore, type ReloadFailedEvent, type ReloadResult } from './generation-store.js'
+import type { Instrumentation } from './instrumentation.js'
 import { memoryJournal } from './journal/memory.js'
 import type { JournalStore, RepairReport } from './journal/types.js'
 import { Logger, type LogSink } from './logger.js'
@@ -60,6 +61,11 @@ export interface RootOptions {
   readonly leaseMs?: number
   /** Quiet time after the last file event before a reload (watch mode). Default 20 ms. */
   readonly debounceMs?: number
+  /**
+   * Told of turns, calls, reloads and journal commits: `openTelemetry({...})` for OpenTelemetry
+   * spans and metrics, or a host's own `Instrumentation`. Default: none, and nothing is reported.
+   */
+  readonly telemetry?: Instrumentation
 }
 
 interface RootEvents {
@@ -123,6 +129,7 @@ export class Root {
       ingress: this.ingress,
       grants: this.#grants,
       logger: this.#logger,
+      instrumentation: options.telemetry,
       onGeneration: (event) => {
         // Followed before the event goes out: a listener reading `providers()` sees the new set.
         if (this.#generations.active) this.#providers.follow(this.#generations.active)
@@ -177,6 +184,10 @@ export class Root {
 
   /** Opens the journal (heartbeat, then crash repair) and publishes generation 1. Called by `createRoot`. */
   async start(): Promise<void> {
+    const { telemetry } = this.#options
+    if (telemetry?.committed && this.journal.onCommit) {
+      this.scope.add(this.journal.onCommit((events) => telemetry.committed!(events)), 'journal instrumentation')
+    }
     const repair = this.#options.repair !== false
     const leaseMs = this.#options.leaseMs ?? DEFAULT_LEASE_MS
     if (!Number.isSafeInteger(leaseMs) || leaseMs < 3 || leaseMs > MAX_TIMER_MS) {
@@ -256,6 +267,7 @@ export class Root {
       if ((await untilDue(begun, undefined, this.#limits.journalTimeoutMs)) === TIMED_OUT) {
         throw new SeamError('JOURNAL_UNAVAILABLE', `the journal did not record the turn's beginning within ${this.#limits.journalTimeoutMs} ms`)
       }
+      const probe = this.#options.telemetry?.turn(envelope, generation.number)
       const tools = new TurnToolRuntime({
         ...this.#runtimeOptions(),
         turn: envelope,
@@ -265,6 +277,7 @@ export class Root {
         nextSeq,
         activity: this.#activity,
         onContexts: input.onContexts,
+        probe,
       })
       const turn = new Turn({
         envelope,
@@ -281,7 +294,10 @@ export class Root {
             // Calls still running finish on this generation: the lease goes once they have settled
             // (a call that had not reached its body yet settles as GENERATION_RETIRED), and close()
             // waits for them (`#activity`), so their results are journaled before the journal closes.
-            void tools.idle().then(release)
+            void tools.idle().then(() => {
+              release()
+              probe?.ended('ended')
+            })
           }
         },
       })

@@ -4,7 +4,8 @@ import type { DeferredContext } from '../features/define-tool.js'
 import { ApprovalGrants } from './approval.js'
 import { type AgentCapabilities, CapabilityIngress, toolsByName } from './capability-ingress.js'
 import type { Generation } from './generation.js'
-import type { JournalEvent } from './journal/types.js'
+import type { TurnProbe } from './instrumentation.js'
+import type { JournalEvent, JournalStore } from './journal/types.js'
 import { classify } from './pipeline/classify.js'
 import { MAX_TIMER_MS } from './pipeline/deadlines.js'
 import { abortedBeforeDispatch, admission, attempt, commit, execution, runCall } from './pipeline/runner.js'
@@ -66,6 +67,8 @@ export interface TurnToolRuntimeOptions {
   readonly nextSeq?: () => number
   /** Counts this runtime's work in flight with others' (the root's, for `close()`). */
   readonly activity?: Activity
+  /** Told of each call and journal append of this turn (see `Instrumentation`). */
+  readonly probe?: TurnProbe
 }
 
 /**
@@ -87,6 +90,7 @@ export class TurnToolRuntime {
     }
     let seq = 1
     const journal = turn.journal
+    const probe = options.probe
     this.#onContexts = options.onContexts
     this.#activity = options.activity
     this.#ctx = {
@@ -99,10 +103,11 @@ export class TurnToolRuntime {
       ended: options.ended ?? (() => false),
       nextSeq: options.nextSeq ?? (() => ++seq),
       callIds: new Set(),
-      append: (event: JournalEvent) => journal.append(event),
+      append: probe?.appended ? timedAppend(journal, probe) : (event: JournalEvent) => journal.append(event),
       lease: () => generation.lease(),
       onAbandoned: options.onAbandoned ?? (() => {}),
       locate: options.locate ?? (() => undefined),
+      probe,
     }
   }
 
@@ -292,6 +297,20 @@ export class TurnToolRuntime {
 }
 
 function ignore(): void {}
+
+/** `journal.append`, each append's latency told to the probe. */
+function timedAppend(journal: JournalStore, probe: TurnProbe): (event: JournalEvent) => Promise<void> {
+  return (event) => {
+    const started = performance.now()
+    return journal.append(event).then(
+      () => probe.appended!(event.kind, performance.now() - started, false),
+      (error: unknown) => {
+        probe.appended!(event.kind, performance.now() - started, true)
+        throw error
+      },
+    )
+  }
+}
 
 function withResolvers(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void

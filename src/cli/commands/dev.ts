@@ -16,6 +16,7 @@ interface DevFlags {
   token?: string
   mcp: boolean
   open?: boolean
+  otel?: boolean
   debounce?: string
 }
 
@@ -29,6 +30,7 @@ export function registerDev(program: Command, cli: CliContext): void {
     .option('--token <token>', 'bearer token MCP clients must send (default $SEAM_MCP_TOKEN)')
     .option('--no-mcp', 'do not serve MCP (nor the console) over HTTP')
     .option('--open', 'open the console in a browser')
+    .option('--otel', 'export OpenTelemetry traces and metrics over OTLP/HTTP (endpoint from $OTEL_EXPORTER_OTLP_ENDPOINT; on by itself when that is set)')
     .addOption(new Option('--debounce <ms>', 'quiet time before a reload').hideHelp())
     .action(async (dir: string, flags: DevFlags, command: Command) => {
       cli.exitCode = await dev(cli, dir, flags, command.optsWithGlobals().debug === true)
@@ -45,7 +47,13 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
   const started = performance.now()
   const { createRoot } = await loadRuntime()
   const approval = await devApproval(cli)
-  const root = await createRoot({ dir, watch: true, journal: await openJournal(dir), debounceMs, log: logSink(out, style, debug), approval: approval.port })
+  const otel = await startTelemetry(flags.otel === true, io.env)
+  const root = await createRoot({ dir, watch: true, journal: await openJournal(dir), debounceMs, log: logSink(out, style, debug), approval: approval.port, telemetry: otel?.telemetry }).catch(
+    async (error: unknown) => {
+      await otel?.shutdown()
+      throw error
+    },
+  )
   const stopping = untilStopped()
   try {
     const capabilities = await root.capabilities()
@@ -72,6 +80,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     line(out, `  mcp        ${mcp.text}`)
     line(out, `  console    ${consoleUrl ? style.cyan(consoleUrl) : style.dim('off')}`)
     for (const status of root.providers()) line(out, `  provider   ${formatProvider(status, style)}`)
+    if (otel) line(out, `  otel       ${style.cyan(otel.endpoint)} ${style.dim('(traces and metrics over OTLP/HTTP)')}`)
     for (const d of root.activeGeneration.diagnostics) line(out, `${style.yellow('warning:')} ${formatDiagnostic(d, style, dir)}`)
     const warned = new Set<string>()
     warnAsksEveryCall(capabilities, out, style, warned)
@@ -85,6 +94,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     await mcp.close?.().catch((error: unknown) => line(io.stderr, `seam: closing the MCP server failed: ${messageOf(error)}`))
   } finally {
     await root.close()
+    await otel?.shutdown()
     stopping.dispose()
   }
   line(out, style.dim('stopped'))
@@ -104,6 +114,12 @@ async function startHttp(root: Root, options: HttpServeOptions, style: Style): P
       : messageOf(error)
     return { text: style.yellow(`not serving: ${why}`) }
   }
+}
+
+/** The SDK and its exporters, loaded only when telemetry is wanted (see `../otel.ts`). */
+async function startTelemetry(flag: boolean, env: NodeJS.ProcessEnv) {
+  const { otelWanted, startOtel } = await import('../otel.js')
+  return otelWanted(flag, env) ? startOtel(env) : undefined
 }
 
 function parseDebounce(value: string | undefined): number | undefined {

@@ -13,6 +13,8 @@ export interface LoadOptions {
   readonly modules: Readonly<Record<string, unknown>>
   /** Messages show paths relative to this folder (default: the working folder). */
   readonly relativeTo?: string
+  /** Told how long bundling and evaluating took (`performance.now()` values), for instrumentation. */
+  readonly onPhase?: (phase: 'bundle' | 'evaluate', file: string, startedAt: number, endedAt: number) => void
 }
 
 /** One evaluation of one file. Nothing else keeps it: drop it and the GC reclaims the instance. */
@@ -46,16 +48,26 @@ export async function loadModule(file: string, options: LoadOptions): Promise<Lo
  */
 export async function reloadModule(file: string, options: LoadOptions, previousHash: string | undefined): Promise<LoadedModule | undefined> {
   const path = resolve(file)
-  const bundle = await bundleFile(path, options.relativeTo)
+  const { onPhase } = options
+  const bundling = performance.now()
+  let bundle: Bundle
+  try {
+    bundle = await bundleFile(path, options.relativeTo)
+  } finally {
+    onPhase?.('bundle', path, bundling, performance.now())
+  }
   if (bundle.hash === previousHash) return undefined
   const map = registerSourceMap(path, bundle.map)
   let exports: unknown
+  const evaluating = performance.now()
   try {
     exports = evaluateBundle(bundle.code, path, map.virtualName, options.modules)
   } catch (error) {
     const failure = evaluationError(error, path, bundle, options.relativeTo)
     map.release()
     throw failure
+  } finally {
+    onPhase?.('evaluate', path, evaluating, performance.now())
   }
   // Callers usually keep only the default export (a tool definition), so either one keeps the map.
   map.holdWhileAlive(exports)

@@ -73,9 +73,12 @@ export class McpConnection {
     return tools
   }
 
-  /** `tools/call`; an abort of `signal` (or the timeout) sends `notifications/cancelled` to the server. */
-  callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeout: number }) {
-    return this.#client.callTool({ name, arguments: args }, options)
+  /**
+   * `tools/call`; an abort of `signal` (or the timeout) sends `notifications/cancelled` to the server.
+   * `meta` (the caller's W3C trace context) travels as the request's `_meta`.
+   */
+  callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeout: number }, meta?: Record<string, string>) {
+    return this.#client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options)
   }
 
   /** After a suspicious failure, pings the server; a ping that fails the same way marks it lost. */

@@ -1,3 +1,4 @@
+import { context as contexts, trace } from '@opentelemetry/api'
 import { messageOf, SeamError } from '../../errors.js'
 import { deepFreeze } from '../../features/schema.js'
 import { ABORTED, untilAborted } from '../../runtime/abort.js'
@@ -10,6 +11,7 @@ import type {
   ToolSchema,
   ToolService,
 } from '../../seams/types.js'
+import { endRequestSpan, startRequestSpan, traceMeta } from '../trace-context.js'
 import { fromCallError, fromCallResult } from './call-result.js'
 import type { McpConnection } from './connection.js'
 import {
@@ -20,6 +22,7 @@ import {
 } from './options.js'
 import { type Redactor, redactedError, redactorFor, safeMessage } from './redact.js'
 import { mapTools, TOOL_NAME } from './schema-mapping.js'
+import { observeStatus } from './status-metric.js'
 import { ConnectionSupervisor, type McpServiceStatus } from './supervisor.js'
 
 /** Change notifications closer together than this reach listeners once. */
@@ -47,6 +50,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
   #epoch = 0
   #cache: { connection: McpConnection; epoch: number; schemas: Promise<readonly ToolSchema[]> } | undefined
   #notes: string[] = []
+  readonly #unobserve: () => void
 
   constructor(options: McpToolServiceOptions) {
     this.id = options.id
@@ -68,6 +72,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
         onStatus: () => this.#statusChanged(),
       },
     )
+    this.#unobserve = observeStatus(this.id, () => this.status)
   }
 
   get status(): McpServiceStatus {
@@ -118,6 +123,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
   dispose(): Promise<void> {
     clearTimeout(this.#changeTimer)
     this.#listeners.clear()
+    this.#unobserve()
     return this.#supervisor.dispose()
   }
 
@@ -175,13 +181,21 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
       if (SeamError.is(error, 'PROVIDER_UNAVAILABLE')) throw error
       throw new SeamError('PROVIDER_UNAVAILABLE', messageOf(error), { cause: error, details: { provider: this.id, status: this.status } })
     }
+    // The request's span; its trace context rides in `_meta`, so the server's spans join this trace.
+    const parent = contexts.active()
+    const span = startRequestSpan('client', toolName, parent, this.id)
     try {
-      const result = await connection.callTool(toolName, args as Record<string, unknown>, {
-        signal,
-        timeout: this.#timeoutMs,
-      })
-      return fromCallResult(toolName, result, this.#redact)
+      const result = await connection.callTool(
+        toolName,
+        args as Record<string, unknown>,
+        { signal, timeout: this.#timeoutMs },
+        traceMeta(trace.setSpan(parent, span)),
+      )
+      const mapped = fromCallResult(toolName, result, this.#redact)
+      endRequestSpan(span, mapped.success ? undefined : 'tool_error')
+      return mapped
     } catch (error) {
+      endRequestSpan(span, signal?.aborted ? 'cancelled' : 'request_failed')
       if (signal?.aborted) throw signal.reason
       connection.suspect(error)
       return fromCallError(error, {

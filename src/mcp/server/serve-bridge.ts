@@ -9,6 +9,7 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server'
+import { context, trace } from '@opentelemetry/api'
 import { messageOf } from '../../errors.js'
 import type { ApprovalPort } from '../../runtime/approval-types.js'
 import type { Root } from '../../runtime/root.js'
@@ -19,6 +20,7 @@ import { firstAnswer } from '../../runtime/first-answer.js'
 import { elicitationApproval, supportsFormElicitation } from './serve-approval.js'
 import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js'
 import { SessionTurns } from './serve-turns.js'
+import { contextFromMeta, endRequestSpan, startRequestSpan } from '../trace-context.js'
 
 const VERSION: string = createRequire(import.meta.url)('../../../package.json').version
 const ORIGIN: TurnOrigin = Object.freeze({ kind: 'mcp' })
@@ -164,11 +166,17 @@ export class McpBridge {
     const started = this.#verbose ? performance.now() : 0
     const call = { callId: callIdOf(++this.#callCount, ctx.mcpReq.id), name: params.name, arguments: params.arguments ?? {} }
     let outcome: ToolCallOutcome
+    // The request continues the trace its `_meta` carries; the call's execute_tool span is a child of this one.
+    const parent = contextFromMeta(params._meta)
+    const span = startRequestSpan('server', params.name, parent)
     // Counted rather than tracked as a promise each: `close()` waits for the count to reach zero.
     this.#active += 1
     try {
-      outcome = await turns.run(call, ctx.mcpReq.signal, this.#approvalFor(server, ctx))
+      const approval = this.#approvalFor(server, ctx)
+      outcome = await context.with(trace.setSpan(parent, span), () => turns.run(call, ctx.mcpReq.signal, approval))
+      endRequestSpan(span, outcome.status === 'failed' ? (outcome.code ?? 'TOOL_ERROR') : undefined, outcomeAttributes(outcome))
     } catch (error) {
+      endRequestSpan(span, 'internal_error')
       throw new ProtocolError(ProtocolErrorCode.InternalError, `the runtime could not run the call: ${messageOf(error)}`)
     } finally {
       this.#active -= 1
@@ -233,6 +241,10 @@ export class McpBridge {
 function callIdOf(count: number, id: string | number): string {
   const wire = typeof id === 'number' ? String(id) : JSON.stringify(String(id))
   return `mcp-${count}.${wire.length > 40 ? `${wire.slice(0, 39)}…` : wire}`
+}
+
+function outcomeAttributes(outcome: ToolCallOutcome): Record<string, string> {
+  return outcome.code === undefined ? { 'seam.outcome.status': outcome.status } : { 'seam.outcome.status': outcome.status, 'seam.outcome.code': outcome.code }
 }
 
 /** A client-supplied name, quoted and cut, so a log line cannot be forged with control characters. */

@@ -1,3 +1,4 @@
+import { context, ROOT_CONTEXT } from '@opentelemetry/api'
 import { messageOf } from '../../errors.js'
 import type { ApprovalPort, ApprovalRequest } from '../../runtime/approval-types.js'
 import type { ToolCall, ToolCallOutcome } from '../../runtime/pipeline/types.js'
@@ -72,7 +73,9 @@ export class SessionTurns {
     if (this.#closed) return Promise.reject(new Error('the MCP session is closed'))
     const generation = this.#root.generation
     const port: ApprovalPort = { request: (request) => this.#ask(request) }
-    const turn = this.#root.beginTurn({ ...this.#input, ...(attended ? { ports: { approval: port } } : { unattended: true }) })
+    // Begun outside the request's trace: the session's turn outlives the request that began it.
+    const input = { ...this.#input, ...(attended ? { ports: { approval: port } } : { unattended: true }) }
+    const turn = context.with(ROOT_CONTEXT, () => this.#root.beginTurn(input))
     const current: { generation: number; turn: Promise<Turn>; ready?: Turn } = { generation, turn }
     this.#current = current
     turn.then(

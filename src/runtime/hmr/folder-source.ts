@@ -2,10 +2,11 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Diagnostic } from '../../features/diagnostic.js'
 import { discoverPluginFolder, PLUGIN_FILES } from '../../features/discovery.js'
-import { type LoadedPluginFile, type LoadedToolFile, loadPluginFile, loadToolFile } from '../../features/loader/index.js'
+import { type LoadedPluginFile, type LoadedToolFile, type LoadOptions, loadPluginFile, loadToolFile } from '../../features/loader/index.js'
 import { parseSkillFile, type SkillFile } from '../../features/skill-file.js'
 import type { SkillSlot, ToolSlot } from '../generation.js'
 import { diagnosticOf, type FeatureFiles } from '../generation-builder.js'
+import type { ReloadProbe } from '../instrumentation.js'
 import type { PluginInstance } from '../plugin-instance.js'
 import type { PluginDefinition } from '../plugin-types.js'
 import { definePlugin } from '../plugin.js'
@@ -52,7 +53,7 @@ export class FolderSource {
   }
 
   /** The root plugin: `plugin.ts` when the folder has one (re-bundled only after it changed). */
-  async loadPlugin(): Promise<PluginDefinition> {
+  async loadPlugin(probe?: ReloadProbe): Promise<PluginDefinition> {
     const { pluginFile } = await discoverPluginFolder(this.dir)
     if (!pluginFile) {
       this.#pluginFile?.loaded.release()
@@ -61,7 +62,7 @@ export class FolderSource {
     }
     const previous = this.#pluginFile?.file === pluginFile && this.#pluginStale !== 'all' ? this.#pluginFile.loaded : undefined
     if (previous && this.#pluginStale === false) return previous.definition
-    const loaded = await loadPluginFile(pluginFile, { modules: await this.#modules(), relativeTo: this.dir }, previous)
+    const loaded = await loadPluginFile(pluginFile, { modules: await this.#modules(), relativeTo: this.dir, onPhase: probe && phases(probe, this.dir) }, previous)
     if (loaded !== previous) {
       this.#pluginFile?.loaded.release()
       this.#pluginFile = { file: pluginFile, loaded }
@@ -99,7 +100,7 @@ export class FolderSource {
   }
 
   /** Loads the tool and skill files of every plugin in the tree that has a folder. */
-  async load(root: PluginInstance): Promise<FeatureFiles> {
+  async load(root: PluginInstance, probe?: ReloadProbe): Promise<FeatureFiles> {
     const tools: ToolSlot[] = []
     const skills: SkillSlot[] = []
     const diagnostics: Diagnostic[] = []
@@ -124,7 +125,7 @@ export class FolderSource {
           const replaced = this.#replaced.get(file)
           const previous = replaced !== undefined && replaced.refs > 0 ? replaced : undefined
           try {
-            const loaded = await loadToolFile(file, { modules, relativeTo: this.dir }, previous?.loaded)
+            const loaded = await loadToolFile(file, { modules, relativeTo: this.dir, onPhase: probe && phases(probe, this.dir) }, previous?.loaded)
             entry = loaded === previous?.loaded ? previous : { loaded, refs: 0, stale: false }
             entry.stale = false
             this.#tools.set(file, entry)
@@ -197,6 +198,11 @@ export class FolderSource {
     this.#pluginFile?.loaded.release()
     this.#pluginFile = undefined
   }
+}
+
+/** The loader's bundle and evaluate timings, as reload phases named by the file relative to the folder. */
+function phases(probe: ReloadProbe, dir: string): NonNullable<LoadOptions['onPhase']> {
+  return (phase, file, startedAt, endedAt) => probe.phase(phase, startedAt, endedAt, path.relative(dir, file) || file)
 }
 
 /** Whether `file` or a folder holding it is among `changed` (a folder replaced by a new one is one path). */

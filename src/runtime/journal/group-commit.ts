@@ -19,6 +19,8 @@ export class GroupCommit<T> {
   readonly #commit: CommitBatch<T>
   #queue: Pending<T>[] = []
   #scheduled = false
+  /** Hears the size of each batch committed together (instrumentation). */
+  readonly listeners = new Set<(items: number) => void>()
 
   constructor(commit: CommitBatch<T>) {
     this.#commit = commit
@@ -40,6 +42,13 @@ export class GroupCommit<T> {
     const batch = this.#queue
     if (batch.length === 0) return
     this.#queue = []
+    for (const listener of this.listeners) {
+      try {
+        listener(batch.length)
+      } catch {
+        // Instrumentation cannot fail a commit.
+      }
+    }
     let refused: readonly (Error | undefined)[]
     try {
       refused = this.#commit(batch.map((pending) => pending.item))

@@ -121,6 +121,12 @@ class SqliteJournalStore implements JournalStore {
     }
   }
 
+  onCommit(listener: (events: number) => void): () => void {
+    const listeners = this.#group?.listeners
+    listeners?.add(listener)
+    return () => listeners?.delete(listener)
+  }
+
   async read(turnId: string): Promise<JournalEvent[]> {
     return this.#payloads(() => this.#statements.read.all(turnId))
   }

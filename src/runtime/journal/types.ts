@@ -108,6 +108,11 @@ export interface JournalStore {
    */
   readonly coordination: JournalCoordination
   close(): Promise<void>
+  /**
+   * Optional, for instrumentation: `listener` hears the number of events of each commit a store
+   * shares among concurrent appends (group commit). Returns a disposer.
+   */
+  onCommit?(listener: (events: number) => void): () => void
 }
 
 /** Filters of `JournalStore.turns`; a turn matches when it matches every one given. */

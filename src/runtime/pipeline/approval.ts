@@ -36,6 +36,8 @@ export async function askAndApply(state: CallState, reason: string, summary: str
   const { ctx, exec } = state
   if (!exec) return
   const { turn } = ctx
+  state.probe?.approvalAsked(reason)
+  const asked = performance.now()
   const port = turn.unattended ? undefined : turn.ports.approval
   const timeoutMs = turn.policy.approvalTimeoutMs ?? ctx.limits.approvalTimeoutMs
   const { decision, error } = await askApproval(
@@ -44,6 +46,7 @@ export async function askAndApply(state: CallState, reason: string, summary: str
     state.signal,
     timeoutMs,
   )
+  state.probe?.approvalDecided(decision, performance.now() - asked)
   if (decision === 'deferred') return park(state, reason, summary)
   return applyDecision(state, decision, reason, error)
 }

@@ -241,11 +241,18 @@ class BodyRun implements Due {
       if (binding!.kind === 'seam') {
         const { service } = binding!
         this.#seam = service.id
-        const result: unknown = service.execute(binding!.scope, call.name, args!, new SeamBodyContext(this, state, binding!))
+        const context = new SeamBodyContext(this, state, binding!)
+        const { probe } = state
+        const result: unknown = probe
+          ? probe.within(service.execute, service, binding!.scope, call.name, args!, context)
+          : service.execute(binding!.scope, call.name, args!, context)
         // A provider written in plain JavaScript may answer synchronously (or with a foreign thenable).
         pending = result instanceof Promise ? result : Promise.resolve(result)
       } else {
-        const value: unknown = binding!.slot.definition.execute(args as never, new ToolBodyContext(this, state, binding!))
+        const { definition } = binding!.slot
+        const context = new ToolBodyContext(this, state, binding!)
+        const { probe } = state
+        const value: unknown = probe ? probe.within(definition.execute, definition, args as never, context) : definition.execute(args as never, context)
         if (!(value instanceof Promise)) {
           this.#bodySettled({ ok: true, value })
           return
@@ -305,6 +312,7 @@ class BodyRun implements Due {
 
   expire(): void {
     this.timedOut = true
+    this.state.probe?.timedOut(this.timeoutMs)
     this.#abort(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'))
     this.#startGrace()
   }
@@ -329,13 +337,17 @@ class BodyRun implements Due {
     this.abandoned = true
     // The body outlived its deadline: keep its generation alive until it really settles.
     this.#release = ctx.lease()
+    this.state.probe?.abandoned()
     ctx.onAbandoned({ callId: call.callId, name: call.name, generation: ctx.generation.number, since: Date.now() })
     this.#complete(ABANDONED)
   }
 
   #bodySettled(result: DispatchResult): void {
     this.#settled = true
-    this.#release?.()
+    if (this.#release) {
+      this.#release()
+      this.state.probe?.returnedLate()
+    }
     this.#complete(result)
   }
 

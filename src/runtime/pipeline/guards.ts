@@ -33,6 +33,7 @@ async function runGuards(state: CallState): Promise<void> {
     }
     if (reason === undefined) continue
     const text = typeof reason === 'string' && reason !== '' ? reason : 'a guard returned an invalid value'
+    state.probe?.guardDenied(text)
     deny(state, {
       status: 'denied',
       code: 'DENIED',

@@ -5,6 +5,7 @@ import type { ToolExecution } from './types.js'
 export function observe(state: CallState): void {
   const observers = state.ctx.generation.hooks.result
   const outcome = state.outcome
+  if (outcome && state.probe) state.probe.settled({ outcome, capability: state.capability, arguments: state.raw })
   if (observers.length === 0 || !outcome) return
   const exec = state.exec ?? fallbackExec(state)
   for (const observer of observers) {

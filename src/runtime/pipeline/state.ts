@@ -3,6 +3,7 @@ import type { DeferredContext } from '../../features/define-tool.js'
 import type { ApprovalGrants } from '../approval.js'
 import type { CapabilityIngress, ToolBinding, ToolCapability } from '../capability-ingress.js'
 import type { Generation } from '../generation.js'
+import type { CallProbe, TurnProbe } from '../instrumentation.js'
 import type { ParkedCall } from '../journal/coordination.js'
 import type { ContentBlock, DenialPolicy, JournalEvent, OutcomeStatus } from '../journal/types.js'
 import type { TurnEnvelope } from '../turn-ingress.js'
@@ -44,6 +45,8 @@ export interface TurnContext {
   readonly onAbandoned: (info: AbandonedCall) => void
   /** Maps a thrown error to the tool source location (file, line), when known. */
   readonly locate: (error: unknown) => Record<string, unknown> | undefined
+  /** The turn's instrumentation; `undefined` (nothing reported) without one. */
+  readonly probe: TurnProbe | undefined
 }
 
 export interface AbandonedCall {
@@ -72,6 +75,8 @@ export class CallState {
   /** The signal of the caller (turn, or batch). */
   readonly signal: AbortSignal
   readonly startedAt = performance.now()
+  /** Told of the call's notable moments (see `Instrumentation`); `undefined` without instrumentation. */
+  readonly probe: CallProbe | undefined
   /** `tool/call` was written; only then is a `tool/result` written. */
   journaled = false
   /** `tool/result` was handed to the journal (it is written once, even if `tool/call` landed late). */
@@ -114,6 +119,7 @@ export class CallState {
     this.ctx = ctx
     this.call = call
     this.signal = signal
+    this.probe = ctx.probe?.call(call)
   }
 
   /**

@@ -1,0 +1,31 @@
+import { redactArguments, redactSecrets, truncateText } from '../runtime/journal/privacy.js'
+import type { ToolCallOutcome } from '../runtime/pipeline/types.js'
+
+/**
+ * Arguments and results as a span may carry them, when the host opted in: the journal's redaction
+ * (values under secret-looking keys replaced, at any depth) and its size bound (a prefix plus a
+ * length and sha256 marker).
+ */
+
+export function recordedArguments(raw: string | undefined, maxBytes: number): string | undefined {
+  return raw === undefined ? undefined : truncateText(redactArguments(raw), maxBytes)
+}
+
+/** The outcome's value as redacted JSON, else its content (JSON text redacted like arguments). */
+export function recordedResult(outcome: ToolCallOutcome, maxBytes: number): string | undefined {
+  let text: string | undefined
+  if (outcome.value !== undefined) {
+    try {
+      text = JSON.stringify(redactSecrets(outcome.value))
+    } catch {
+      text = undefined
+    }
+  }
+  text ??= outcome.content.map((block) => (block.type === 'text' ? redactArguments(block.text) : `[${block.type}]`)).join('\n')
+  return truncateText(text, maxBytes)
+}
+
+/** A reason or other diagnostic string, bounded. */
+export function bounded(text: string, maxBytes: number): string {
+  return truncateText(text, maxBytes)
+}
