@@ -274,6 +274,19 @@ describe('serveHttp: who may connect', () => {
     expect(origin.status).toBe(403)
   })
 
+  it('compares the Origin exactly: another port on a loopback name is refused, this server is served', async () => {
+    const server = await serveHttp(root, { port: 0, allowedOrigins: ['https://console.example.com'] })
+    onTestFinished(() => server.close())
+    const { port } = new URL(server.url)
+    const post = (origin: string) => fetch(server.url, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: '{}' })
+    for (const origin of [`http://127.0.0.1:${Number(port) === 9999 ? 9998 : 9999}`, 'http://localhost', `https://127.0.0.1:${port}`, 'null']) {
+      expect((await post(origin)).status).toBe(403)
+    }
+    for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`, 'https://console.example.com']) {
+      expect((await post(origin)).status).not.toBe(403)
+    }
+  })
+
   it('will not listen beyond loopback without a token', async () => {
     await expect(serveHttp(root, { host: '0.0.0.0', port: 0 })).rejects.toMatchObject({ name: 'SeamError', code: 'INVALID_OPTIONS' })
     await expect(serveHttp(root, { host: '0.0.0.0', port: 0, token: '  ' })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
@@ -316,29 +329,56 @@ describe('serveHttp: who may connect', () => {
     expect(response.status).toBe(404)
   })
 
-  it('answers 503 to a new session past maxSessions, and takes one again when a session ends', async () => {
+  it('reclaims the least recently used idle session for a new client past maxSessions', async () => {
+    const logs: string[] = []
+    const server = await serveHttp(root, { port: 0, maxSessions: 2, log: (line) => logs.push(line) })
+    onTestFinished(() => server.close())
+    const oldest = await connect(server.url)
+    const recent = await connect(server.url)
+    await oldest.listTools()
+    await recent.listTools()
+    const fresh = await connect(server.url)
+    expect((await fresh.listTools()).tools.length).toBeGreaterThan(0)
+    expect((await recent.listTools()).tools.length).toBeGreaterThan(0)
+    // The oldest client lost its session: the server no longer knows it.
+    await expect(oldest.listTools()).rejects.toThrow(/404|Session not found/)
+    expect(logs.some((line) => /reclaimed for a new client/.test(line))).toBe(true)
+  })
+
+  it('answers 503 only while every session is busy, and takes a new client once one is idle', async () => {
     const server = await serveHttp(root, { port: 0, maxSessions: 1 })
     onTestFinished(() => server.close())
-    const firstTransport = new StreamableHTTPClientTransport(new URL(server.url))
-    const first = new Client({ name: 'first', version: '1.0.0' })
-    await first.connect(firstTransport)
-    await first.listTools()
-    const refused = new Client({ name: 'second', version: '1.0.0' })
-    await expect(refused.connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow(/503|Too many sessions/)
-    // Ending the session (DELETE) frees its place.
-    await firstTransport.terminateSession()
-    await first.close()
-    await until('a free place for a new session', async () => {
-      const third = new Client({ name: 'third', version: '1.0.0' })
-      try {
-        await third.connect(new StreamableHTTPClientTransport(new URL(server.url)))
-        await third.close()
-        return true
-      } catch {
-        return false
-      }
-    }, 3_000)
+    const busy = await connect(server.url)
+    const marker = path.join(plugin.scratch, 'busy-marker')
+    const running = busy.callTool({ name: 'slow', arguments: { ms: 600, marker } })
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    const refused = new Client({ name: 'refused', version: '1.0.0' })
+    await expect(refused.connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow(/503|busy/)
+    expect(text(await running)).toContain('slept 600 ms')
+    const next = await connect(server.url)
+    expect((await next.listTools()).tools.length).toBeGreaterThan(0)
     await expect(serveHttp(root, { port: 0, maxSessions: 0 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+  })
+
+  it('still takes a fresh client after 1,000 sessions were opened and abandoned', { timeout: 60_000 }, async () => {
+    const server = await serveHttp(root, { port: 0 })
+    onTestFinished(() => server.close())
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'abandoned', version: '1' } } }
+    const abandon = async () => {
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(initialize),
+      })
+      await response.body?.cancel()
+      return response.status === 200 && response.headers.get('mcp-session-id') !== null
+    }
+    // Ten clients at a time, each abandoning the session it just opened.
+    let opened = 0
+    for (let batch = 0; batch < 100; batch += 1) opened += (await Promise.all(Array.from({ length: 10 }, abandon))).filter(Boolean).length
+    expect(opened).toBe(1_000)
+    const client = await connect(server.url)
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0)
   })
 
   it('keeps a connected client session alive past the idle time while its event stream is open', async () => {

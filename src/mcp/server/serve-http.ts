@@ -4,15 +4,11 @@ import { type AddressInfo, isIP } from 'node:net'
 import { hostname, networkInterfaces } from 'node:os'
 import { Readable } from 'node:stream'
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
-import {
-  localhostAllowedHostnames,
-  validateHostHeader,
-  validateOriginHeader,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server'
+import { localhostAllowedHostnames, validateHostHeader, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import { SeamError } from '../../errors.js'
 import type { Root } from '../../runtime/root.js'
 import type { McpServeOptions } from './serve-options.js'
+import { type HttpSession, HttpSessions } from './http-sessions.js'
 import { McpBridge } from './serve-bridge.js'
 
 export type McpHttpOptions = McpServeOptions & {
@@ -25,19 +21,25 @@ export type McpHttpOptions = McpServeOptions & {
   /** Extra `Host` names to accept (a DNS name the server is reached by); loopback names always are. */
   allowedHosts?: string[]
   /**
+   * Extra browser origins to accept, exactly (`https://console.example.com`). A request with an
+   * `Origin` header must name this server exactly (scheme, host and the bound port) or one of these.
+   */
+  allowedOrigins?: string[]
+  /**
    * A session with no request or event stream open for this long is closed (default 30 minutes):
    * a client that vanished without ending its session must not hold a server and a turn forever.
    */
   sessionIdleMs?: number
   /**
-   * At most this many sessions at once (default 64); a client asking for one more is answered 503
-   * until another ends or expires. Each session holds a server and a turn.
+   * At most this many sessions at once (default 64). A new client past it reclaims the least
+   * recently used session that has no request in flight; only when every session is busy is it
+   * answered 503. Each session holds a server and a turn.
    */
   maxSessions?: number
   /**
    * Answers requests for paths other than `/mcp` (the console) and returns `true`, or `false` to
-   * leave them unanswered (404). Called after the `Host` and `Origin` checks, before the bearer
-   * token check: the handler authenticates its own requests.
+   * leave them unanswered (404). Called after the `Host` and exact `Origin` checks, before the
+   * bearer token check: the handler authenticates its own requests.
    */
   routes?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>
 }
@@ -45,21 +47,15 @@ export type McpHttpOptions = McpServeOptions & {
 const PATH = '/mcp'
 const MAX_BODY_BYTES = 4 * 1024 * 1024
 
-interface Session {
-  readonly id: string
-  readonly transport: WebStandardStreamableHTTPServerTransport
-  /** Requests (and event streams) of this session still open. */
-  open: number
-  lastSeen: number
-}
-
 const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
 const DEFAULT_MAX_SESSIONS = 64
 
 /**
  * Serves the live generation over streamable HTTP at `http://<host>:<port>/mcp`, one MCP session
- * (and SDK server) per client. Every request's `Host` and `Origin` must name this server (DNS
- * rebinding), then carry the bearer token when one is configured (compared in constant time).
+ * (and SDK server) per client (see `HttpSessions` for how a full table makes room). Every request's
+ * `Host` must name this server and its `Origin`, when it has one, must be this server's origin
+ * exactly (DNS rebinding), then carry the bearer token when one is configured (compared in
+ * constant time).
  * `close()` ends every session (aborting running calls, which are still journaled) and the listener.
  */
 export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ url: string; close(): Promise<void> }> {
@@ -78,23 +74,17 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
   const expected = token === undefined ? undefined : digest(token)
   const allowed = allowedHostnames(host, options.allowedHosts ?? [])
   const log = options.log ?? (() => {})
-  const bridge = new McpBridge(root, options)
-  const sessions = new Map<string, Session>()
-  let closing: Promise<void> | undefined
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
   if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) {
     throw new SeamError('INVALID_OPTIONS', `maxSessions must be a positive integer, got ${String(options.maxSessions)}`)
   }
-  const sweeper = setInterval(() => {
-    const now = Date.now()
-    for (const session of sessions.values()) {
-      if (session.open > 0 || now - session.lastSeen < idleMs) continue
-      sessions.delete(session.id)
-      log(`mcp http: session ${session.id.slice(0, 8)} expired after ${Math.round(idleMs / 1000)} s idle`)
-      session.transport.close().catch(() => {})
-    }
-  }, Math.max(10, Math.min(60_000, Math.floor(idleMs / 4))))
+  const bridge = new McpBridge(root, options)
+  const sessions = new HttpSessions({ max: maxSessions, idleMs, log })
+  // Known once the port is bound (it may be 0 until then).
+  let origins = new Set<string>()
+  let closing: Promise<void> | undefined
+  const sweeper = setInterval(() => sessions.sweep(), Math.max(10, Math.min(60_000, Math.floor(idleMs / 4))))
   sweeper.unref()
 
   const http = createServer((req, res) => {
@@ -108,36 +98,46 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const hostCheck = validateHostHeader(req.headers.host, allowed)
     if (!hostCheck.ok) return reply(res, 403, hostCheck.message)
-    const originCheck = validateOriginHeader(req.headers.origin, allowed)
-    if (!originCheck.ok) return reply(res, 403, originCheck.message)
-    if (options.routes && new URL(req.url ?? '/', 'http://localhost').pathname !== PATH && (await options.routes(req, res))) return
+    const origin = req.headers.origin
+    if (origin !== undefined && !origins.has(origin)) return reply(res, 403, `Forbidden: origin ${JSON.stringify(origin.slice(0, 200))} is not allowed`)
+    const mcp = new URL(req.url ?? '/', 'http://localhost').pathname === PATH
+    if (options.routes && !mcp && (await options.routes(req, res))) return
     if (expected && !bearerMatches(req.headers.authorization, expected)) {
       log(`mcp http: refused a request without a valid bearer token from ${req.socket.remoteAddress ?? 'unknown'}`)
       return reply(res, 401, 'Unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' })
     }
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== PATH) return reply(res, 404, `Not found: MCP is served at ${PATH}`)
+    if (!mcp) return reply(res, 404, `Not found: MCP is served at ${PATH}`)
     if (closing) return reply(res, 503, 'The server is shutting down')
 
     const sessionId = header(req, 'mcp-session-id')
     let session = sessionId === undefined ? undefined : sessions.get(sessionId)
     if (sessionId !== undefined && !session) return reply(res, 404, 'Session not found')
-    // Seen now, before a slow upload: the idle sweep must not expire the session while the body arrives.
-    if (session) session.lastSeen = Date.now()
-    const body = req.method === 'POST' ? await readBody(req) : undefined
-    if (body === 'too-large') return reply(res, 413, 'Request body too large', { connection: 'close' })
-    if (!session && sessions.size >= maxSessions) {
-      log(`mcp http: refused a new session: ${maxSessions} are open`)
-      return reply(res, 503, `Too many sessions (${maxSessions}); end one or try again later`, { 'retry-after': '5' })
+    // Counted before a slow upload: the session is busy (never reclaimed, never expired) until answered.
+    const eventStream = req.method === 'GET'
+    if (session) {
+      sessions.touch(session)
+      if (eventStream) session.streams += 1
+      else session.requests += 1
     }
-    session ??= await openSession()
+    const body = req.method === 'POST' ? await readBody(req).catch((error: unknown) => error as Error) : undefined
+    if (body === 'too-large' || body instanceof Error) {
+      if (session) release(session, eventStream)
+      if (body instanceof Error) return void res.destroy()
+      return reply(res, 413, 'Request body too large', { connection: 'close' })
+    }
+    if (!session) {
+      if (!sessions.makeRoom()) {
+        log(`mcp http: refused a new session: all ${maxSessions} are busy`)
+        return reply(res, 503, `Too many sessions (${maxSessions}), all busy; try again later`, { 'retry-after': '5' })
+      }
+      session = await openSession()
+      session.requests += 1
+    }
     const current = session
-    current.open += 1
-    current.lastSeen = Date.now()
     const abort = new AbortController()
     res.on('close', () => {
       abort.abort()
-      current.open -= 1
-      current.lastSeen = Date.now()
+      release(current, eventStream)
     })
     const request = new Request(new URL(req.url ?? PATH, 'http://localhost'), {
       method: req.method,
@@ -158,16 +158,22 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
     stream.pipe(res)
   }
 
-  async function openSession(): Promise<Session> {
+  function release(session: HttpSession, stream: boolean): void {
+    if (stream) session.streams -= 1
+    else session.requests -= 1
+    session.lastSeen = Date.now()
+  }
+
+  async function openSession(): Promise<HttpSession> {
     const id = randomUUID()
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
-        sessions.set(id, session)
+        sessions.add(session)
         log(`mcp http: session ${id.slice(0, 8)} opened`)
       },
     })
-    const session: Session = { id, transport, open: 0, lastSeen: Date.now() }
+    const session: HttpSession = { id, transport, requests: 0, streams: 0, lastSeen: Date.now() }
     const server = bridge.open(bridge.sessionFor(id), () => {
       if (sessions.delete(id)) log(`mcp http: session ${id.slice(0, 8)} closed`)
     })
@@ -193,6 +199,7 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
     })
   }
   const bound = (http.address() as AddressInfo).port
+  origins = new Set([...allowed.map((name) => `http://${name}:${bound}`), ...(options.allowedOrigins ?? [])])
   const url = `http://${isIP(host) === 6 ? `[${host}]` : host}:${bound}${PATH}`
   log(`mcp http: serving ${url}${token ? ' (bearer token required)' : ''}`)
   return {
