@@ -184,4 +184,18 @@ describe('stage deadlines', () => {
     const turn = await beginTurn(root)
     expect(await turn.tools.execute({ callId: 'c1', name: 't', arguments: '{}' })).toMatchObject({ status: 'completed' })
   })
+
+  it('refuses a turn whose turn/begin write stalls, and ends and closes past a stalled turn/end', async () => {
+    const inner = memoryJournal()
+    let stall: JournalEvent['kind'] | undefined = 'turn/begin'
+    const journal = tappedJournal(inner, async (event: JournalEvent) => {
+      if (event.kind === stall) await never()
+    })
+    const { root } = await rootWith((ctx) => void ctx.addTool('t', tool()), { defaults: quick, journal })
+    await expect(beginTurn(root)).rejects.toMatchObject({ code: 'JOURNAL_UNAVAILABLE' })
+    stall = 'turn/end'
+    const turn = await beginTurn(root)
+    await turn.end()
+    await root.close()
+  })
 })

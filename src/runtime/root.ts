@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { TIMED_OUT, untilDue } from './abort.js'
 import { rescanEnvironment } from './journal/redact.js'
 import { Activity } from './activity.js'
 import { SeamError } from '../errors.js'
@@ -251,7 +252,10 @@ export class Root {
       let seq = 0
       let ended = false
       const nextSeq = () => ++seq
-      await this.journal.append({ kind: 'turn/begin', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), session: envelope.session, subjectId: envelope.principal.subjectId, generation: generation.number, owner: envelope.owner })
+      const begun = this.journal.append({ kind: 'turn/begin', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), session: envelope.session, subjectId: envelope.principal.subjectId, generation: generation.number, owner: envelope.owner })
+      if ((await untilDue(begun, undefined, this.#limits.journalTimeoutMs)) === TIMED_OUT) {
+        throw new SeamError('JOURNAL_UNAVAILABLE', `the journal did not record the turn's beginning within ${this.#limits.journalTimeoutMs} ms`)
+      }
       const tools = new TurnToolRuntime({
         ...this.#runtimeOptions(),
         turn: envelope,
@@ -271,7 +275,8 @@ export class Root {
           ended = true
           this.#turns.delete(turn)
           try {
-            await this.journal.append({ kind: 'turn/end', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), reason: 'ended' })
+            // A stalled journal cannot hold the end (or close) up: crash repair marks the turn interrupted.
+            await untilDue(this.journal.append({ kind: 'turn/end', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), reason: 'ended' }), undefined, this.#limits.journalTimeoutMs)
           } finally {
             // Calls still running finish on this generation: the lease goes once they have settled
             // (a call that had not reached its body yet settles as GENERATION_RETIRED), and close()
