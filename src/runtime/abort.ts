@@ -46,13 +46,15 @@ function race<T>(work: PromiseLike<T>, signal: AbortSignal | undefined, timeoutM
 /**
  * One bounded wait. Its deadline joins the deadline queue only if the work is still pending at the
  * end of the event-loop turn (`arming`): most waits (a journal write, a quick hook) settle within it
- * and never pay for a queue entry. The deadline still counts from the start of the wait. Methods,
+ * and never pay for a queue entry or a clock read. The deadline counts from that end of the turn
+ * (a wait is never cut short; it may run over by what the turn took). Methods,
  * not arrow-function fields, and the wait itself as the abort listener (`handleEvent`): a closure
  * per wait would cost more than the wait.
  */
 class Wait<T> implements Due, Armable {
-  readonly due: number
+  due = Number.POSITIVE_INFINITY
   finished = false
+  readonly #timeoutMs: number
   #queued = false
   readonly #resolve: (value: T | typeof ABORTED | typeof TIMED_OUT) => void
   readonly #reject: (error: unknown) => void
@@ -67,7 +69,7 @@ class Wait<T> implements Due, Armable {
     this.#resolve = resolve
     this.#reject = reject
     this.#signal = signal
-    this.due = timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + timeoutMs
+    this.#timeoutMs = timeoutMs ?? Number.POSITIVE_INFINITY
     signal?.addEventListener('abort', this, { once: true })
     if (timeoutMs !== undefined) arming.defer(this)
   }
@@ -82,6 +84,7 @@ class Wait<T> implements Due, Armable {
 
   arm(): void {
     if (this.finished) return
+    this.due = performance.now() + this.#timeoutMs
     this.#queued = true
     deadlines.add(this)
   }
