@@ -25,6 +25,7 @@ describe.concurrent('seam tools, call and journal on a plugin folder', { timeout
     expect(table.stdout).toMatch(/echo\s+tools\/echo\.ts\s+never\s+text: string, times\?: integer/)
   })
 
+  // Concurrent tests: the context's onTestFinished, so the folder goes when this test ends, not a sibling.
   it('says why a mounted MCP server contributed no tools', async ({ onTestFinished }) => {
     const down = await pluginFolder({
       'plugin.ts': `
@@ -44,6 +45,7 @@ export default definePlugin({
     })
     onTestFinished(() => rm(down, { recursive: true, force: true }))
     const [table, json] = await Promise.all([seam('tools', down), seam('tools', down, '--json')])
+    expect(table.stderr).toBe('')
     expect(table.code).toBe(0)
     expect(table.stdout).toMatch(/generation 1: 0 tools/)
     expect(table.stdout).toMatch(/provider missing {2}down {2}retrying in \d+ s: connecting failed: .*ENOENT/)

@@ -107,14 +107,15 @@ describe('serveHttp: the live generation over streamable HTTP', () => {
     expect(question.message).toContain('wipe id=7')
     expect(question.message).toContain('always asks for approval')
     expect(question.message).not.toContain('sk-live-123456')
-    expect(question.requestedSchema.properties.decision).toMatchObject({ type: 'string', enum: ['once', 'session', 'reject'] })
+    // `wipe` always asks: a session grant would mean nothing, so it is not offered.
+    expect(question.requestedSchema.properties.decision).toMatchObject({ type: 'string', enum: ['once', 'reject'] })
   })
 
-  it('runs the call when the answer is session', async () => {
+  it('takes no session answer for a tool that always asks: the call is denied, never granted for the session', async () => {
     const client = await connect(server.url, { answer: () => 'session' })
     const result = await client.callTool({ name: 'wipe', arguments: { id: 9 } })
-    expect(text(result)).toContain('wiped ticket 9')
-    expect((await root.journal.tail(10)).findLast((e) => e.kind === 'approval/decided')).toMatchObject({ decision: 'allowed-session' })
+    expect(text(result)).toMatch(/^\[DENIED\] /)
+    expect((await root.journal.tail(10)).findLast((e) => e.kind === 'approval/decided')).toMatchObject({ decision: 'rejected' })
   })
 
   it.each([
