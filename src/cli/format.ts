@@ -26,9 +26,8 @@ export function formatPublish(generation: number, diff: GenerationDiff, duration
  * A provider's diagnostic carries text a remote server chose: every part is shown escaped.
  */
 export function formatDiagnostic(d: Diagnostic, style: Style, dir?: string): string {
-  // Without a file: the source (a provider's id) in front, but a setup failure names its plugin itself.
-  const plain = d.file ? [shortPath(d.file, dir), d.line, d.column].filter((v) => v !== undefined).join(':') : d.code === 'SETUP_FAILED' ? d.code : (d.source ?? d.code)
-  const where = printable(plain)
+  // Without a file the message names what failed itself (`plugin "support" failed to set up: …`).
+  const where = printable(d.file ? [shortPath(d.file, dir), d.line, d.column].filter((v) => v !== undefined).join(':') : d.code)
   const message = printableLines(d.file ? withoutLocation(d.message, d.file, dir) : d.message)
   const head = `${style.bold(where)} ${style.red(message)}`
   if (!d.frame) return head
@@ -57,15 +56,6 @@ export function formatProvider(status: ProviderStatus, style: Style, now = Date.
   const retry = status.retryAt !== undefined ? `  retrying in ${Math.max(0, Math.ceil((status.retryAt - now) / 1000))} s` : ''
   const why = status.reason ? `: ${printable(status.reason)}` : ''
   return `${name}  ${style.yellow(status.state)}${retry}${why}`
-}
-
-/** Loader messages often start with the location shown in front of them already: say it once. */
-function withoutLocation(message: string, file: string, dir?: string): string {
-  const lead = /^(\S+?)(?::\d+){0,2}:\s+/.exec(message)
-  if (lead === null) return message
-  const named = lead[1]!
-  const same = named === file || path.resolve(dir ?? process.cwd(), named) === path.resolve(file)
-  return same ? message.slice(lead[0].length) : message
 }
 
 export function shortPath(file: string, dir?: string): string {
