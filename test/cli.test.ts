@@ -165,6 +165,8 @@ describe('seam dev', { timeout: 60_000 }, () => {
     expect(out.text).toMatch(/^ {2}tools +1 {2}echo$/m)
     expect(out.text).toMatch(/^ {2}skills +0$/m)
     expect(out.text).toContain(`journal    ${path.join(dir, '.seam', 'journal.db')}`)
+    // CI installs bubblewrap, so the workspace plugin's run_command is sandboxed.
+    expect(out.text).toMatch(/^ {2}commands {3}sandboxed \(bwrap\)$/m)
     expect(out.text).toMatch(/^ {2}mcp {8}http:\/\/127\.0\.0\.1:\d+\/mcp$/m)
 
     let mark = out.text.length

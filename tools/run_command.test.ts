@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
 import { mkdir, readFile, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { PATH_ESCAPE_REASON } from './lib/confine.js'
 import { procStat } from './lib/process-tree.js'
+import { bwrapPath, SANDBOX_ENV } from './lib/sandbox.js'
 import { recordingApproval, textOf, workspaceRoot } from './lib/testing.js'
 
 const node = process.execPath
@@ -21,6 +24,32 @@ function alive(pid: number): boolean {
   return fields !== undefined && fields[0] !== 'Z'
 }
 
+/**
+ * The live host processes whose command line holds `marker`. A sandboxed command has PIDs of its own
+ * namespace, so a test finds its processes by a marker in their argv rather than by a PID they print.
+ */
+function marked(marker: string): number[] {
+  const pids: number[] = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker) && alive(Number(name))) pids.push(Number(name))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids
+}
+
+/** A unique marker, and the SIGKILL of whatever still carries it when the test ends. */
+function marker(): string {
+  const mark = `seam-mark-${randomUUID()}`
+  onTestFinished(() => {
+    for (const pid of marked(mark)) process.kill(pid, 'SIGKILL')
+  })
+  return mark
+}
+
 async function eventually(check: () => boolean | Promise<boolean>, withinMs = 5000): Promise<void> {
   const end = Date.now() + withinMs
   while (!(await check())) {
@@ -34,7 +63,21 @@ async function approvedRoot() {
   return { ...(await workspaceRoot({ approval: approval.port })), approval }
 }
 
-describe('run_command', () => {
+// Every behaviour holds with the sandbox (bubblewrap: CI installs it) and without it.
+describe.each([
+  { mode: 'sandboxed', sandbox: 'on' },
+  { mode: 'not sandboxed', sandbox: 'off' },
+])('run_command ($mode)', ({ sandbox }) => {
+  beforeEach(() => {
+    const before = process.env[SANDBOX_ENV]
+    process.env[SANDBOX_ENV] = sandbox
+    if (sandbox === 'on') expect(bwrapPath(), 'bwrap must be installed (apt-get install bubblewrap)').toBeDefined()
+    return () => {
+      if (before === undefined) delete process.env[SANDBOX_ENV]
+      else process.env[SANDBOX_ENV] = before
+    }
+  })
+
   it('runs node -e after approval and returns exit code, stdout and stderr', async () => {
     const { call, approval } = await approvedRoot()
     const outcome = await call('run_command', { argv: [node, '-e', 'console.log("hello"); console.error("warn")'] })
@@ -101,72 +144,63 @@ describe('run_command', () => {
 
   it('stops a background job that moved to a process group of its own (set -m), and settles at once', async () => {
     const { call, workspace } = await approvedRoot()
-    // The job writes its pid, then sleeps holding the command's output pipes.
-    const script = `set -m; sh -c 'echo $$ > job.pid; exec sleep 150' & sleep 0.3; echo started`
+    const mark = marker()
+    // The job says it started, then sleeps (under the marker's name) holding the command's output pipes.
+    const script = `set -m; bash -c 'echo $$ > job.pid; exec -a ${mark} sleep 150' & sleep 0.3; echo started`
     const started = Date.now()
     const outcome = await call('run_command', { argv: ['bash', '-c', script], timeoutMs: 5_000 })
-    const job = Number(await readFile(join(workspace, 'job.pid'), 'utf8'))
-    onTestFinished(() => {
-      if (alive(job)) process.kill(job, 'SIGKILL')
-    })
+    await readFile(join(workspace, 'job.pid'), 'utf8')
     expect(outcome).toMatchObject({ status: 'completed', value: { exitCode: 0, stdout: 'started\n', timedOut: false } })
     // Not the 5 s timeout, not the 60 s default: the leader exited and its session was stopped.
     expect(Date.now() - started).toBeLessThan(4_000)
-    await eventually(() => !alive(job), 3_000)
+    await eventually(() => marked(mark).length === 0, 3_000)
   })
 
   it('settles soon after the command exits even when a daemon of its own session keeps the output pipes', async () => {
     const { call, workspace } = await approvedRoot()
-    const script = `setsid sh -c 'echo $$ > daemon.pid; exec sleep 150' & sleep 0.3; echo started`
+    const mark = marker()
+    const script = `setsid bash -c 'echo $$ > daemon.pid; exec -a ${mark} sleep 150' & sleep 0.3; echo started`
     const started = Date.now()
     const outcome = await call('run_command', { argv: ['bash', '-c', script], timeoutMs: 10_000 })
-    const daemon = Number(await readFile(join(workspace, 'daemon.pid'), 'utf8'))
-    onTestFinished(() => {
-      if (alive(daemon)) process.kill(daemon, 'SIGKILL')
-    })
+    await readFile(join(workspace, 'daemon.pid'), 'utf8')
     expect(outcome).toMatchObject({ status: 'completed', value: { exitCode: 0, stdout: 'started\n' } })
     expect(Date.now() - started).toBeLessThan(5_000)
+    // In the sandbox even the daemon is gone: it dies with the PID namespace.
+    if (sandbox === 'on') await eventually(() => marked(mark).length === 0, 3000)
   })
 
   it('kills the whole process tree when the call is cancelled', async () => {
     const { call, workspace, abort } = await approvedRoot()
-    // The command starts a grandchild that ignores SIGTERM; each writes its pid once it is ready.
-    const grandchild = 'process.on("SIGTERM", () => {}); require("fs").writeFileSync("grandchild.pid", String(process.pid)); setInterval(() => {}, 1000)'
+    const mark = marker()
+    // The command starts a grandchild that ignores SIGTERM; each says when it is ready. Both carry the marker.
+    const grandchild = 'process.on("SIGTERM", () => {}); require("fs").writeFileSync("grandchild.ready", ""); setInterval(() => {}, 1000)'
     const script = `
-      require('child_process').spawn(process.execPath, ['-e', ${JSON.stringify(grandchild)}], { stdio: 'ignore' })
-      require('fs').writeFileSync('child.pid', String(process.pid))
+      require('child_process').spawn(process.execPath, ['-e', ${JSON.stringify(grandchild)}, ${JSON.stringify(mark)}], { stdio: 'ignore' })
+      require('fs').writeFileSync('child.ready', '')
       setInterval(() => {}, 1000)`
-    const running = call('run_command', { argv: [node, '-e', script] })
-    const pidOf = (name: string) => readFile(join(workspace, name), 'utf8').then(Number, () => undefined)
-    const pids = { child: 0, grandchild: 0 }
-    await eventually(async () => {
-      pids.child = (await pidOf('child.pid')) ?? 0
-      pids.grandchild = (await pidOf('grandchild.pid')) ?? 0
-      return pids.child > 0 && pids.grandchild > 0
-    })
-    onTestFinished(() => {
-      for (const pid of [pids.child, pids.grandchild]) if (alive(pid)) process.kill(pid, 'SIGKILL')
-    })
-    expect(alive(pids.child) && alive(pids.grandchild)).toBe(true)
+    const running = call('run_command', { argv: [node, '-e', script, mark] })
+    const ready = (name: string) => readFile(join(workspace, name)).then(() => true, () => false)
+    await eventually(async () => (await ready('child.ready')) && (await ready('grandchild.ready')))
+    expect(marked(mark).length).toBeGreaterThanOrEqual(2)
     const aborted = Date.now()
     abort()
     const outcome = await running
     expect(outcome).toMatchObject({ status: 'cancelled', code: 'ABORTED' })
     expect(outcome.details?.abandoned).toBeUndefined()
-    // The body settled only after the tree was gone: SIGTERM, then SIGKILL (after 1 s) for the one that ignored it.
-    expect(alive(pids.child)).toBe(false)
-    expect(alive(pids.grandchild)).toBe(false)
-    expect(Date.now() - aborted).toBeGreaterThanOrEqual(900)
+    // The body settled only after the tree was gone. Unsandboxed: SIGTERM, then SIGKILL (after 1 s) for the
+    // one that ignored it; sandboxed, the kernel kills the whole PID namespace with its first process.
+    expect(marked(mark)).toEqual([])
+    if (sandbox === 'off') expect(Date.now() - aborted).toBeGreaterThanOrEqual(900)
   })
 
   it('stops background processes a command leaves behind when it exits', async () => {
     const { call } = await approvedRoot()
+    const mark = marker()
     const started = Date.now()
-    const outcome = await call('run_command', { argv: ['sh', '-c', 'sleep 30 & echo $!'] })
-    expect(outcome).toMatchObject({ status: 'completed', value: { exitCode: 0 } })
+    const outcome = await call('run_command', { argv: ['bash', '-c', `bash -c 'exec -a ${mark} sleep 30' & echo started`] })
+    expect(outcome).toMatchObject({ status: 'completed', value: { exitCode: 0, stdout: 'started\n' } })
     expect(Date.now() - started).toBeLessThan(10_000)
-    const pid = Number((outcome.value as { stdout: string }).stdout.trim())
-    await eventually(() => !alive(pid), 3000)
+    await eventually(() => marked(mark).length === 0, 3000)
   })
 
   it('removes secret-looking variables from the environment and turns colours off', async () => {

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { commandEnv } from './lib/env.js'
 import { fsToken } from './lib/fs-seam.js'
 import { runProcess } from './lib/process-tree.js'
+import { bwrapPath, sandboxArgv } from './lib/sandbox.js'
 import { fsFailure } from './lib/text.js'
 
 const MAX_OUTPUT = 64 * 1024
@@ -16,7 +17,8 @@ export default defineTool({
     'Run a program in the workspace and return its exit code, stdout and stderr (64 KiB each; the middle ' +
     'of longer output is cut). `argv` is the program and its arguments, with no shell: no pipes, globs, ' +
     'redirects or `&&` (run `sh -c "…"` explicitly when you need them). The user approves every run. ' +
-    'Variables that look like secrets are removed from its environment.',
+    'Variables that look like secrets are removed from its environment. Where bubblewrap is installed the ' +
+    'command runs in a sandbox: only the workspace (and a private /tmp) is writable.',
   input: z.object({
     argv: z.array(z.string()).min(1).describe('Program and arguments, e.g. ["npx", "vitest", "run", "src/x.test.ts"]'),
     cwd: z.string().min(1).optional().describe('Working folder, relative to the workspace root (default: the root)'),
@@ -52,7 +54,9 @@ export default defineTool({
       throw fsFailure(error, cwd ?? '.')
     }
     const { env } = commandEnv(process.env)
-    return runProcess(argv, { cwd: folder, env, signal: ctx.signal, timeoutMs, maxOutput: MAX_OUTPUT, killGraceMs: KILL_GRACE_MS })
+    const bwrap = bwrapPath()
+    const command = bwrap ? sandboxArgv(bwrap, argv, { workspace: fs.root, cwd: folder, env }) : argv
+    return runProcess(command, { cwd: folder, env, signal: ctx.signal, timeoutMs, maxOutput: MAX_OUTPUT, killGraceMs: KILL_GRACE_MS })
   },
   render: (args, value) => {
     const status = value.timedOut

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { delimiter, join } from 'node:path'
 import { type Command, Option } from 'commander'
 import { messageOf, SeamError } from '../../errors.js'
 import type { Root } from '../../runtime/root.js'
@@ -73,6 +75,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     line(out, `  tools      ${names(tools)}`)
     line(out, `  skills     ${names(skills)}`)
     line(out, `  journal    ${root.journal.location}`)
+    line(out, `  commands   ${commandSandbox(io.env)}`)
     const repaired = root.repaired
     if (repaired && (repaired.results > 0 || repaired.turns > 0)) {
       line(out, style.yellow(`  repaired   ${plural(repaired.results, 'call')} (OUTCOME_UNKNOWN) and ${plural(repaired.turns, 'turn')} left open by a crash`))
@@ -120,6 +123,13 @@ async function startHttp(root: Root, options: HttpServeOptions, style: Style): P
 async function startTelemetry(flag: boolean, env: NodeJS.ProcessEnv) {
   const { otelWanted, startOtel } = await import('../otel.js')
   return otelWanted(flag, env) ? startOtel(env) : undefined
+}
+
+/** Whether the workspace plugin's `run_command` runs commands in bubblewrap (see tools/lib/sandbox.ts). */
+function commandSandbox(env: NodeJS.ProcessEnv): string {
+  if (env.SEAM_RUN_COMMAND_SANDBOX === 'off') return 'not sandboxed: SEAM_RUN_COMMAND_SANDBOX=off'
+  const found = (env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, 'bwrap')))
+  return found && process.platform === 'linux' ? 'sandboxed (bwrap)' : 'not sandboxed: bwrap not installed'
 }
 
 function parseDebounce(value: string | undefined): number | undefined {
