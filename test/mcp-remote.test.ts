@@ -213,7 +213,12 @@ describe('mounted-server options', () => {
         new McpToolService({ id: 'trusted', transport: everythingTransport(), include: ['get-sum'], trustAnnotations: true }),
       ]),
       journal: memoryJournal(),
-      approval: { request: async (request) => (asked.push(request.name), 'allowed-once') },
+      approval: {
+        request: async (request) => {
+          asked.push(request.name)
+          return 'allowed-once'
+        },
+      },
     })
     try {
       const turn = await beginTurn(root)
