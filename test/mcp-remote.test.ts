@@ -172,6 +172,66 @@ describe('remote MCP servers mounted at the root', () => {
   })
 })
 
+describe('mounted-server options', () => {
+  it('lets a prefixed filesystem server, a filtered one and local tools of the same names share one generation', async () => {
+    const files = await realpath(await mkdtemp(path.join(tmpdir(), 'seam-mcp-prefix-')))
+    await writeFile(path.join(files, 'a.txt'), 'alpha\n')
+    const root = await createRoot({
+      plugin: mount(
+        () => [
+          new McpToolService({ id: 'filesystem', transport: filesystemTransport(files), prefix: 'fs', exclude: ['write_*', 'edit_*', 'move_*', 'create_*'] }),
+          new McpToolService({ id: 'everything', transport: everythingTransport(), include: ['echo', 'get-*'], exclude: ['get-env'] }),
+        ],
+        (ctx) => {
+          ctx.addTool('read_text_file', defineTool({ description: 'A local tool with a server tool name.', input: z.object({}), approval: 'never', execute: () => 'local' }))
+          ctx.addTool('write_file', defineTool({ description: 'Another.', input: z.object({}), approval: 'never', execute: () => 'local' }))
+        },
+      ),
+      journal: memoryJournal(),
+      approval: { request: async () => 'allowed-once' },
+    })
+    try {
+      const names = (await root.capabilities()).tools.map((t) => t.name)
+      expect(names).toEqual(expect.arrayContaining(['read_text_file', 'write_file', 'fs__read_text_file', 'fs__list_directory', 'echo', 'get-sum']))
+      expect(names.some((n) => n.startsWith('fs__write') || n === 'get-env' || n === 'trigger-long-running-operation')).toBe(false)
+      const turn = await beginTurn(root)
+      const read = await turn.tools.execute({ callId: 'c1', name: 'fs__read_text_file', arguments: JSON.stringify({ path: path.join(files, 'a.txt') }) })
+      expect(read).toMatchObject({ status: 'completed', content: [{ type: 'text', text: 'alpha\n' }] })
+      expect(await turn.tools.execute({ callId: 'c2', name: 'read_text_file', arguments: '{}' })).toMatchObject({ value: 'local' })
+      await turn.end()
+    } finally {
+      await root.close()
+      await rm(files, { recursive: true, force: true })
+    }
+  })
+
+  it('asks before a tool whose server claims it is read-only, unless the host trusts that server', async () => {
+    const asked: string[] = []
+    const root = await createRoot({
+      plugin: mount(() => [
+        new McpToolService({ id: 'untrusted', transport: everythingTransport(), include: ['echo'] }),
+        new McpToolService({ id: 'trusted', transport: everythingTransport(), include: ['get-sum'], trustAnnotations: true }),
+      ]),
+      journal: memoryJournal(),
+      approval: {
+        request: async (request) => {
+          asked.push(request.name)
+          return 'allowed-once'
+        },
+      },
+    })
+    try {
+      const turn = await beginTurn(root)
+      await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"x"}' })
+      await turn.tools.execute({ callId: 'c2', name: 'get-sum', arguments: '{"a":1,"b":2}' })
+      await turn.end()
+      expect(asked).toEqual(['echo'])
+    } finally {
+      await root.close()
+    }
+  })
+})
+
 describe('remote MCP tool names', () => {
   it('reject a projection where a Feature tool has the same name as a remote tool', async () => {
     const plugin = mount(

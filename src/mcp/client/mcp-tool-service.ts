@@ -21,7 +21,7 @@ import {
   SETUP_TIMEOUT_MS,
 } from './options.js'
 import { type Redactor, redactedError, redactorFor, safeMessage } from './redact.js'
-import { mapTools, TOOL_NAME } from './schema-mapping.js'
+import { mapTools, remoteName, TOOL_NAME } from './schema-mapping.js'
 import { observeStatus } from './status-metric.js'
 import { ConnectionSupervisor, type McpServiceStatus } from './supervisor.js'
 
@@ -57,6 +57,9 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     this.description = options.description ?? `MCP server "${options.id}" (${describeTarget(options.transport)})`
     this.#options = options
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+    if (options.prefix !== undefined && !/^[a-zA-Z0-9_-]{1,20}$/.test(options.prefix)) {
+      throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": prefix must be 1-20 of [a-zA-Z0-9_-], got ${JSON.stringify(options.prefix)}`)
+    }
     this.#redact = redactorFor(options.transport)
     this.#supervisor = new ConnectionSupervisor(
       {
@@ -167,8 +170,9 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     if (typeof args !== 'object' || Array.isArray(args)) {
       return { success: false, error: 'MCP tool arguments must be a JSON object', metadata: { code: 'invalid_arguments' } }
     }
-    if (!TOOL_NAME.test(toolName)) {
-      return { success: false, error: `"${toolName.slice(0, 80)}" is not a valid MCP tool name`, metadata: { code: 'unknown_tool' } }
+    const remote = remoteName(toolName, this.#options.prefix)
+    if (remote === undefined || !TOOL_NAME.test(remote)) {
+      return { success: false, error: `${JSON.stringify(toolName.slice(0, 80))} is not a tool of MCP server "${this.id}"`, metadata: { code: 'unknown_tool' } }
     }
     let connection: McpConnection
     try {
@@ -186,7 +190,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     const span = startRequestSpan('client', toolName, parent, this.id)
     try {
       const result = await connection.callTool(
-        toolName,
+        remote,
         args as Record<string, unknown>,
         { signal, timeout: this.#timeoutMs },
         traceMeta(trace.setSpan(parent, span)),
@@ -226,7 +230,8 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
         { cause: redactedError(error, this.#redact), details: { provider: this.id, status: this.status } },
       )
     }
-    const { schemas, notes } = mapTools(tools, { serverId: this.id, concurrencySafe: this.#options.concurrencySafe })
+    const { concurrencySafe, prefix, include, exclude, approval, trustAnnotations } = this.#options
+    const { schemas, notes } = mapTools(tools, { serverId: this.id, concurrencySafe, prefix, include, exclude, approval, trustAnnotations })
     this.#notes = notes.map(this.#redact)
     return Object.freeze(schemas.map(deepFreeze))
   }

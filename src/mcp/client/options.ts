@@ -1,3 +1,5 @@
+import type { ApprovalMode } from '../../seams/types.js'
+
 /**
  * The options a host gives `McpToolService`, and the defaults it falls back to. Values in `env` and
  * `headers` are treated as secrets: they never appear in errors or diagnostics.
@@ -40,6 +42,24 @@ export interface McpToolServiceOptions {
    */
   concurrencySafe?: boolean | readonly string[]
   reconnect?: McpReconnectOptions
+  /**
+   * Tools are listed as `<prefix>__<name>` (`fs` → `fs__read_text_file`), so two servers (or a
+   * server and a local tool) with the same tool name can share a generation. Calls use the server's
+   * own name. 1–20 of `[a-zA-Z0-9_-]`.
+   */
+  prefix?: string
+  /** Only the server tools whose name matches one of these patterns (`*` matches any run of characters). */
+  include?: readonly string[]
+  /** Leaves out the server tools whose name matches one of these patterns; applied after `include`. */
+  exclude?: readonly string[]
+  /** The approval mode of every tool from this server. Default `'on-risk'`. */
+  approval?: ApprovalMode
+  /**
+   * The server's `readOnlyHint` is a hint from a process the host does not control: by default it
+   * never makes a tool approval-free (an `'on-risk'` tool from this server always asks). `true`
+   * lets a read-only hint skip the question, as it does for local tools.
+   */
+  trustAnnotations?: boolean
 }
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000

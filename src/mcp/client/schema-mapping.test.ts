@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_SCHEMA_CHARS, MAX_TOOLS, mapTools } from './schema-mapping.js'
+import { MAX_SCHEMA_CHARS, MAX_TOOLS, mapTools, matchesPattern, remoteName } from './schema-mapping.js'
 
 const options = { serverId: 'srv' }
 const tool = (name: string, extra: Record<string, unknown> = {}) => ({ name, inputSchema: { type: 'object' }, ...extra })
@@ -109,5 +109,32 @@ describe('mapTools', () => {
 
   it('reports an answer that is not a list', () => {
     expect(mapTools({ tools: [] }, options)).toEqual({ schemas: [], notes: ['tools/list did not return an array of tools'] })
+  })
+})
+
+describe('mounted-server options in the mapping', () => {
+  const tools = [
+    { name: 'read_file', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+    { name: 'write_file', inputSchema: { type: 'object' } },
+    { name: 'list_dir', inputSchema: { type: 'object' } },
+  ]
+
+  it('prefixes names, and selects with include then exclude on the server names', () => {
+    const { schemas } = mapTools(tools, { serverId: 's', prefix: 'fs', include: ['*_file', 'list_*'], exclude: ['write_*'] })
+    expect(schemas.map((s) => s.function.name)).toEqual(['fs__read_file', 'fs__list_dir'])
+    expect(remoteName('fs__read_file', 'fs')).toBe('read_file')
+    expect(remoteName('read_file', 'fs')).toBeUndefined()
+  })
+
+  it('never lets an untrusted read-only hint skip approval, and applies the host approval default', () => {
+    expect(mapTools(tools, { serverId: 's' }).schemas[0]).toMatchObject({ approval: 'always', annotations: { readOnlyHint: true } })
+    expect(mapTools(tools, { serverId: 's', trustAnnotations: true }).schemas[0]?.approval).toBeUndefined()
+    expect(mapTools(tools, { serverId: 's', approval: 'never' }).schemas.map((s) => s.approval)).toEqual(['never', 'never', 'never'])
+  })
+
+  it('matches * as any run of characters', () => {
+    expect(['a', 'ab', 'xab', 'axb'].filter((n) => matchesPattern(n, 'a*b'))).toEqual(['ab', 'axb'])
+    expect(matchesPattern('get-sum', '*')).toBe(true)
+    expect(matchesPattern('aba', 'ab*ba')).toBe(false)
   })
 })

@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolSchema } from '../../seams/types.js'
+import type { ApprovalMode, JsonSchema, ToolSchema } from '../../seams/types.js'
 
 /**
  * Maps a remote server's `tools/list` answer to `ToolSchema`s. The answer is untrusted: every tool is
@@ -16,6 +16,43 @@ export interface ToolMappingOptions {
   serverId: string
   /** `true`, or the names the host declared safe to run in parallel. */
   concurrencySafe?: boolean | readonly string[]
+  /** Listed names become `<prefix>__<name>`. */
+  prefix?: string
+  include?: readonly string[]
+  exclude?: readonly string[]
+  approval?: ApprovalMode
+  /** Whether a server's `readOnlyHint` may skip approval (see `McpToolServiceOptions.trustAnnotations`). */
+  trustAnnotations?: boolean
+}
+
+/** The server's own name of a listed tool: the listed name without the prefix. */
+export function remoteName(listed: string, prefix: string | undefined): string | undefined {
+  if (prefix === undefined) return listed
+  return listed.startsWith(`${prefix}__`) ? listed.slice(prefix.length + 2) : undefined
+}
+
+/** Whether `name` matches a pattern where `*` stands for any run of characters. */
+export function matchesPattern(name: string, pattern: string): boolean {
+  const parts = pattern.split('*')
+  if (parts.length === 1) return name === pattern
+  let at = 0
+  for (const [index, part] of parts.entries()) {
+    if (index === 0) {
+      if (!name.startsWith(part)) return false
+      at = part.length
+      continue
+    }
+    if (index === parts.length - 1) return name.length - part.length >= at && name.endsWith(part)
+    const found = name.indexOf(part, at)
+    if (found < 0) return false
+    at = found + part.length
+  }
+  return true
+}
+
+function selected(name: string, options: ToolMappingOptions): boolean {
+  if (options.include && !options.include.some((pattern) => matchesPattern(name, pattern))) return false
+  return !options.exclude?.some((pattern) => matchesPattern(name, pattern))
 }
 
 export interface ToolMapping {
@@ -35,6 +72,7 @@ export function mapTools(tools: unknown, options: ToolMappingOptions): ToolMappi
       break
     }
     const result = mapTool(tool, options)
+    if (result === undefined) continue
     if (typeof result === 'string') {
       notes.push(`dropped tool ${labelOf(tool, index)}: ${result}`)
       continue
@@ -49,25 +87,33 @@ export function mapTools(tools: unknown, options: ToolMappingOptions): ToolMappi
   return { schemas, notes }
 }
 
-/** One tool, or the reason it was dropped. */
-function mapTool(tool: unknown, options: ToolMappingOptions): ToolSchema | string {
+/** One tool, the reason it was dropped, or `undefined` when the host's include/exclude leaves it out. */
+function mapTool(tool: unknown, options: ToolMappingOptions): ToolSchema | string | undefined {
   if (!isPlainObject(tool)) return 'not an object'
   const { name, description, title, inputSchema, annotations } = tool
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) return 'invalid name (expected 1-64 of [a-zA-Z0-9_-])'
+  if (!selected(name, options)) return undefined
+  const listed = options.prefix === undefined ? name : `${options.prefix}__${name}`
+  if (!TOOL_NAME.test(listed)) return `its name with the prefix, ${JSON.stringify(listed)}, is longer than 64 characters`
   const parameters = mapInputSchema(inputSchema)
   if (typeof parameters === 'string') return parameters
   const schema: ToolSchema = {
     type: 'function',
-    function: { name, description: describe(name, description, title, options.serverId), parameters },
+    function: { name: listed, description: describe(name, description, title, options.serverId), parameters },
     source: `mcp:${options.serverId}`,
   }
+  if (options.approval !== undefined) schema.approval = options.approval
   if (tool.outputSchema !== undefined) {
     const output = mapObjectSchema(tool.outputSchema, 'outputSchema')
     if (typeof output === 'string') return output
     schema.outputSchema = output
   }
   const hints = mapAnnotations(annotations)
-  if (hints) schema.annotations = hints
+  if (hints) {
+    schema.annotations = hints
+    // An untrusted read-only hint must not make an 'on-risk' tool approval-free: it always asks.
+    if (hints.readOnlyHint === true && !options.trustAnnotations && (schema.approval ?? 'on-risk') === 'on-risk') schema.approval = 'always'
+  }
   if (isDeclaredSafe(name, options.concurrencySafe)) schema.concurrencySafe = true
   return schema
 }
