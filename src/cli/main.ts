@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander'
 import { registerApprovals } from './commands/approvals.js'
 import { registerCall } from './commands/call.js'
+import { registerCheck } from './commands/check.js'
 import { registerChat } from './commands/chat.js'
 import { registerDev } from './commands/dev.js'
+import { registerInit } from './commands/init.js'
 import { registerJournal } from './commands/journal.js'
 import { registerMcp } from './commands/mcp.js'
 import { registerTools } from './commands/tools.js'
@@ -28,7 +30,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       outputError: (text, write) => write(text.replace(/^error: /, 'seam: ')),
     })
   // Subcommands are created with program.command(), so they inherit the settings above.
+  registerInit(program, cli)
   registerDev(program, cli)
+  registerCheck(program, cli)
   registerTools(program, cli)
   registerCall(program, cli)
   registerChat(program, cli)

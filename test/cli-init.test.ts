@@ -1,0 +1,64 @@
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { seam } from './cli-kit.js'
+
+const repo = fileURLToPath(new URL('..', import.meta.url))
+
+async function emptyFolder(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'seam-init-'))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+describe('seam init', { timeout: 60_000 }, () => {
+  it('scaffolds a plugin project that seam tools and seam call run as it is', async () => {
+    const parent = await emptyFolder()
+    const dir = path.join(parent, 'My Plugin')
+    const init = await seam('init', dir)
+    expect(init.code).toBe(0)
+    expect(init.stdout).toContain('tools/example.ts')
+    const pkg = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8'))
+    expect(pkg).toMatchObject({ name: 'my-plugin', type: 'module', dependencies: { 'seam-runtime': expect.stringMatching(/^\^\d/), zod: '^4.0.0' } })
+    expect(await readFile(path.join(dir, '.gitignore'), 'utf8')).toContain('.seam/')
+    const tools = await seam('tools', dir)
+    expect(tools.stdout).toMatch(/^example\s+tools\/example\.ts\s+never\s+name: string/m)
+    expect(tools.stdout).toMatch(/^example\s+agent\/skills\/example\.md\s+Greet the user/m)
+    const call = await seam('call', 'example', '{"name":"Ada"}', '--dir', dir, '--json')
+    expect(JSON.parse(call.stdout)).toMatchObject({ status: 'completed', value: { greeting: 'Hello, Ada!' } })
+  })
+
+  it('refuses to overwrite: one existing file stops it before anything is written', async () => {
+    const dir = await emptyFolder()
+    await writeFile(path.join(dir, 'plugin.ts'), '// mine\n')
+    const run = await seam('init', dir)
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain('already has plugin.ts; nothing was written')
+    expect(await readFile(path.join(dir, 'plugin.ts'), 'utf8')).toBe('// mine\n')
+    await expect(readFile(path.join(dir, 'package.json'))).rejects.toThrow()
+  })
+})
+
+describe('seam check', { timeout: 120_000 }, () => {
+  it('reports a type error with its file, line, code and frame and exits 1, and exits 0 once it is fixed', async () => {
+    const dir = await emptyFolder()
+    expect((await seam('init', dir)).code).toBe(0)
+    // What `npm install` would bring: this package (its built types), zod and @types/node.
+    await mkdir(path.join(dir, 'node_modules', '@types'), { recursive: true })
+    await symlink(repo, path.join(dir, 'node_modules', 'seam-runtime'))
+    await symlink(path.join(repo, 'node_modules', 'zod'), path.join(dir, 'node_modules', 'zod'))
+    await symlink(path.join(repo, 'node_modules', '@types', 'node'), path.join(dir, 'node_modules', '@types', 'node'))
+    const clean = await seam('check', dir)
+    expect(clean.stdout).toMatch(/no type errors \(\d+ files\)/)
+    expect(clean.code).toBe(0)
+    const example = path.join(dir, 'tools', 'example.ts')
+    await writeFile(example, (await readFile(example, 'utf8')).replace('execute({ name }) {', 'execute({ name }) {\n    const count: number = name'))
+    const broken = await seam('check', dir)
+    expect(broken.code).toBe(1)
+    expect(broken.stdout).toMatch(/^tools\/example\.ts:\d+:11 TS2322 Type 'string' is not assignable to type 'number'\./m)
+    expect(broken.stdout).toContain('const count: number = name')
+    expect(broken.stdout).toMatch(/1 type error in 1 file$/m)
+  })
+})
