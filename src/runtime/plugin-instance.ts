@@ -46,6 +46,7 @@ export class PluginInstance {
   readonly skills = new Map<string, SkillSpec>()
   readonly hooks: HookLists = { preExecute: [], execute: [], postExecute: [], result: [], guards: [] }
   #refs = 0
+  #prefix: string | undefined
 
   private constructor(definition: PluginDefinition, parent: PluginInstance | undefined, baseDir: string | undefined) {
     this.definition = definition
@@ -86,8 +87,9 @@ export class PluginInstance {
 
   /** The name a model sees for a local tool or skill name: `<child>__<name>` below the root. */
   qualify(local: string): string {
-    const parts = this.owner.split('/').slice(1)
-    return [...parts, local].join('__')
+    // Asked for every tool and skill of every generation: the prefix is worked out once.
+    this.#prefix ??= this.owner.split('/').slice(1).map((part) => `${part}__`).join('')
+    return this.#prefix + local
   }
 
   /** This plugin and its descendants, parents first. */
