@@ -82,6 +82,18 @@ export type {
 // ── Journal ────────────────────────────────────────────────────────────────────────────────
 export { memoryJournal, postgresJournal, redactText, registerSecret, sqliteJournal } from './runtime/journal/index.js'
 export type {
+  Claimed,
+  HostBeat,
+  KeyClaim,
+  KeyHolder,
+  ParkedCall,
+  ParkedDecision,
+  ParkedQuery,
+  ParkedSettlement,
+  SessionGrant,
+  StoredResult,
+} from './runtime/journal/coordination.js'
+export type {
   ContentBlock,
   JournalCoordination,
   JournalEvent,
