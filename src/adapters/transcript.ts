@@ -1,15 +1,9 @@
-import { SeamError } from '../errors.js'
-import type { JournalEvent, JournalStore } from '../runtime/journal/types.js'
+import type { JournalEvent, JournalStore, TurnSummary } from '../runtime/journal/types.js'
 import type { ToolCall } from '../runtime/pipeline/types.js'
 import type { AgentMessage, ToolResult } from './messages.js'
 
-/** The journal's turn query (`JournalStore.turns`), as much of it as a transcript needs. */
-export interface TurnPages {
-  turns(query: { session: string; limit?: number; before?: string }): Promise<{ turns: ReadonlyArray<{ turnId: string; begunAt: number }>; next?: string }>
-}
-
-/** What `transcript` reads: any journal store; `{ session }` also needs its `turns()` query. */
-export type TranscriptJournal = Pick<JournalStore, 'read'> & Partial<TurnPages>
+/** What `transcript` reads of a journal store: `read`, and `turns` for `{ session }`. */
+export type TranscriptJournal = Pick<JournalStore, 'read' | 'turns'>
 
 /**
  * A provider-neutral history rebuilt from the journal: for each turn (oldest first for a session),
@@ -49,18 +43,15 @@ export function interruptedResult(call: { callId: string; name: string }): ToolR
 }
 
 async function sessionTurns(journal: TranscriptJournal, session: string): Promise<string[]> {
-  if (typeof journal.turns !== 'function') {
-    throw new SeamError('INVALID_OPTIONS', 'transcript({ session }) needs a journal store with turns(); pass { turnId } instead')
-  }
-  const turns: { turnId: string; begunAt: number }[] = []
+  const turns: TurnSummary[] = []
   let before: string | undefined
   do {
     const page = await journal.turns({ session, limit: 500, before })
     turns.push(...page.turns)
     before = page.next
   } while (before !== undefined)
-  // Pages come newest first; a conversation reads oldest first.
-  return turns.sort((a, b) => a.begunAt - b.begunAt).map((turn) => turn.turnId)
+  // Pages come newest first (in begin order, ties included); a conversation reads oldest first.
+  return turns.reverse().map((turn) => turn.turnId)
 }
 
 function turnMessages(events: readonly JournalEvent[]): AgentMessage[] {
