@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { createRoot, memoryJournal, sqliteJournal } from 'seam-runtime'
+import { createRoot, deferApprovals, memoryJournal, sqliteJournal } from 'seam-runtime'
 import { toAnthropicHistory } from '../anthropic.js'
 import { toChatHistory, toResponsesHistory } from '../openai.js'
 import { beginTurn, rootWith } from '../../test/kit.js'
@@ -170,6 +170,26 @@ describe('transcript', () => {
     await anthropic.messages.create({ model: 'm', max_tokens: 10, ...toAnthropicHistory([...history, { role: 'user', content: 'Go on.' }]) })
     expect(server.refusals).toEqual([])
   }, 30_000)
+
+  it('answers a call parked for approval with a result saying it has not run yet', async () => {
+    const { root } = await rootWith(adapterTools())
+    const turn = await beginTurn(root, { ports: { approval: deferApprovals() } })
+    const outcome = await turn.tools.execute({ callId: 'p1', name: 'delete_everything', arguments: '{"confirm":true}' })
+    expect(outcome).toMatchObject({ status: 'suspended', code: 'APPROVAL_PENDING' })
+    expect(await transcript(root.journal, { turnId: turn.turnId })).toEqual([
+      { role: 'assistant', content: '', toolCalls: [{ callId: 'p1', name: 'delete_everything', arguments: '{"confirm":true}' }] },
+      {
+        role: 'tool',
+        result: {
+          callId: 'p1',
+          name: 'delete_everything',
+          status: 'suspended',
+          code: 'APPROVAL_PENDING',
+          content: [{ type: 'text', text: 'The call to "delete_everything" is waiting for a person\'s approval and has not run yet.' }],
+        },
+      },
+    ])
+  })
 
   it.each(['memory', 'sqlite'] as const)('reads a whole session oldest turn first from a %s journal, other sessions left out', async (kind) => {
     const dir = await mkdtemp(path.join(tmpdir(), 'seam-session-'))

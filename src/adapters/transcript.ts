@@ -10,9 +10,10 @@ export type TranscriptJournal = Pick<JournalStore, 'read' | 'turns'>
  * the tool calls as assistant messages, each followed by the results of its calls in call order.
  *
  * - Every call is paired with exactly one result. A call the journal closed with
- *   `OUTCOME_UNKNOWN` (crash repair), or one with no result at all (a crash not yet repaired, or a
- *   call still parked), is answered with a failed result that tells the model it may or may not
- *   have run, so the next request is valid for every API.
+ *   `OUTCOME_UNKNOWN` (crash repair), or one with no result at all (a crash not yet repaired), is
+ *   answered with a failed result that tells the model it may or may not have run; a call parked
+ *   for approval (asked, never answered) with one saying it has not run yet (`APPROVAL_PENDING`).
+ *   So the next request is valid for every API.
  * - Calls journaled one after another with no result between them came from one model message and
  *   share one assistant message; any other grouping is still valid for every API.
  * - The journal keeps calls, results and approvals, not the model's or the user's text, and not
@@ -56,9 +57,16 @@ async function sessionTurns(journal: TranscriptJournal, session: string): Promis
 
 function turnMessages(events: readonly JournalEvent[]): AgentMessage[] {
   const results = new Map<string, ToolResult>()
+  // Calls whose approval was asked and never answered: parked (or the process stopped while it
+  // asked); either way the body has not run, since approval comes before it.
+  const waiting = new Set<string>()
   for (const event of events) {
     if (event.kind === 'tool/result') {
       results.set(event.callId, { callId: event.callId, name: '', status: event.status, code: event.code, policy: event.policy, content: event.content })
+    } else if (event.kind === 'approval/asked') {
+      waiting.add(event.callId)
+    } else if (event.kind === 'approval/decided') {
+      waiting.delete(event.callId)
     }
   }
   const messages: AgentMessage[] = []
@@ -66,7 +74,7 @@ function turnMessages(events: readonly JournalEvent[]): AgentMessage[] {
   const flush = () => {
     if (group.length === 0) return
     messages.push({ role: 'assistant', content: '', toolCalls: group })
-    for (const call of group) messages.push({ role: 'tool', result: resultFor(call, results.get(call.callId)) })
+    for (const call of group) messages.push({ role: 'tool', result: resultFor(call, results.get(call.callId), waiting.has(call.callId)) })
     group = []
   }
   for (const event of events) {
@@ -77,7 +85,19 @@ function turnMessages(events: readonly JournalEvent[]): AgentMessage[] {
   return messages
 }
 
-function resultFor(call: ToolCall, result: ToolResult | undefined): ToolResult {
+function resultFor(call: ToolCall, result: ToolResult | undefined, waiting: boolean): ToolResult {
+  if (!result && waiting) return pendingResult(call)
   if (!result || result.code === 'OUTCOME_UNKNOWN') return interruptedResult(call)
   return { ...result, name: call.name }
+}
+
+/** The result a call gets while its approval is still open: it has not run. */
+function pendingResult(call: ToolCall): ToolResult {
+  return {
+    callId: call.callId,
+    name: call.name,
+    status: 'suspended',
+    code: 'APPROVAL_PENDING',
+    content: [{ type: 'text', text: `The call to "${call.name}" is waiting for a person's approval and has not run yet.` }],
+  }
 }
