@@ -116,7 +116,7 @@ export type { ApprovalEvent, ObservedApprovals } from './adapters/agent-approval
 export { openAiChatModel } from './adapters/model-client.js'
 export type { ModelClient, ModelReply, ModelRequest, OpenAiChatModelOptions } from './adapters/model-client.js'
 export { transcript } from './adapters/transcript.js'
-export type { TranscriptJournal, TurnPages } from './adapters/transcript.js'
+export type { TranscriptJournal } from './adapters/transcript.js'
 export type { AgentMessage, ToolResult } from './adapters/messages.js'
 
 // ── Telemetry ──────────────────────────────────────────────────────────────────────────────

@@ -84,6 +84,7 @@ describe('seam chat', { timeout: 60_000 }, () => {
           { id: 'call_2', name: 'deploy', arguments: '{"id":"T-1"}' },
         ]),
         chatReply('The deploy may not have run; check it before retrying.'),
+        chatReply('Still unsure.'),
       ],
     })
     onTestFinished(() => server.close())
@@ -115,6 +116,17 @@ describe('seam chat', { timeout: 60_000 }, () => {
       { role: 'tool', tool_call_id: 'call_2', content: expect.stringContaining('it may or may not have run') },
       { role: 'user', content: 'Did it deploy?' },
     ])
+
+    // Without its chat log the session resumes from the journal alone: calls and results, no words.
+    await rm(path.join(dir, '.seam', 'chat'), { recursive: true })
+    const third = chat([dir, '--resume', session!, ...flags])
+    await third.until(/resumed session .* from the journal/)
+    third.say('Again?')
+    await third.until(/Still unsure/)
+    third.child.stdin!.end()
+    expect(await third.closed).toMatchObject({ code: 0 })
+    expect((server.requests.chat[2]!.messages as { role: string }[]).map((m) => m.role)).toEqual(['assistant', 'tool', 'assistant', 'tool', 'user'])
+    expect(server.refusals).toEqual([])
   })
 
   it('asks for approval at the terminal and picks up an edited tool from the next message', async () => {

@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { createRoot, sqliteJournal } from 'seam-runtime'
+import { createRoot, deferApprovals, memoryJournal, sqliteJournal } from 'seam-runtime'
 import { toAnthropicHistory } from '../anthropic.js'
 import { toChatHistory, toResponsesHistory } from '../openai.js'
 import { beginTurn, rootWith } from '../../test/kit.js'
@@ -159,38 +159,50 @@ describe('transcript', () => {
       },
     ])
 
-    const server = await serve({ chat: [chatReply('ok')], responses: [responsesReply('ok')], messages: [anthropicReply('ok')] })
+    const server = await serve({ chat: [chatReply('ok')], responses: [responsesReply('ok')], messages: [anthropicReply('ok'), anthropicReply('ok')] })
     const resumed: AgentMessage[] = [{ role: 'user', content: 'Deploy T-1.' }, ...history, { role: 'user', content: 'Did it deploy?' }]
     const openai = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'k', maxRetries: 0 })
     const anthropic = new Anthropic({ baseURL: server.url, apiKey: 'k', maxRetries: 0 })
     await openai.chat.completions.create({ model: 'm', messages: toChatHistory(resumed) })
     await openai.responses.create({ model: 'm', input: toResponsesHistory(resumed) })
     await anthropic.messages.create({ model: 'm', max_tokens: 10, ...toAnthropicHistory(resumed) })
+    // The transcript alone starts with the assistant's calls, which Anthropic refuses as a first message.
+    await anthropic.messages.create({ model: 'm', max_tokens: 10, ...toAnthropicHistory([...history, { role: 'user', content: 'Go on.' }]) })
     expect(server.refusals).toEqual([])
   }, 30_000)
 
-  it('reads a whole session oldest turn first, through the journal’s turn pages', async () => {
-    const { root, journal } = await rootWith(adapterTools())
-    for (const id of ['t1', 't2', 't3']) {
-      const turn = await beginTurn(root, { turnId: id, session: 'chat-7' })
+  it('answers a call parked for approval with a result saying it has not run yet', async () => {
+    const { root } = await rootWith(adapterTools())
+    const turn = await beginTurn(root, { ports: { approval: deferApprovals() } })
+    const outcome = await turn.tools.execute({ callId: 'p1', name: 'delete_everything', arguments: '{"confirm":true}' })
+    expect(outcome).toMatchObject({ status: 'suspended', code: 'APPROVAL_PENDING' })
+    expect(await transcript(root.journal, { turnId: turn.turnId })).toEqual([
+      { role: 'assistant', content: '', toolCalls: [{ callId: 'p1', name: 'delete_everything', arguments: '{"confirm":true}' }] },
+      {
+        role: 'tool',
+        result: {
+          callId: 'p1',
+          name: 'delete_everything',
+          status: 'suspended',
+          code: 'APPROVAL_PENDING',
+          content: [{ type: 'text', text: 'The call to "delete_everything" is waiting for a person\'s approval and has not run yet.' }],
+        },
+      },
+    ])
+  })
+
+  it.each(['memory', 'sqlite'] as const)('reads a whole session oldest turn first from a %s journal, other sessions left out', async (kind) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'seam-session-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const journal = kind === 'sqlite' ? sqliteJournal(path.join(dir, 'journal.db')) : memoryJournal()
+    const { root } = await rootWith(adapterTools(), { journal })
+    for (const [id, session] of [['t1', 'chat-7'], ['t2', 'other'], ['t3', 'chat-7'], ['t4', 'chat-7']]) {
+      const turn = await beginTurn(root, { turnId: id, session })
       await turn.tools.execute({ callId: `c-${id}`, name: 'lookup', arguments: `{"id":"${id}"}` })
       await turn.end()
     }
-    const pages = [
-      { turns: [{ turnId: 't3', begunAt: 3 }, { turnId: 't2', begunAt: 2 }], next: 'p2' },
-      { turns: [{ turnId: 't1', begunAt: 1 }] },
-    ]
-    const queries: unknown[] = []
-    const paged = {
-      read: (turnId: string) => journal.read(turnId),
-      turns: async (query: { before?: string }) => {
-        queries.push(query)
-        return pages[query.before ? 1 : 0]!
-      },
-    }
-    const history = await transcript(paged, { session: 'chat-7' })
-    expect(history.filter((m) => m.role === 'tool').map((m) => (m as { result: { callId: string } }).result.callId)).toEqual(['c-t1', 'c-t2', 'c-t3'])
-    expect(queries).toEqual([{ session: 'chat-7', limit: 500, before: undefined }, { session: 'chat-7', limit: 500, before: 'p2' }])
-    await expect(transcript({ read: paged.read }, { session: 'chat-7' })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+    const history = await transcript(root.journal, { session: 'chat-7' })
+    expect(history.filter((m) => m.role === 'tool').map((m) => (m as { result: { callId: string } }).result.callId)).toEqual(['c-t1', 'c-t3', 'c-t4'])
   })
+
 })

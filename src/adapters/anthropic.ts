@@ -74,8 +74,9 @@ export function toAnthropicToolResults(results: readonly ToolResult[]): Array<An
 
 /**
  * A provider-neutral conversation as Messages `system` and `messages`: system messages join the
- * `system` text, consecutive messages of one role merge (the API alternates roles), and an
- * assistant message without text or calls is left out (the API refuses empty text).
+ * `system` text, consecutive messages of one role merge (the API alternates roles), an
+ * assistant message without text or calls is left out (the API refuses empty text), and a history
+ * that starts with the assistant (a journal transcript alone) gets a user message saying so first.
  */
 export function toAnthropicHistory(messages: readonly AgentMessage[]): { system?: string; messages: AnthropicMessage[] } {
   const system: string[] = []
@@ -99,6 +100,8 @@ export function toAnthropicHistory(messages: readonly AgentMessage[]): { system?
       push('assistant', [...textBlocks(message.content), ...uses])
     }
   }
+  // The API wants a user message first; a transcript from the journal alone starts with a call.
+  if (out[0]?.role === 'assistant') out.unshift({ role: 'user', content: [{ type: 'text', text: '(the conversation before this was not recorded)' }] })
   return system.length > 0 ? { system: system.join('\n\n'), messages: out } : { messages: out }
 }
 

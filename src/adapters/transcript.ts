@@ -1,24 +1,19 @@
-import { SeamError } from '../errors.js'
-import type { JournalEvent, JournalStore } from '../runtime/journal/types.js'
+import type { JournalEvent, JournalStore, TurnSummary } from '../runtime/journal/types.js'
 import type { ToolCall } from '../runtime/pipeline/types.js'
 import type { AgentMessage, ToolResult } from './messages.js'
 
-/** The journal's turn query (`JournalStore.turns`), as much of it as a transcript needs. */
-export interface TurnPages {
-  turns(query: { session: string; limit?: number; before?: string }): Promise<{ turns: ReadonlyArray<{ turnId: string; begunAt: number }>; next?: string }>
-}
-
-/** What `transcript` reads: any journal store; `{ session }` also needs its `turns()` query. */
-export type TranscriptJournal = Pick<JournalStore, 'read'> & Partial<TurnPages>
+/** What `transcript` reads of a journal store: `read`, and `turns` for `{ session }`. */
+export type TranscriptJournal = Pick<JournalStore, 'read' | 'turns'>
 
 /**
  * A provider-neutral history rebuilt from the journal: for each turn (oldest first for a session),
  * the tool calls as assistant messages, each followed by the results of its calls in call order.
  *
  * - Every call is paired with exactly one result. A call the journal closed with
- *   `OUTCOME_UNKNOWN` (crash repair), or one with no result at all (a crash not yet repaired, or a
- *   call still parked), is answered with a failed result that tells the model it may or may not
- *   have run, so the next request is valid for every API.
+ *   `OUTCOME_UNKNOWN` (crash repair), or one with no result at all (a crash not yet repaired), is
+ *   answered with a failed result that tells the model it may or may not have run; a call parked
+ *   for approval (asked, never answered) with one saying it has not run yet (`APPROVAL_PENDING`).
+ *   So the next request is valid for every API.
  * - Calls journaled one after another with no result between them came from one model message and
  *   share one assistant message; any other grouping is still valid for every API.
  * - The journal keeps calls, results and approvals, not the model's or the user's text, and not
@@ -49,25 +44,29 @@ export function interruptedResult(call: { callId: string; name: string }): ToolR
 }
 
 async function sessionTurns(journal: TranscriptJournal, session: string): Promise<string[]> {
-  if (typeof journal.turns !== 'function') {
-    throw new SeamError('INVALID_OPTIONS', 'transcript({ session }) needs a journal store with turns(); pass { turnId } instead')
-  }
-  const turns: { turnId: string; begunAt: number }[] = []
+  const turns: TurnSummary[] = []
   let before: string | undefined
   do {
     const page = await journal.turns({ session, limit: 500, before })
     turns.push(...page.turns)
     before = page.next
   } while (before !== undefined)
-  // Pages come newest first; a conversation reads oldest first.
-  return turns.sort((a, b) => a.begunAt - b.begunAt).map((turn) => turn.turnId)
+  // Pages come newest first (in begin order, ties included); a conversation reads oldest first.
+  return turns.reverse().map((turn) => turn.turnId)
 }
 
 function turnMessages(events: readonly JournalEvent[]): AgentMessage[] {
   const results = new Map<string, ToolResult>()
+  // Calls whose approval was asked and never answered: parked (or the process stopped while it
+  // asked); either way the body has not run, since approval comes before it.
+  const waiting = new Set<string>()
   for (const event of events) {
     if (event.kind === 'tool/result') {
       results.set(event.callId, { callId: event.callId, name: '', status: event.status, code: event.code, policy: event.policy, content: event.content })
+    } else if (event.kind === 'approval/asked') {
+      waiting.add(event.callId)
+    } else if (event.kind === 'approval/decided') {
+      waiting.delete(event.callId)
     }
   }
   const messages: AgentMessage[] = []
@@ -75,7 +74,7 @@ function turnMessages(events: readonly JournalEvent[]): AgentMessage[] {
   const flush = () => {
     if (group.length === 0) return
     messages.push({ role: 'assistant', content: '', toolCalls: group })
-    for (const call of group) messages.push({ role: 'tool', result: resultFor(call, results.get(call.callId)) })
+    for (const call of group) messages.push({ role: 'tool', result: resultFor(call, results.get(call.callId), waiting.has(call.callId)) })
     group = []
   }
   for (const event of events) {
@@ -86,7 +85,19 @@ function turnMessages(events: readonly JournalEvent[]): AgentMessage[] {
   return messages
 }
 
-function resultFor(call: ToolCall, result: ToolResult | undefined): ToolResult {
+function resultFor(call: ToolCall, result: ToolResult | undefined, waiting: boolean): ToolResult {
+  if (!result && waiting) return pendingResult(call)
   if (!result || result.code === 'OUTCOME_UNKNOWN') return interruptedResult(call)
   return { ...result, name: call.name }
+}
+
+/** The result a call gets while its approval is still open: it has not run. */
+function pendingResult(call: ToolCall): ToolResult {
+  return {
+    callId: call.callId,
+    name: call.name,
+    status: 'suspended',
+    code: 'APPROVAL_PENDING',
+    content: [{ type: 'text', text: `The call to "${call.name}" is waiting for a person's approval and has not run yet.` }],
+  }
 }

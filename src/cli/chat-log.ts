@@ -30,9 +30,18 @@ export class ChatLog {
     await appendFile(this.file, `${JSON.stringify(entry)}\n`)
   }
 
-  /** The conversation so far, every call paired with its result (see `transcript`). */
-  async history(journal: JournalStore): Promise<{ messages: AgentMessage[]; turns: number }> {
-    if (!existsSync(this.file)) throw new CliError(`no chat session "${this.session}" in ${path.dirname(this.file)}`, 'start one with `seam chat` and pass the id it prints')
+  /**
+   * The conversation so far, every call paired with its result (see `transcript`). A session with
+   * no chat log (begun by another host on the same journal) resumes from the journal alone: its
+   * calls and results, without the words.
+   */
+  async history(journal: JournalStore): Promise<{ messages: AgentMessage[]; turns: number; words: boolean }> {
+    if (!existsSync(this.file)) {
+      const messages = await transcript(journal, { session: this.session })
+      const { turns } = await journal.turns({ session: this.session, limit: 1 })
+      if (turns.length === 0) throw new CliError(`no session "${this.session}" in ${path.dirname(this.file)} or the journal`, 'start one with `seam chat` and pass the id it prints')
+      return { messages, turns: 0, words: false }
+    }
     const turns = new Map<string, { user?: string; answer?: string }>()
     for (const text of (await readFile(this.file, 'utf8')).split('\n')) {
       const entry = parse(text)
@@ -48,7 +57,7 @@ export class ChatLog {
       messages.push(...(await transcript(journal, { turnId })))
       if (turn.answer) messages.push({ role: 'assistant', content: turn.answer })
     }
-    return { messages, turns: turns.size }
+    return { messages, turns: turns.size, words: true }
   }
 }
 

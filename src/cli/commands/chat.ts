@@ -62,7 +62,8 @@ async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<
     if (flags.resume) {
       const resumed = await log.history(root.journal)
       history = resumed.messages
-      line(out, style.dim(`resumed ${resumed.turns} turn${resumed.turns === 1 ? '' : 's'} of session ${log.session}`))
+      const turns = `${resumed.turns} turn${resumed.turns === 1 ? '' : 's'}`
+      line(out, style.dim(resumed.words ? `resumed ${turns} of session ${log.session}` : `resumed session ${log.session} from the journal: calls and results, no chat log`))
     }
     line(out, `${style.bold('seam chat')} ${modelName} ${style.dim(`at ${baseUrl}`)}`)
     line(out, `  session    ${log.session} ${style.dim(`(seam chat --resume ${log.session})`)}`)
