@@ -46,7 +46,9 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
     ),
     rows,
   )
-  const element = h('div', null, h('h1', null, 'Journal'), form, table, more, detail)
+  // A narrow window (or 200 % zoom) scrolls the table sideways instead of cutting its last columns.
+  const scroller = h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'turns' }, table)
+  const element = h('div', null, h('h1', null, 'Journal'), form, scroller, more, detail)
 
   async function load(older: boolean): Promise<void> {
     try {
