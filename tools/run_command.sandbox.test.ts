@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { bwrapPath, SANDBOX_ENV, sandboxStatus } from './lib/sandbox.js'
@@ -28,9 +28,10 @@ describe('run_command in the bubblewrap sandbox', () => {
 
   it('cannot write anywhere outside the workspace: the file system is read-only, /tmp is private', async () => {
     const { run, outside } = await sandboxedRoot()
-    // Outside every temp folder: the repository this test runs from.
-    const escaped = join(process.cwd(), `escaped-${randomUUID()}.txt`)
-    onTestFinished(() => rm(escaped, { force: true }))
+    // A host folder outside /tmp (the repository itself may sit under /tmp, which is private inside).
+    const hostDir = await mkdtemp('/var/tmp/seam-sandbox-')
+    onTestFinished(() => rm(hostDir, { recursive: true, force: true }))
+    const escaped = join(hostDir, `escaped-${randomUUID()}.txt`)
     const readOnly = await run(`echo out > ${escaped}`)
     expect(readOnly.exitCode).not.toBe(0)
     expect(readOnly.stderr).toMatch(/Read-only file system/)
