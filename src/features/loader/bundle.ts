@@ -33,6 +33,9 @@ export async function bundleFile(file: string, relativeTo?: string): Promise<Bun
     entryPoints: [file],
     bundle: true,
     packages: 'external',
+    // Named too: a tsconfig `paths` entry for seam-runtime (as in this repository) would otherwise
+    // inline a second copy of the runtime into every tool instead of the host's own instance.
+    external: ['seam-runtime', 'seam-runtime/*'],
     format: 'cjs',
     platform: 'node',
     target: 'node20',
