@@ -24,7 +24,7 @@ await build({
 for (const file of ['index.html', 'styles.css']) copyFileSync(`${source}${file}`, `${target}${file}`)
 const gzipped = ['app.js', 'index.html', 'styles.css'].reduce((sum, file) => sum + gzipSync(readFileSync(`${target}${file}`)).length, 0)
 const script = gzipSync(readFileSync(`${target}app.js`)).length
-console.log(`console page: app.js ${(script / 1024).toFixed(1)} KB gzipped; with html and css ${(gzipped / 1024).toFixed(1)} KB`)
+console.error(`console page: app.js ${(script / 1024).toFixed(1)} KB gzipped; with html and css ${(gzipped / 1024).toFixed(1)} KB`)
 if (script > LIMIT) {
   console.error(`the console script is over ${LIMIT / 1024} KB gzipped`)
   process.exit(1)
