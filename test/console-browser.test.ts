@@ -160,6 +160,44 @@ describe('the seam console in a real browser, on seam dev', () => {
     await page.getByText('Nothing is waiting for approval.').waitFor()
   })
 
+  it('keeps a question that arrives while an older list of questions is still on its way', async () => {
+    // The page asks for the queue when the view opens and hears of new questions on its event
+    // stream; the two travel on different connections. Hold the answer to the first ask back
+    // until the question has been pushed: the older (empty) list must not wipe it off the page.
+    let releaseList!: () => void
+    const listHeld = new Promise<void>((resolve) => {
+      releaseList = resolve
+    })
+    let delivered = 0
+    await page.route(
+      '**/api/approvals',
+      async (route) => {
+        const response = await route.fetch()
+        await listHeld
+        await route.fulfill({ response })
+        delivered++
+      },
+      { times: 1 },
+    )
+    try {
+      await open('#/journal')
+      await page.goto(`${base}#/approvals`)
+      await page.locator('main h1', { hasText: 'Approvals' }).waitFor()
+      const asked = mcp.callTool({ name: 'wipe', arguments: { id: 9 } })
+      const question = page.locator('ol.approvals li[data-id]')
+      await question.waitFor({ timeout: 10_000 })
+      releaseList()
+      await expect.poll(() => delivered).toBeGreaterThan(0)
+      await page.waitForTimeout(200)
+      expect(await question.count()).toBe(1)
+      await question.getByRole('button', { name: 'Reject' }).click()
+      expect((await asked).isError).toBe(true)
+    } finally {
+      releaseList()
+      await page.unrouteAll({ behavior: 'wait' })
+    }
+  })
+
   it('runs a tool from the form generated from its input schema, journaled as the named principal', async () => {
     await open('#/try/echo')
     await page.getByLabel('text').fill('hello console')

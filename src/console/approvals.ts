@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ApprovalAnswer, ApprovalPort, ApprovalRequest } from '../runtime/approval-types.js'
-import type { PendingApprovalView } from './types.js'
+import type { ApprovalQueueView, PendingApprovalView } from './types.js'
 
 interface Pending {
   readonly view: PendingApprovalView
@@ -17,8 +17,9 @@ interface Pending {
  */
 export class ConsoleApprovals implements ApprovalPort {
   readonly #pending = new Map<string, Pending>()
-  readonly #listeners = new Set<(pending: PendingApprovalView[]) => void>()
+  readonly #listeners = new Set<(queue: ApprovalQueueView) => void>()
   #watched: () => boolean = () => false
+  #version = 0
 
   get available(): boolean {
     return this.#watched()
@@ -60,13 +61,18 @@ export class ConsoleApprovals implements ApprovalPort {
     return [...this.#pending.values()].map((entry) => entry.view)
   }
 
+  /** The questions waiting, with the version of the queue they belong to. */
+  queue(): ApprovalQueueView {
+    return { version: this.#version, pending: this.pending() }
+  }
+
   /** Answers question `id`; `false` when it is no longer waiting (answered elsewhere, or withdrawn). */
   decide(id: string, answer: ApprovalAnswer): boolean {
     return this.#settle(id, answer)
   }
 
   /** Called with the whole queue on every change; returns a disposer. */
-  onChange(listener: (pending: PendingApprovalView[]) => void): () => void {
+  onChange(listener: (queue: ApprovalQueueView) => void): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
   }
@@ -81,10 +87,11 @@ export class ConsoleApprovals implements ApprovalPort {
   }
 
   #changed(): void {
-    const pending = this.pending()
+    this.#version++
+    const queue = this.queue()
     for (const listener of this.#listeners) {
       try {
-        listener(pending)
+        listener(queue)
       } catch {
         // A listener (an event stream that went away) cannot break a question.
       }

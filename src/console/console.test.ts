@@ -9,7 +9,7 @@ import { definePlugin } from '../runtime/plugin.js'
 import { createRoot } from '../runtime/root.js'
 import { ConsoleApprovals } from './approvals.js'
 import { createConsole } from './console.js'
-import type { ParkedApprovalView, PendingApprovalView, StateView, TryResult, TurnPage } from './types.js'
+import type { ApprovalQueueView, ParkedApprovalView, StateView, TryResult, TurnPage } from './types.js'
 
 /** A root with `echo` (never asks) and `wipe` (always asks), its console on a loopback port. */
 async function consoleServer(token?: string, approval?: ApprovalPort) {
@@ -81,13 +81,17 @@ describe('the console routes', () => {
     await openPage(origin)
     const asking = post('/api/try', { tool: 'wipe', arguments: '{}', subjectId: 'ada' })
     const [question] = await until(async () => {
-      const pending = (await (await fetch(`${origin}/api/approvals`)).json()) as PendingApprovalView[]
+      const { pending } = (await (await fetch(`${origin}/api/approvals`)).json()) as ApprovalQueueView
       return pending.length > 0 ? pending : undefined
     })
     expect(question).toMatchObject({ name: 'wipe', session: 'console' })
     expect((await post(`/api/approvals/${question!.id}`, { answer: 'maybe' })).status).toBe(400)
     expect((await post(`/api/approvals/${question!.id}`, { answer: 'allowed-once' })).status).toBe(200)
     expect(((await (await asking).json()) as TryResult).outcome).toMatchObject({ status: 'completed' })
+    // The queue's version orders what the page hears by request and by event stream alike.
+    const after = (await (await fetch(`${origin}/api/approvals`)).json()) as ApprovalQueueView
+    expect(after.pending).toEqual([])
+    expect(after.version).toBeGreaterThanOrEqual(2)
     // Answered already: a second answer changes nothing.
     expect((await post(`/api/approvals/${question!.id}`, { answer: 'rejected' })).status).toBe(409)
   })

@@ -55,7 +55,7 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
       void root.capabilities().then((c) => c.generation === event.generation && keep(catalogView(c, true)), () => {})
     }),
     root.on('reload-failed', (event) => live.send({ type: 'generation', entry: timeline.failed(event) })),
-    approvals.onChange((pending) => live.send({ type: 'approvals', pending })),
+    approvals.onChange((queue) => live.send({ type: 'approvals', ...queue })),
     root.on('provider', (status) => {
       void root.capabilities().then((c) => live.send({ type: 'provider', provider: providerView(c, status) }), () => {})
     }),
@@ -104,7 +104,7 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
       const turnId = decodeURIComponent(turn[1]!)
       return json(res, 200, turnDetail(turnId, await root.journal.read(turnId)))
     }
-    if (req.method === 'GET' && path === '/api/approvals') return json(res, 200, approvals.pending())
+    if (req.method === 'GET' && path === '/api/approvals') return json(res, 200, approvals.queue())
     if (req.method === 'GET' && path === '/api/parked') return json(res, 200, await root.approvals.pending())
     const parked = /^\/api\/parked\/([^/]+)$/.exec(path)
     if (req.method === 'POST' && parked) {

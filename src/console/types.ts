@@ -116,6 +116,16 @@ export interface PendingApprovalView {
   readonly askedAt: number
 }
 
+/**
+ * The questions waiting now, as of one change of the queue. `version` grows with every change, so a
+ * page that hears of the queue both by asking (`GET /api/approvals`) and by its event stream keeps
+ * the newest: the two travel on different connections and can arrive in either order.
+ */
+export interface ApprovalQueueView {
+  readonly version: number
+  readonly pending: PendingApprovalView[]
+}
+
 /** A call parked in the journal (`root.approvals`), waiting for a decision from any process; survives restarts. */
 export interface ParkedApprovalView {
   readonly callId: string
@@ -162,7 +172,7 @@ export interface TryResult {
 export type LiveEvent =
   | { readonly type: 'generation'; readonly entry: TimelineEntry }
   | { readonly type: 'journal'; readonly turnId: string }
-  | { readonly type: 'approvals'; readonly pending: PendingApprovalView[] }
+  | ({ readonly type: 'approvals' } & ApprovalQueueView)
   | { readonly type: 'provider'; readonly provider: ProviderView }
 
 export type JournalPage = TurnPage

@@ -1,7 +1,7 @@
 import { SeamError, messageOf } from '../errors.js'
 import { untilDue } from './abort.js'
 import type { Diagnostic } from '../features/diagnostic.js'
-import { toJsonSchema, toolFingerprint } from '../features/schema.js'
+import { toolFingerprint } from '../features/schema.js'
 import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolSchema, ToolService } from '../seams/types.js'
 import type { PermissionHost } from './approval-types.js'
 import { featureTemplate } from './feature-capability.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { defineTool, SeamIntegration, capabilitySeamToken, memoryJournal, type ToolCallOutcome } from 'seam-runtime'
+import { defineTool, SeamIntegration, capabilitySeamToken, memoryJournal, } from 'seam-runtime'
 import { beginTurn, expectPaired, journalKinds, rootWith, sleep } from '../../test/kit.js'
 
 const echo = (calls: unknown[]) =>

@@ -1,9 +1,9 @@
 import type {
   ApprovalChoice,
+  ApprovalQueueView,
   CatalogView,
   LiveEvent,
   ParkedApprovalView,
-  PendingApprovalView,
   StateView,
   TryRequest,
   TryResult,
@@ -35,7 +35,7 @@ export const api = {
   catalog: (generation?: number) => get<CatalogView>(`/api/catalog${generation === undefined ? '' : `?generation=${generation}`}`),
   turns: (filters: TurnFilters) => get<TurnPage>(`/api/turns?${new URLSearchParams(clean(filters))}`),
   turn: (turnId: string) => get<TurnDetail>(`/api/turns/${encodeURIComponent(turnId)}`),
-  approvals: () => get<PendingApprovalView[]>('/api/approvals'),
+  approvals: () => get<ApprovalQueueView>('/api/approvals'),
   decide: (id: string, answer: ApprovalChoice) => post<{ decided: boolean }>(`/api/approvals/${encodeURIComponent(id)}`, { answer }),
   parked: () => get<ParkedApprovalView[]>('/api/parked'),
   decideParked: (resumeToken: string, answer: ApprovalChoice) => post<ParkedApprovalView>(`/api/parked/${encodeURIComponent(resumeToken)}`, { answer }),
@@ -64,4 +64,27 @@ async function answer<T>(response: Response): Promise<T> {
   const value = (await response.json().catch(() => ({}))) as T & { error?: string }
   if (!response.ok) throw new ApiError(response.status, value.error ?? response.statusText)
   return value
+}
+
+/**
+ * A filter that passes only queue snapshots at least as new as the newest it has passed: the queue
+ * reaches the page both as the answer to a request and on the event stream, in either order.
+ */
+export function newestQueue(): (queue: ApprovalQueueView) => boolean {
+  let newest = -1
+  return (queue) => {
+    if (queue.version < newest) return false
+    newest = queue.version
+    return true
+  }
+}
+
+/** Wraps a request so that only the answer to the latest call is delivered; older answers are dropped. */
+export function latestOnly<T>(request: () => Promise<T>): (deliver: (value: T) => void) => Promise<void> {
+  let issued = 0
+  return async (deliver) => {
+    const ticket = ++issued
+    const value = await request()
+    if (ticket === issued) deliver(value)
+  }
 }

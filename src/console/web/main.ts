@@ -1,5 +1,5 @@
 import type { LiveEvent } from '../types.js'
-import { api } from './client.js'
+import { api, newestQueue } from './client.js'
 import { h, replace } from './dom.js'
 import { approvalsView } from './views/approvals.js'
 import { catalogView } from './views/catalog.js'
@@ -61,9 +61,10 @@ replace(
 )
 window.addEventListener('hashchange', route)
 route()
-void api.approvals().then((pending) => setPending(pending.length))
+const newestCount = newestQueue()
+void api.approvals().then((queue) => newestCount(queue) && setPending(queue.pending.length))
 api.events((event: LiveEvent) => {
-  if (event.type === 'approvals') {
+  if (event.type === 'approvals' && newestCount(event)) {
     setPending(event.pending.length)
     if (event.pending.length > 0) context.announce(`${event.pending.length} approval(s) waiting`)
   }

@@ -1,4 +1,4 @@
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it, } from 'vitest'
 import { Logger } from '../logger.js'
 import { protectEvent } from './privacy.js'
 import { isSecretKey, looksLikeCredentials, redactText, registerSecret } from './redact.js'

@@ -1,5 +1,5 @@
-import type { ApprovalChoice, ParkedApprovalView, PendingApprovalView } from '../../types.js'
-import { api } from '../client.js'
+import type { ApprovalChoice, ApprovalQueueView, ParkedApprovalView, PendingApprovalView } from '../../types.js'
+import { api, latestOnly, newestQueue } from '../client.js'
 import { badge, h, replace, time } from '../dom.js'
 import type { View, ViewContext } from './view.js'
 
@@ -48,8 +48,12 @@ export function approvalsView(context: ViewContext): View {
     const target = items.find((li) => li.dataset.id === focused) ?? items[0]
     if (target && (document.activeElement === document.body || element.contains(document.activeElement))) target.focus()
   }
-  const renderLive = (pending: PendingApprovalView[]) => render(live, pending.map(liveQuestion), 'Nothing is waiting for approval.')
+  const newest = newestQueue()
+  const renderLive = (queue: ApprovalQueueView) => {
+    if (newest(queue)) render(live, queue.pending.map(liveQuestion), 'Nothing is waiting for approval.')
+  }
   const renderParked = (calls: ParkedApprovalView[]) => render(parked, calls.map(parkedQuestion), 'No parked calls.')
+  const fetchParked = latestOnly(api.parked)
 
   function liveQuestion(p: PendingApprovalView): Question {
     return { id: p.id, tool: p.name, summary: p.summary, reason: p.reason, arguments: p.arguments, meta: `asked ${time(p.askedAt)} · session ${p.session}`, answer: (c) => api.decide(p.id, c) }
@@ -118,14 +122,14 @@ export function approvalsView(context: ViewContext): View {
     await refresh()
   }
 
-  const refresh = () => Promise.all([api.approvals().then(renderLive), api.parked().then(renderParked)]).catch(() => {})
+  const refresh = () => Promise.all([api.approvals().then(renderLive), fetchParked(renderParked)]).catch(() => {})
   void refresh()
   return {
     element,
     onEvent(event) {
-      if (event.type === 'approvals') renderLive(event.pending)
+      if (event.type === 'approvals') renderLive(event)
       // Parking and deciding are journaled: the journal's stream says when to look again.
-      if (event.type === 'journal') void api.parked().then(renderParked)
+      if (event.type === 'journal') fetchParked(renderParked).catch(() => {})
     },
   }
 }
