@@ -1,4 +1,4 @@
-import { describe, expect, it, } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Logger } from '../logger.js'
 import { protectEvent } from './privacy.js'
 import { isSecretKey, looksLikeCredentials, redactText, registerSecret } from './redact.js'
@@ -7,6 +7,9 @@ import type { JournalEvent } from './types.js'
 // Read once, on first use: set before any test of this file redacts anything.
 process.env.SEAM_TEST_DB_CONN = 'Server=db.internal;Database=app;User Id=sa;Password=Zx9-env-conn-secret;'
 process.env.SEAM_TEST_STRIPE_KEY = 'sk_live_env_value_12345'
+// The shell's working folders: `PWD` reads like a password key, but holds a path that logs print.
+process.env.PWD = '/srv/seam-workspace-here'
+process.env.OLDPWD = '/srv/seam-workspace-before'
 
 /** Each shape a fault campaign found stored verbatim, with the secret it must not keep. */
 const CORPUS: readonly [string, string, string][] = [
@@ -33,6 +36,11 @@ describe('redactText', () => {
     const redacted = redactText(text)
     expect(redacted).not.toContain(secret)
     expect(redacted).toContain('[redacted]')
+  })
+
+  it("leaves the shell's working folders (PWD, OLDPWD) alone: they are paths, not passwords", () => {
+    const line = 'workspace root {"root":"/srv/seam-workspace-here"}, was /srv/seam-workspace-before'
+    expect(redactText(line)).toBe(line)
   })
 
   it('leaves ordinary text, and JSON literals under secret keys, alone', () => {

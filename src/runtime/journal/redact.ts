@@ -87,6 +87,9 @@ function scrubValues(text: string): string {
   return out
 }
 
+/** The shell's working folders: `PWD` reads like a password key, but holds a path every log prints. */
+const SHELL_FOLDERS: ReadonlySet<string> = new Set(['PWD', 'OLDPWD'])
+
 /** Reads the environment's secret values again on next use (a root does when it is created). */
 export function rescanEnvironment(): void {
   fromEnvironment = undefined
@@ -101,7 +104,7 @@ function environmentSecrets(): readonly string[] {
   if (fromEnvironment === undefined) {
     const values = new Set<string>()
     for (const [name, value] of Object.entries(process.env)) {
-      if (value === undefined || value.length < 6) continue
+      if (value === undefined || value.length < 6 || SHELL_FOLDERS.has(name)) continue
       if (isSecretKey(name) || /_(?:KEY|PASS|PW)$/i.test(name) || looksLikeCredentials(value)) values.add(value)
     }
     // Longest first: a secret that contains another is scrubbed whole.
