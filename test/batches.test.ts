@@ -496,7 +496,8 @@ describe('executeBatch: cancellation, approval and timeouts', () => {
 
     expect(summary(outcomes)).toEqual(['S failed TOOL_TIMEOUT', 'R completed'])
     expect(elapsed).toBeGreaterThanOrEqual(95)
-    expect(elapsed).toBeLessThan(500)
+    // Without the grace deadline the batch never settles; 2 s only allows for a loaded machine.
+    expect(elapsed).toBeLessThan(2_000)
     expect(t.of('tool/result')).toEqual(['S', 'R'])
     await expectPaired(journal, turn.turnId)
   })

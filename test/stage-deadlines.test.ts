@@ -153,10 +153,11 @@ describe('stage deadlines', () => {
     const turn = await beginTurn(root, { signal: controller.signal })
     const running = turn.tools.execute({ callId: 'c1', name: 't', arguments: '{}' })
     await sleep(10)
-    const aborted = performance.now()
     controller.abort()
+    // Within one event-loop turn: settled before the next turn's first callback, however loaded the machine.
+    const nextTurn = new Promise<'next turn'>((resolve) => setImmediate(() => resolve('next turn')))
+    expect(await Promise.race([running.then(() => 'settled' as const), nextTurn])).toBe('settled')
     expect(await running).toMatchObject({ status: 'cancelled', code: 'ABORTED_BEFORE_DISPATCH' })
-    expect(performance.now() - aborted).toBeLessThan(20)
   })
 
   it('settles a call whose tool/call write stalls as JOURNAL_UNAVAILABLE, and pairs it when the write lands late', async () => {

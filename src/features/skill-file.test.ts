@@ -108,7 +108,8 @@ Read each ticket, then assign it.
     const keys = Array.from({ length: 400_000 }, (_, i) => `k${i}: v`).join('\n')
     const started = performance.now()
     const error = failure(`---\n${keys}\ndescription: x\n---\n`)
-    expect(performance.now() - started).toBeLessThan(500)
+    // Parsing it took 11 minutes; 2 s only allows for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(2_000)
     expect(error.message).toMatch(new RegExp(`front matter is \\d+ characters long; at most ${MAX_FRONT_MATTER} are allowed`))
   })
 

@@ -34,7 +34,8 @@ describe('validators', () => {
     const input = { pattern: `${'a'.repeat(40)}!` }
     const started = performance.now()
     const result = validators.forSchema(hostile, true)(input)
-    expect(performance.now() - started).toBeLessThan(200)
+    // A backtracking regex on this input runs for minutes; 2 s only allows for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(2_000)
     // The property named "pattern" is still checked for its type; only the regex is gone.
     expect(result.ok).toBe(true)
     expect(validators.forSchema(hostile, true)({ pattern: 5 }).ok).toBe(false)
@@ -57,6 +58,7 @@ describe('validators', () => {
     const started = performance.now()
     const result = validators.forSchema(schema, true)({})
     expect(result).toMatchObject({ ok: false, issues: [{ message: expect.stringContaining('nested deeper than 64 levels') }] })
-    expect(performance.now() - started).toBeLessThan(200)
+    // A backtracking regex on this input runs for minutes; 2 s only allows for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(2_000)
   })
 })
