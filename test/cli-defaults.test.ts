@@ -34,7 +34,7 @@ describe('seam dev on a taken port', { timeout: 60_000 }, () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
     onTestFinished(() => new Promise<void>((resolve) => taken.close(() => resolve())))
     const port = (taken.address() as { port: number }).port
-    const child = start(['dev', dir, '--port', String(port)])
+    const child = start(['dev', dir, '--port', String(port), '--no-check'])
     onTestFinished(() => {
       if (child.exitCode === null) child.kill('SIGKILL')
     })

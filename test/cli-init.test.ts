@@ -1,11 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { seam } from './cli-kit.js'
+import { initProject, seam } from './cli-kit.js'
 
-const repo = fileURLToPath(new URL('..', import.meta.url))
 
 async function emptyFolder(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'seam-init-'))
@@ -44,12 +42,7 @@ describe('seam init', { timeout: 60_000 }, () => {
 describe('seam check', { timeout: 120_000 }, () => {
   it('reports a type error with its file, line, code and frame and exits 1, and exits 0 once it is fixed', async () => {
     const dir = await emptyFolder()
-    expect((await seam('init', dir)).code).toBe(0)
-    // What `npm install` would bring: this package (its built types), zod and @types/node.
-    await mkdir(path.join(dir, 'node_modules', '@types'), { recursive: true })
-    await symlink(repo, path.join(dir, 'node_modules', 'seam-runtime'))
-    await symlink(path.join(repo, 'node_modules', 'zod'), path.join(dir, 'node_modules', 'zod'))
-    await symlink(path.join(repo, 'node_modules', '@types', 'node'), path.join(dir, 'node_modules', '@types', 'node'))
+    await initProject(dir)
     const clean = await seam('check', dir)
     expect(clean.stdout).toMatch(/no type errors \(\d+ files\)/)
     expect(clean.code).toBe(0)

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtemp, mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -27,6 +27,20 @@ export async function pluginFolder(files: Record<string, string>): Promise<strin
   const dir = await mkdtemp(path.join(tmpdir(), 'seam-cli-'))
   for (const [name, text] of Object.entries(files)) await put(dir, name, text)
   return dir
+}
+
+/**
+ * `seam init` into `dir`, then what `npm install` would bring: this package (its built types), zod
+ * and @types/node, linked from this repository.
+ */
+export async function initProject(dir: string): Promise<void> {
+  const init = await seam('init', dir)
+  expect(init.code).toBe(0)
+  const repo = fileURLToPath(new URL('..', import.meta.url))
+  await mkdir(path.join(dir, 'node_modules', '@types'), { recursive: true })
+  await symlink(repo, path.join(dir, 'node_modules', 'seam-runtime'))
+  await symlink(path.join(repo, 'node_modules', 'zod'), path.join(dir, 'node_modules', 'zod'))
+  await symlink(path.join(repo, 'node_modules', '@types', 'node'), path.join(dir, 'node_modules', '@types', 'node'))
 }
 
 export async function put(dir: string, name: string, text: string): Promise<void> {

@@ -3,6 +3,7 @@ import type { Diagnostic } from '../features/diagnostic.js'
 import type { GenerationDiff } from '../runtime/generation-builder.js'
 import type { ProviderStatus } from '../seams/types.js'
 import type { Style } from './io.js'
+import type { TypeProblem } from './type-check.js'
 
 /** `+search_files ~read_file -old_tool +skill:triage`, or `no changes`. */
 export function formatDiff(diff: GenerationDiff, style: Style): string {
@@ -32,6 +33,16 @@ export function formatDiagnostic(d: Diagnostic, style: Style, dir?: string): str
   const head = `${style.bold(where)} ${style.red(message)}`
   if (!d.frame) return head
   return `${head}\n${printableLines(d.frame)
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n')}`
+}
+
+/** `tools/x.ts:3:10 TS2322 message` and its code frame, indented, as `seam check` and `seam dev` print a type error. */
+export function formatTypeProblem(p: TypeProblem, style: Style, dir: string): string {
+  const head = `${style.bold(printable(`${shortPath(p.file, dir)}:${p.line}:${p.column}`))} ${style.red(`TS${p.code}`)} ${printableLines(p.message)}`
+  if (!p.frame) return head
+  return `${head}\n${printableLines(p.frame)
     .split('\n')
     .map((l) => `  ${l}`)
     .join('\n')}`

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import type * as TS from 'typescript'
@@ -14,6 +14,13 @@ export interface TypeProblem {
   readonly code: number
   readonly message: string
   readonly frame: string | undefined
+}
+
+/** What to check: the folder's `tsconfig.json`, or its plugin and tool files under strict defaults. */
+export interface CheckSetup {
+  readonly configFile?: string
+  readonly rootNames: string[]
+  readonly options: TS.CompilerOptions
 }
 
 /** Without a tsconfig.json, the plugin folder is checked as `seam init` would set it up. */
@@ -32,23 +39,33 @@ const DEFAULTS = {
  * own (a devDependency `seam init` adds), else the one beside seam-runtime.
  */
 export async function typeCheck(dir: string): Promise<{ problems: TypeProblem[]; files: number }> {
-  const ts = loadTypeScript(dir)
+  const found = findTypeScript(dir)
+  if (found === undefined) throw new CliError('seam check needs TypeScript', 'npm install --save-dev typescript')
+  const ts = loadTypeScript(found.path)
+  const setup = await checkSetup(ts, dir)
+  const program = ts.createProgram({ rootNames: setup.rootNames, options: setup.options })
+  return { problems: problemsOf(ts, ts.getPreEmitDiagnostics(program), dir), files: setup.rootNames.length }
+}
+
+export async function checkSetup(ts: typeof TS, dir: string): Promise<CheckSetup> {
   const configFile = path.join(dir, 'tsconfig.json')
-  let rootNames: string[]
-  let options: TS.CompilerOptions
   if (existsSync(configFile)) {
     const parsed = ts.getParsedCommandLineOfConfigFile(configFile, { noEmit: true }, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })
     if (parsed === undefined) throw new CliError(`cannot read ${configFile}`, 'check that it is valid JSON')
-    rootNames = parsed.fileNames
-    options = parsed.options
-  } else {
-    const folder = await discoverPluginFolder(dir)
-    rootNames = [...(folder.pluginFile ? [folder.pluginFile] : []), ...folder.toolFiles].filter((f) => /\.[cm]?tsx?$/.test(f))
-    options = ts.convertCompilerOptionsFromJson(DEFAULTS, dir).options
+    return { configFile, rootNames: parsed.fileNames, options: parsed.options }
   }
-  const program = ts.createProgram({ rootNames, options })
-  const problems = ts.getPreEmitDiagnostics(program).flatMap((d) => (d.category === ts.DiagnosticCategory.Error ? [problemOf(ts, d, dir)] : []))
-  return { problems, files: rootNames.length }
+  return { rootNames: await pluginSources(dir), options: ts.convertCompilerOptionsFromJson(DEFAULTS, dir).options }
+}
+
+/** `plugin.ts` and the tool files of a folder without a tsconfig.json. */
+export async function pluginSources(dir: string): Promise<string[]> {
+  const folder = await discoverPluginFolder(dir)
+  return [...(folder.pluginFile ? [folder.pluginFile] : []), ...folder.toolFiles].filter((f) => /\.[cm]?tsx?$/.test(f))
+}
+
+/** The errors among `diagnostics` (warnings and suggestions dropped), each with its frame. */
+export function problemsOf(ts: typeof TS, diagnostics: readonly TS.Diagnostic[], dir: string): TypeProblem[] {
+  return diagnostics.flatMap((d) => (d.category === ts.DiagnosticCategory.Error ? [problemOf(ts, d, dir)] : []))
 }
 
 function problemOf(ts: typeof TS, d: TS.Diagnostic, dir: string): TypeProblem {
@@ -58,15 +75,32 @@ function problemOf(ts: typeof TS, d: TS.Diagnostic, dir: string): TypeProblem {
   return { file: d.file.fileName, line: at.line + 1, column: at.character + 1, code: d.code, message, frame: codeFrame(d.file.text, at.line + 1, at.character + 1) }
 }
 
-function loadTypeScript(dir: string): typeof TS {
-  // The project's own TypeScript first (it may pin another version), then the one next to seam-runtime.
+/**
+ * Where TypeScript is: the project's own first (it may pin another version), then the one next to
+ * seam-runtime (present in a development checkout, not in an installed package).
+ */
+export function findTypeScript(dir: string): { path: string; version: string } | undefined {
   for (const from of [path.join(dir, 'package.json'), import.meta.url]) {
     try {
-      return createRequire(from)('typescript') as typeof TS
+      const main = createRequire(from).resolve('typescript')
+      return { path: main, version: typeScriptVersion(main) }
     } catch {
       // Not resolvable from there.
     }
   }
-  throw new CliError('seam check needs TypeScript', 'npm install --save-dev typescript')
+  return undefined
 }
 
+export function loadTypeScript(main: string): typeof TS {
+  return createRequire(import.meta.url)(main) as typeof TS
+}
+
+function typeScriptVersion(main: string): string {
+  // typescript/lib/typescript.js → typescript/package.json
+  try {
+    const version: unknown = JSON.parse(readFileSync(path.join(path.dirname(main), '..', 'package.json'), 'utf8')).version
+    return typeof version === 'string' ? version : 'unknown'
+  } catch {
+    return 'unknown'
+  }
+}

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { EXIT } from '../errors.js'
-import { shortPath } from '../format.js'
+import { formatTypeProblem } from '../format.js'
 import { type CliContext, line, styleFor } from '../io.js'
 import { typeCheck } from '../type-check.js'
 import { pluginDir } from '../workspace.js'
@@ -20,10 +20,7 @@ async function check(cli: CliContext, dirArg: string): Promise<number> {
   const out = cli.io.stdout
   const style = styleFor(out, cli.io.env)
   const { problems, files } = await typeCheck(dir)
-  for (const p of problems) {
-    line(out, `${style.bold(`${shortPath(p.file, dir)}:${p.line}:${p.column}`)} ${style.red(`TS${p.code}`)} ${p.message}`)
-    if (p.frame) line(out, p.frame.split('\n').map((l) => `  ${l}`).join('\n'))
-  }
+  for (const p of problems) line(out, formatTypeProblem(p, style, dir))
   if (problems.length === 0) {
     line(out, style.green(`no type errors (${files} files)`))
     return EXIT.ok

@@ -3,6 +3,7 @@ import { delimiter, join } from 'node:path'
 import { type Command, Option } from 'commander'
 import { messageOf, SeamError } from '../../errors.js'
 import type { Root } from '../../runtime/root.js'
+import { type BackgroundCheck, startBackgroundCheck } from '../background-check.js'
 import { EXIT, UsageError } from '../errors.js'
 import { devApproval, openBrowser } from '../dev-console.js'
 import { follow, warnAsksEveryCall } from '../follow.js'
@@ -20,6 +21,7 @@ interface DevFlags {
   open?: boolean
   otel?: boolean
   debounce?: string
+  check: boolean
 }
 
 export function registerDev(program: Command, cli: CliContext): void {
@@ -32,6 +34,7 @@ export function registerDev(program: Command, cli: CliContext): void {
     .option('--token <token>', 'bearer token MCP clients must send (default $SEAM_MCP_TOKEN)')
     .option('--no-mcp', 'do not serve MCP (nor the console) over HTTP')
     .option('--open', 'open the console in a browser')
+    .option('--no-check', 'do not type-check the plugin in the background')
     .option('--otel', 'export OpenTelemetry traces and metrics over OTLP/HTTP (endpoint from $OTEL_EXPORTER_OTLP_ENDPOINT; on by itself when that is set)')
     .addOption(new Option('--debounce <ms>', 'quiet time before a reload').hideHelp())
     .action(async (dir: string, flags: DevFlags, command: Command) => {
@@ -57,6 +60,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     },
   )
   const stopping = untilStopped()
+  let check: BackgroundCheck | undefined
   try {
     const capabilities = await root.capabilities()
     // Until the banner is out the server only announces its URL, which the banner shows.
@@ -83,6 +87,9 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     line(out, `  mcp        ${mcp.text}`)
     line(out, `  console    ${consoleUrl ? style.cyan(consoleUrl) : style.dim('off')}`)
     for (const status of root.providers()) line(out, `  provider   ${formatProvider(status, style)}`)
+    // Started after the first generation is live, so the first check never delays it.
+    check = flags.check ? startBackgroundCheck(dir, out, style) : undefined
+    line(out, `  types      ${check?.banner ?? style.dim('not checked (--no-check)')}`)
     if (otel) line(out, `  otel       ${style.cyan(otel.endpoint)} ${style.dim('(traces and metrics over OTLP/HTTP)')}`)
     for (const d of root.activeGeneration.diagnostics) line(out, `${style.yellow('warning:')} ${formatDiagnostic(d, style, dir)}`)
     const warned = new Set<string>()
@@ -91,11 +98,15 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     quiet = false
     if (flags.open && consoleUrl) openBrowser(consoleUrl)
     follow(root, out, style, dir, warned)
+    root.on('generation', (event) => {
+      if (event.diff.tools.added.length + event.diff.tools.removed.length > 0) check?.sourcesChanged()
+    })
     await stopping.promise
     line(out, style.dim('stopping…'))
     web?.close()
     await mcp.close?.().catch((error: unknown) => line(io.stderr, `seam: closing the MCP server failed: ${messageOf(error)}`))
   } finally {
+    await check?.close()
     await root.close()
     await otel?.shutdown()
     stopping.dispose()
