@@ -5,7 +5,7 @@ import { bindingOf, type CapabilityIngress, type ToolCapability } from './capabi
 import { Generation, type SkillSlot, type ToolSlot } from './generation.js'
 import type { ReloadProbe } from './instrumentation.js'
 import type { Logger } from './logger.js'
-import { PluginInstance } from './plugin-instance.js'
+import { type FolderPluginLoader, PluginInstance } from './plugin-instance.js'
 import type { PluginDefinition } from './plugin-types.js'
 import type { PipelineHooks } from './pipeline/types.js'
 
@@ -27,6 +27,8 @@ export interface BuildInput {
   readonly ingress: CapabilityIngress
   readonly logger: Logger
   readonly files?: (root: PluginInstance) => Promise<FeatureFiles>
+  /** Loads the `plugin.ts` of a child's declared folder. */
+  readonly folderPlugin?: FolderPluginLoader
   /** Called with each change-notifying seam provider of the new generation (MCP list_changed). */
   readonly watchProvider?: (provider: { onDidChange(listener: () => void): () => void }) => () => void
   /** Told how long setup and projection took. */
@@ -49,7 +51,7 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
   } else {
     const started = performance.now()
     try {
-      root = await PluginInstance.mount(input.plugin, { generation: input.number, baseDir: input.baseDir, logger: input.logger })
+      root = await PluginInstance.mount(input.plugin, { generation: input.number, baseDir: input.baseDir, logger: input.logger, folderPlugin: input.folderPlugin })
     } catch (error) {
       return failed([diagnosticOf(error, 'SETUP_FAILED')], error)
     } finally {

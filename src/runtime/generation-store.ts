@@ -151,8 +151,9 @@ export class GenerationStore {
       return this.#failed(started, [diagnosticOf(error, 'INVALID_PLUGIN')], error, skipUnchanged || providerChange)
     }
     // A plugin file that bundles to the same code keeps the mounted tree: its setup does not run again.
-    if (skipUnchanged && previous && plugin === previous.root.definition && !this.#setupPending) plugin = previous.root
     const source = this.#options.source
+    // The same for the plugin files of child folders.
+    if (skipUnchanged && previous && plugin === previous.root.definition && !this.#setupPending && !(await source?.nestedPluginChanged(probe))) plugin = previous.root
     const result = await buildGeneration({
       number,
       plugin,
@@ -161,6 +162,7 @@ export class GenerationStore {
       ingress: this.#options.ingress,
       logger: this.#options.logger,
       files: source ? (root) => source.load(root, probe) : undefined,
+      folderPlugin: source ? (dir) => source.folderPlugin(dir, probe) : undefined,
       probe,
       watchProvider: (provider) => provider.onDidChange(() => this.#providerChanged()),
     })

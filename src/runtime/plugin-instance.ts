@@ -13,6 +13,19 @@ import { DisposableScope } from './scope.js'
 
 const TOOL_NAME = /^[a-z0-9][a-z0-9_-]*$/
 
+/**
+ * Loads the `plugin.ts` of a declared plugin folder, if it has one (the folder source does, with
+ * the tool loader); `file` is its absolute path.
+ */
+export type FolderPluginLoader = (dir: string) => Promise<{ readonly file: string; readonly definition: PluginDefinition } | undefined>
+
+interface MountOptions {
+  readonly generation: number
+  readonly baseDir?: string
+  readonly logger: Logger
+  readonly folderPlugin?: FolderPluginLoader
+}
+
 /** Hook lists of one plugin, in registration order. */
 export interface HookLists {
   readonly preExecute: PreExecuteHook[]
@@ -60,29 +73,50 @@ export class PluginInstance {
   }
 
   /**
-   * Mounts `definition` and its children, running each setup. On failure everything this call
-   * created is disposed and a `SETUP_FAILED` error names the plugin.
+   * Mounts `definition` and its children, running each setup. A child declared with a `dir` is
+   * that folder, as a root folder is: the folder's `plugin.ts` (when it has one) is its setup and
+   * children, under the declared name; a declaration that brings `setup` or `plugins` of its own
+   * as well is refused. On failure everything this call created is disposed and a `SETUP_FAILED`
+   * error names the plugin.
    */
-  static async mount(
-    definition: PluginDefinition,
-    options: { parent?: PluginInstance; generation: number; baseDir?: string; logger: Logger },
-  ): Promise<PluginInstance> {
+  static async mount(definition: PluginDefinition, options: MountOptions & { parent?: PluginInstance }): Promise<PluginInstance> {
     assertPluginName(definition.name)
     const instance = new PluginInstance(definition, options.parent, options.baseDir)
     try {
-      for (const child of definition.plugins ?? []) await instance.#mountChild(child, options)
+      const own = await instance.#folderPlugin(options)
+      for (const child of own.plugins ?? []) await instance.#mountChild(child, options)
       const ctx = instance.#context(options)
-      const returned = await definition.setup?.(ctx)
+      const returned = await own.setup?.(ctx)
       if (typeof returned === 'function') instance.scope.add(returned, `${instance.owner} setup`)
     } catch (error) {
       await instance.scope.dispose().catch(() => {})
       if (SeamError.is(error, 'SETUP_FAILED')) throw error
+      // A child's plugin file that fails to load keeps its own location (file, line, frame).
+      const located = SeamError.is(error) && typeof error.details?.file === 'string' ? error.details : whereThrown(error)
       throw new SeamError('SETUP_FAILED', `plugin "${instance.label}" failed to set up: ${messageOf(error)}`, {
         cause: error,
-        details: { owner: instance.owner, ...whereThrown(error) },
+        details: { ...located, owner: instance.owner },
       })
     }
     return instance
+  }
+
+  /** What sets this plugin up: its declaration, or the `plugin.ts` of the folder a child declares. */
+  async #folderPlugin(options: MountOptions): Promise<PluginDefinition> {
+    const declared = this.definition
+    // The root's folder plugin is the root definition itself (the folder source loads it).
+    if (this.parent === undefined || declared.dir === undefined || this.dir === undefined || options.folderPlugin === undefined) return declared
+    const own = await options.folderPlugin(this.dir)
+    if (own === undefined) return declared
+    const extra = [declared.setup ? 'setup' : '', declared.plugins?.length ? 'plugins' : ''].filter(Boolean).join(' and ')
+    if (extra !== '') {
+      throw new SeamError(
+        'SETUP_FAILED',
+        `plugin "${this.label}" declares ${extra}, and its folder has a plugin.ts of its own (${own.file}): keep one of them, the folder's plugin.ts or the declaration's ${extra}`,
+        { details: { owner: this.owner, file: own.file } },
+      )
+    }
+    return own.definition
   }
 
   /** The name a model sees for a local tool or skill name: `<child>__<name>` below the root. */
@@ -108,7 +142,7 @@ export class PluginInstance {
     await this.scope.dispose()
   }
 
-  async #mountChild(child: PluginDefinition, options: { generation: number; baseDir?: string; logger: Logger }): Promise<void> {
+  async #mountChild(child: PluginDefinition, options: MountOptions): Promise<void> {
     if (this.children.some((c) => c.name === child?.name)) {
       throw new SeamError('INVALID_PLUGIN', `plugin "${this.owner}" mounts two children named "${child.name}"`)
     }
@@ -117,7 +151,7 @@ export class PluginInstance {
     this.scope.add(() => instance.scope.dispose(), `plugin ${instance.owner}`)
   }
 
-  #context(options: { generation: number; baseDir?: string; logger: Logger }): PluginContext {
+  #context(options: MountOptions): PluginContext {
     const log = options.logger.child(this.label)
     this.log = log
     const register = <T>(list: T[], item: T, label: string): Disposer => {

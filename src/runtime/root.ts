@@ -106,7 +106,7 @@ export class Root {
   readonly #turns = new Set<Turn>()
   /** Calls in flight on every turn of this root, ended ones included. */
   readonly #activity = new Activity()
-  readonly #source: FolderSource | undefined
+  readonly #source: FolderSource
   readonly #providers = new ProviderWatch((status) => this.#emit('provider', status))
 
   /** Prefer `createRoot()`; the constructor only assigns. */
@@ -120,7 +120,8 @@ export class Root {
     this.#logger = new Logger(options.log ?? (() => {}))
     this.approvals = new Approvals(this.journal, this.#limits.approvalTtlMs)
     this.#grants = new ApprovalGrants(this.journal.coordination)
-    this.#source = options.dir ? new FolderSource(options.dir, hostModules) : undefined
+    // Also without a folder of its own: a child plugin may declare one.
+    this.#source = new FolderSource(options.dir, hostModules)
     this.#generations = new GenerationStore({
       plugin: options.plugin,
       source: this.#source,
@@ -141,7 +142,7 @@ export class Root {
 
   /** The plugin folder, when the root has one. */
   get dir(): string | undefined {
-    return this.#source?.dir
+    return this.#source.dir
   }
 
   /** The number of the active generation. */
@@ -215,7 +216,7 @@ export class Root {
         details: first ? { ...first, diagnostics: result.diagnostics } : undefined,
       })
     }
-    if (this.#options.watch && this.#source) await this.#watch(this.#source)
+    if (this.#options.watch) await this.#watch(this.#source)
   }
 
   async #watch(source: FolderSource): Promise<void> {

@@ -23,12 +23,21 @@ interface SkillEntry {
   readonly skill: SkillFile
 }
 
+interface NestedPlugin {
+  readonly file: string
+  readonly loaded: LoadedPluginFile
+  stale: boolean
+}
+
 /**
  * Loads plugin folders into feature slots, reusing every tool whose file (and local imports) did
  * not change: a reload re-bundles only what an edit touched. Knows which paths to watch.
  */
 export class FolderSource {
-  readonly dir: string
+  /** The root's folder, when it has one. */
+  readonly dir: string | undefined
+  /** What file paths in messages and slot sources are relative to: the root's folder, else the working directory. */
+  readonly #base: string
   readonly #modules: () => Promise<Record<string, unknown>>
   readonly #tools = new Map<string, ToolEntry>()
   readonly #skills = new Map<string, SkillEntry>()
@@ -46,14 +55,50 @@ export class FolderSource {
    * stay watched, so fixing a broken helper outside `tools/` reloads it.
    */
   readonly #dependencies = new Map<string, readonly string[]>()
+  /** The `plugin.ts` of each child's declared folder, by folder. */
+  readonly #nested = new Map<string, NestedPlugin>()
+  /** The folders of every plugin in the last loaded tree. */
+  #pluginDirs = new Set<string>()
 
-  constructor(dir: string, modules: () => Promise<Record<string, unknown>>) {
-    this.dir = path.resolve(dir)
+  constructor(dir: string | undefined, modules: () => Promise<Record<string, unknown>>) {
+    this.dir = dir === undefined ? undefined : path.resolve(dir)
+    this.#base = this.dir ?? process.cwd()
     this.#modules = modules
+  }
+
+  /** A child folder's plugin file (or a file it imports) was touched, created or removed since the last build. */
+  #nestedTouched: false | 'changed' | 'created' = false
+
+  /**
+   * Whether a child folder's plugin file changed since the tree was set up: loads the touched ones
+   * again, so a save that bundles to the same code keeps the mounted tree (as the root's own does).
+   */
+  async nestedPluginChanged(probe?: ReloadProbe): Promise<boolean> {
+    const touched = this.#nestedTouched
+    this.#nestedTouched = false
+    if (touched === false) return false
+    if (touched === 'created') return true
+    let changed = false
+    for (const [dir, entry] of this.#nested) {
+      if (!entry.stale) continue
+      try {
+        const loaded = await loadPluginFile(entry.file, { modules: await this.#modules(), relativeTo: this.#base, onPhase: probe && phases(probe, this.#base) }, entry.loaded)
+        if (loaded !== entry.loaded) {
+          entry.loaded.release()
+          this.#nested.set(dir, { file: entry.file, loaded, stale: false })
+          changed = true
+        } else entry.stale = false
+      } catch {
+        // Gone or broken: setting the tree up again reports it.
+        changed = true
+      }
+    }
+    return changed
   }
 
   /** The root plugin: `plugin.ts` when the folder has one (re-bundled only after it changed). */
   async loadPlugin(probe?: ReloadProbe): Promise<PluginDefinition> {
+    if (this.dir === undefined) return definePlugin({ name: 'root' })
     const { pluginFile } = await discoverPluginFolder(this.dir)
     if (!pluginFile) {
       this.#pluginFile?.loaded.release()
@@ -71,6 +116,23 @@ export class FolderSource {
     return loaded.definition
   }
 
+  /** The `plugin.ts` of a child's declared folder, if it has one (re-bundled only after it changed). */
+  async folderPlugin(dir: string, probe?: ReloadProbe): Promise<{ file: string; definition: PluginDefinition } | undefined> {
+    const { pluginFile } = await discoverPluginFolder(dir)
+    const entry = this.#nested.get(dir)
+    if (!pluginFile) {
+      entry?.loaded.release()
+      this.#nested.delete(dir)
+      return undefined
+    }
+    const previous = entry?.file === pluginFile ? entry.loaded : undefined
+    if (previous && !entry?.stale) return { file: pluginFile, definition: previous.definition }
+    const loaded = await loadPluginFile(pluginFile, { modules: await this.#modules(), relativeTo: this.#base, onPhase: probe && phases(probe, this.#base) }, previous)
+    if (loaded !== previous) entry?.loaded.release()
+    this.#nested.set(dir, { file: pluginFile, loaded, stale: false })
+    return { file: pluginFile, definition: loaded.definition }
+  }
+
   /**
    * Marks what `changed` touches as stale (everything when `changed` is undefined). Returns whether
    * a plugin file (or a file it imports) changed, in which case the plugin tree must be set up again.
@@ -82,6 +144,8 @@ export class FolderSource {
       this.#replaced.clear()
       this.#skills.clear()
       this.#pluginStale = 'all'
+      for (const entry of this.#nested.values()) entry.loaded.release()
+      this.#nested.clear()
       return { setup: true }
     }
     for (const [file, entry] of this.#tools) {
@@ -92,11 +156,22 @@ export class FolderSource {
       }
     }
     // Skill files are read on every load and parsed again only when their text changed.
-    const pluginChanged =
-      [...changed].some((f) => /[/\\]plugin\.m?[jt]s$/.test(f) && path.dirname(f) === this.dir) ||
-      (this.#pluginFile?.loaded.dependencies.some((d) => touches(changed, d)) ?? false)
-    if (pluginChanged && this.#pluginStale === false) this.#pluginStale = 'changed'
-    return { setup: pluginChanged }
+    const isPluginFile = (f: string) => /[/\\]plugin\.m?[jt]s$/.test(f)
+    const rootChanged =
+      [...changed].some((f) => isPluginFile(f) && path.dirname(f) === this.dir) || (this.#pluginFile?.loaded.dependencies.some((d) => touches(changed, d)) ?? false)
+    if (rootChanged && this.#pluginStale === false) this.#pluginStale = 'changed'
+    for (const entry of this.#nested.values()) {
+      if (!touches(changed, entry.file) && !entry.loaded.dependencies.some((d) => touches(changed, d))) continue
+      entry.stale = true
+      this.#nestedTouched ||= 'changed'
+    }
+    // A plugin file created in a child's folder that had none (a removed one is a touched entry).
+    const created = [...changed].some((f) => {
+      const dir = path.dirname(f)
+      return isPluginFile(f) && dir !== this.dir && this.#pluginDirs.has(dir) && !this.#nested.has(dir)
+    })
+    if (created) this.#nestedTouched = 'created'
+    return { setup: rootChanged || this.#nestedTouched !== false }
   }
 
   /** Loads the tool and skill files of every plugin in the tree that has a folder. */
@@ -112,8 +187,12 @@ export class FolderSource {
     const modules = await this.#modules()
     this.#watched.clear()
     if (this.#pluginFile) for (const d of this.#pluginFile.loaded.dependencies) this.#watched.add(d)
+    this.#pluginDirs = new Set()
     for (const plugin of root.walk()) {
       if (!plugin.dir) continue
+      this.#pluginDirs.add(plugin.dir)
+      const nested = this.#nested.get(plugin.dir)
+      if (nested) for (const d of nested.loaded.dependencies) this.#watched.add(d)
       const folder = await discoverPluginFolder(plugin.dir)
       for (const sub of ['tools', path.join('agent', 'skills')]) this.#watched.add(path.join(plugin.dir, sub))
       // Every name a plugin file may have: creating `plugin.mjs` where there was none is a change too.
@@ -125,7 +204,7 @@ export class FolderSource {
           const replaced = this.#replaced.get(file)
           const previous = replaced !== undefined && replaced.refs > 0 ? replaced : undefined
           try {
-            const loaded = await loadToolFile(file, { modules, relativeTo: this.dir, onPhase: probe && phases(probe, this.dir) }, previous?.loaded)
+            const loaded = await loadToolFile(file, { modules, relativeTo: this.#base, onPhase: probe && phases(probe, this.#base) }, previous?.loaded)
             entry = loaded === previous?.loaded ? previous : { loaded, refs: 0, stale: false }
             entry.stale = false
             this.#tools.set(file, entry)
@@ -135,7 +214,7 @@ export class FolderSource {
             failed.add(file)
             // Keep watching what the file imported when it last loaded, and the file the error is in.
             for (const d of this.#dependencies.get(file) ?? []) this.#watched.add(d)
-            if (diagnostic.file) this.#watched.add(path.resolve(this.dir, diagnostic.file))
+            if (diagnostic.file) this.#watched.add(path.resolve(this.#base, diagnostic.file))
             continue
           }
         }
@@ -146,7 +225,7 @@ export class FolderSource {
           id: `${plugin.owner}#${file}`,
           owner: plugin.owner,
           name: plugin.qualify(entry.loaded.name),
-          source: path.relative(this.dir, file) || file,
+          source: path.relative(this.#base, file) || file,
           definition: entry.loaded.definition,
           plugin,
         })
@@ -155,7 +234,7 @@ export class FolderSource {
         listed.add(file)
         try {
           const skill = await this.#skill(file)
-          skills.push({ id: `${plugin.owner}#${file}`, owner: plugin.owner, name: plugin.qualify(skill.name), source: path.relative(this.dir, file) || file, definition: skill })
+          skills.push({ id: `${plugin.owner}#${file}`, owner: plugin.owner, name: plugin.qualify(skill.name), source: path.relative(this.#base, file) || file, definition: skill })
         } catch (error) {
           diagnostics.push(diagnosticOf(error, 'INVALID_SKILL'))
         }
@@ -186,7 +265,7 @@ export class FolderSource {
     const text = await readFile(file, 'utf8')
     const cached = this.#skills.get(file)
     if (cached && cached.text === text) return cached.skill
-    const skill = parseSkillFile(file, text, { relativeTo: this.dir })
+    const skill = parseSkillFile(file, text, { relativeTo: this.#base })
     this.#skills.set(file, { text, skill })
     return skill
   }
@@ -197,6 +276,8 @@ export class FolderSource {
     this.#replaced.clear()
     this.#pluginFile?.loaded.release()
     this.#pluginFile = undefined
+    for (const entry of this.#nested.values()) entry.loaded.release()
+    this.#nested.clear()
   }
 }
 
