@@ -1,5 +1,6 @@
 import { toJsonSchema } from '../features/schema.js'
-import { type AgentCapabilities, bindingOf, type ToolCapability } from '../runtime/capability-ingress.js'
+import type { AgentCapabilities, ToolCapability } from '../runtime/capability-ingress.js'
+import { definitionOf } from '../runtime/feature-capability.js'
 import type { ProviderStatus } from '../seams/types.js'
 import type { CatalogView, ProviderView, SkillView, ToolView } from './types.js'
 
@@ -31,8 +32,7 @@ export function catalogView(capabilities: AgentCapabilities, live: boolean): Cat
 }
 
 function toolView(tool: ToolCapability): ToolView {
-  const binding = bindingOf(tool)
-  const definition = binding?.kind === 'feature' ? (binding.slot.definition as { output?: unknown; isConcurrencySafe?: unknown }) : undefined
+  const definition = definitionOf(tool) as { output?: unknown; isConcurrencySafe?: unknown } | undefined
   return {
     name: tool.name,
     description: tool.description,

@@ -1,4 +1,5 @@
-import { bindingOf, type ToolCapability } from './capability-ingress.js'
+import type { ToolCapability } from './capability-ingress.js'
+import { definitionOf } from './feature-capability.js'
 
 /**
  * Whether every call of `tool` asks a person: `always`, or `on-risk` (the default when a tool sets
@@ -8,8 +9,7 @@ import { bindingOf, type ToolCapability } from './capability-ingress.js'
 export function asksEveryCall(tool: ToolCapability): boolean {
   if (tool.approval === 'always') return true
   if (tool.approval !== 'on-risk' || tool.annotations?.readOnlyHint === true) return false
-  const binding = bindingOf(tool)
-  return !(binding?.kind === 'feature' && typeof binding.slot.definition.risk === 'function')
+  return typeof definitionOf(tool)?.risk !== 'function'
 }
 
 /** Only the default's case: `on-risk` by omission that asks every call (what `seam dev` warns about). */

@@ -372,9 +372,9 @@ describe('CapabilityIngress: what a turn costs', () => {
   it('looks tools up by name in a map built once per catalog, not once per turn', async () => {
     const { generation, ingress } = await generationOf((ctx) => void ctx.addTool('open', feature()))
     const seen = await ingress.read(generation, 'root', turnWith())
-    const tools = toolsByName(seen)
+    const tools = toolsByName(seen, generation)
     expect([...tools.keys()]).toEqual(['open'])
-    expect(toolsByName(await ingress.read(generation, 'root', turnWith()))).toBe(tools)
+    expect(toolsByName(await ingress.read(generation, 'root', turnWith()), generation)).toBe(tools)
   })
 })
 

@@ -53,7 +53,11 @@ export interface AgentCapabilities {
   readonly skills: readonly SkillCapability[]
 }
 
-/** How a capability executes; kept off the public object so it cannot be swapped. */
+/**
+ * How a capability executes in one generation; kept off the public object so it cannot be swapped.
+ * A feature tool that did not change is the same capability object in every generation (see
+ * `featureTemplate`), so its binding belongs to the generation, not to the object.
+ */
 export type ToolBinding =
   | { readonly kind: 'feature'; readonly generation: Generation; readonly slot: ToolSlot }
   | { readonly kind: 'seam'; readonly generation: Generation; readonly service: ToolService; readonly scope: string }
@@ -73,22 +77,34 @@ interface Projection {
 /** Distinct filtered views kept per (generation, owner); past this the oldest is rebuilt on demand. */
 const MAX_VIEWS = 64
 
-const bindings = new WeakMap<ToolCapability, ToolBinding>()
+/** Per generation: the binding of every capability some owner's projection holds. */
+const bindings = new WeakMap<Generation, Map<ToolCapability, ToolBinding>>()
 const byName = new WeakMap<AgentCapabilities, ReadonlyMap<string, ToolCapability>>()
 
-export function bindingOf(capability: ToolCapability): ToolBinding | undefined {
-  return bindings.get(capability)
+/** How `capability` runs in `generation`, or nothing when that generation does not project it. */
+export function bindingIn(generation: Generation, capability: ToolCapability): ToolBinding | undefined {
+  return bindings.get(generation)?.get(capability)
+}
+
+function boundIn(generation: Generation): Map<ToolCapability, ToolBinding> {
+  let bound = bindings.get(generation)
+  if (bound === undefined) {
+    bound = new Map()
+    bindings.set(generation, bound)
+  }
+  return bound
 }
 
 /**
- * The bound tools of `capabilities` by name. Built once per capabilities object (a projection and
- * each of its views are shared by every turn that sees them), so a turn costs no per-tool work.
+ * The tools of `capabilities` that `generation` binds, by name. Kept per capabilities object (a
+ * projection and each of its views are shared by every turn that sees them), so a turn costs no
+ * per-tool work; a projection's own is made while projecting.
  */
-export function toolsByName(capabilities: AgentCapabilities): ReadonlyMap<string, ToolCapability> {
+export function toolsByName(capabilities: AgentCapabilities, generation: Generation): ReadonlyMap<string, ToolCapability> {
   let tools = byName.get(capabilities)
   if (tools === undefined) {
     const map = new Map<string, ToolCapability>()
-    for (const tool of capabilities.tools) if (bindingOf(tool)) map.set(tool.name, tool)
+    for (const tool of capabilities.tools) if (bindingIn(generation, tool)) map.set(tool.name, tool)
     tools = map
     byName.set(capabilities, tools)
   }
@@ -213,17 +229,19 @@ function ownsFor(slotOwner: string, owner: string): boolean {
 async function projectOwner(generation: Generation, owner: string): Promise<Projection> {
   const tools: ToolCapability[] = []
   const skills: SkillCapability[] = []
-  const toolSources = new Map<string, string>()
+  // The tools by name: claims names, and is the map every turn of the base catalog looks calls up in.
+  const named = new Map<string, ToolCapability>()
   const skillSources = new Map<string, string>()
+  const bound = boundIn(generation)
+  const claimTool = (capability: ToolCapability) => {
+    const earlier = named.get(capability.name)
+    if (earlier !== undefined) duplicate('tool', capability.name, earlier.source, capability.source)
+    named.set(capability.name, capability)
+    tools.push(capability)
+  }
   const claim = (sources: Map<string, string>, kind: string, name: string, source: string) => {
     const earlier = sources.get(name)
-    if (earlier !== undefined) {
-      throw new SeamError(
-        'DUPLICATE_CAPABILITY',
-        `duplicate ${kind} name "${name}": provided by ${earlier} and by ${source}`,
-        { details: { name, sources: [earlier, source] }, hint: 'rename one of them or hide it' },
-      )
-    }
+    if (earlier !== undefined) duplicate(kind, name, earlier, source)
     sources.set(name, source)
   }
   // Every owner projects the global providers: a provider that is down is reported once, not per owner.
@@ -232,9 +250,12 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
   }
 
   for (const slot of generation.tools) {
-    if (!ownsFor(slot.owner, owner) || slot.definition.hidden) continue
-    claim(toolSources, 'tool', slot.name, slot.source)
-    tools.push(bind({ kind: 'feature', generation, slot }, { ...featureTemplate(slot) }))
+    if (!ownsFor(slot.owner, owner)) continue
+    // An unchanged tool is the object the last generation had; only its binding is this generation's.
+    const capability = featureTemplate(slot)
+    if (capability === undefined) continue
+    claimTool(capability)
+    if (!bound.has(capability)) bound.set(capability, { kind: 'feature', generation, slot })
   }
 
   for (const service of generation.seam?.tools.getFor(owner) ?? []) {
@@ -256,8 +277,9 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
         continue
       }
       if (!capability) continue
-      claim(toolSources, 'tool', capability.name, capability.source)
-      tools.push(bind({ kind: 'seam', generation, service, scope: owner }, capability))
+      const frozen = Object.freeze(capability)
+      claimTool(frozen)
+      bound.set(frozen, { kind: 'seam', generation, service, scope: owner })
     }
   }
 
@@ -290,20 +312,23 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
   const frozenTools = Object.freeze(tools)
   const frozenSkills = Object.freeze(skills)
   const gated = frozenTools.filter(restricted)
+  const base: AgentCapabilities = Object.freeze({ generation: generation.number, owner, tools: frozenTools, skills: frozenSkills })
+  byName.set(base, named)
   return {
     tools: frozenTools,
     skills: frozenSkills,
-    base: Object.freeze({ generation: generation.number, owner, tools: frozenTools, skills: frozenSkills }),
+    base,
     gated,
     permissions: [...new Set(gated.flatMap((tool) => tool.permissions))].sort(),
     views: new Map(),
   }
 }
 
-function bind(binding: ToolBinding, capability: ToolCapability): ToolCapability {
-  const frozen = Object.freeze(capability)
-  bindings.set(frozen, binding)
-  return frozen
+function duplicate(kind: string, name: string, earlier: string, source: string): never {
+  throw new SeamError('DUPLICATE_CAPABILITY', `duplicate ${kind} name "${name}": provided by ${earlier} and by ${source}`, {
+    details: { name, sources: [earlier, source] },
+    hint: 'rename one of them or hide it',
+  })
 }
 
 function seamTool(schema: ToolSchema, service: ToolService, owner: string, diagnose: (d: Diagnostic) => void): ToolCapability | undefined {

@@ -1,7 +1,8 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { z } from 'zod'
 import { defineTool, type ToolDefinition } from '../features/define-tool.js'
-import { CapabilityIngress, type ToolCapability } from './capability-ingress.js'
+import { bindingIn, CapabilityIngress, type ToolCapability } from './capability-ingress.js'
+import type { Generation } from './generation.js'
 import { buildGeneration } from './generation-builder.js'
 import { Logger } from './logger.js'
 import { definePlugin } from './plugin.js'
@@ -10,6 +11,10 @@ const logger = new Logger(() => {})
 
 /** Projects, as the root sees it, a root plugin whose setup adds `tools` (name → definition). */
 async function project(tools: () => Record<string, ToolDefinition>, number: number): Promise<readonly ToolCapability[]> {
+  return (await projectIn(tools, number)).tools
+}
+
+async function projectIn(tools: () => Record<string, ToolDefinition>, number: number): Promise<{ generation: Generation; tools: readonly ToolCapability[] }> {
   const ingress = new CapabilityIngress()
   const plugin = definePlugin({
     name: 'root',
@@ -20,21 +25,24 @@ async function project(tools: () => Record<string, ToolDefinition>, number: numb
   const result = await buildGeneration({ number, plugin, ingress, logger })
   if (!result.ok) throw result.error
   onTestFinished(() => result.generation.dispose())
-  return (await ingress.project(result.generation, 'root')).tools
+  return { generation: result.generation, tools: (await ingress.project(result.generation, 'root')).tools }
 }
 
 const tool = (description: string, permissions?: string[]) =>
   defineTool({ description, input: z.object({ id: z.string() }), permissions, execute: ({ id }) => id }) as ToolDefinition
 
 describe('feature capabilities across generations', () => {
-  it('keeps the JSON Schema and fingerprint of an unchanged definition, in a new frozen capability per generation', async () => {
+  it('keeps an unchanged definition as the same frozen capability, bound to each generation on its own', async () => {
     const kept = tool('Kept.')
-    const [first] = await project(() => ({ kept }), 1)
-    const [second] = await project(() => ({ kept }), 2)
-    expect(second).not.toBe(first)
-    expect(Object.isFrozen(second)).toBe(true)
-    expect(second!.parameters).toBe(first!.parameters)
-    expect(second!.fingerprint).toBe(first!.fingerprint)
+    const first = await projectIn(() => ({ kept, gone: tool('Gone.') }), 1)
+    const second = await projectIn(() => ({ kept }), 2)
+    const capability = second.tools[0]!
+    expect(capability).toBe(first.tools[0])
+    expect(Object.isFrozen(capability)).toBe(true)
+    expect(bindingIn(first.generation, capability)).toMatchObject({ kind: 'feature', generation: first.generation })
+    expect(bindingIn(second.generation, capability)).toMatchObject({ kind: 'feature', generation: second.generation })
+    // A tool the second generation does not offer has no binding there.
+    expect(bindingIn(second.generation, first.tools[1]!)).toBeUndefined()
   })
 
   it('gives an edited definition its own schema and fingerprint', async () => {

@@ -1,7 +1,8 @@
 import { SeamError, messageOf } from '../errors.js'
 import type { Diagnostic } from '../features/diagnostic.js'
 import { isChangeNotifying } from '../seams/types.js'
-import { bindingOf, type CapabilityIngress, type ToolCapability } from './capability-ingress.js'
+import { type CapabilityIngress, type ToolCapability, toolsByName } from './capability-ingress.js'
+import { definitionOf } from './feature-capability.js'
 import { Generation, type SkillSlot, type ToolSlot } from './generation.js'
 import type { ReloadProbe } from './instrumentation.js'
 import type { Logger } from './logger.js'
@@ -129,10 +130,12 @@ export function diagnosticOf(error: unknown, fallback: Diagnostic['code']): Diag
 function programmaticTools(root: PluginInstance): ToolSlot[] {
   const slots: ToolSlot[] = []
   for (const plugin of root.walk()) {
-    for (const [local, definition] of plugin.tools) {
-      const name = plugin.qualify(local)
-      slots.push({ id: `${plugin.owner}#tool:${local}`, owner: plugin.owner, name, source: `addTool(${plugin.owner})`, definition, plugin })
-    }
+    // One source string per plugin: the capability templates of unchanged tools compare it by value.
+    const source = `addTool(${plugin.owner})`
+    // forEach: a Map's iterator makes a [key, value] array per entry, 10,000 of them per publish.
+    plugin.tools.forEach((definition, local) => {
+      slots.push({ id: `${plugin.owner}#tool:${local}`, owner: plugin.owner, name: plugin.qualify(local), source, definition, plugin })
+    })
   }
   return slots
 }
@@ -154,40 +157,49 @@ export interface GenerationDiff {
 
 /** Added, changed and removed tools and skills between two generations, as `owner` (default the root) sees them. */
 export async function diffGenerations(ingress: CapabilityIngress, previous: Generation | undefined, next: Generation, owner = 'root'): Promise<GenerationDiff> {
-  const before = previous ? await ingress.project(previous, owner) : { tools: [], skills: [] }
+  const before = previous ? await ingress.project(previous, owner) : undefined
   const after = await ingress.project(next, owner)
   const skillKey = (s: (typeof after.skills)[number]) => `${s.description}|${s.instructions}|${s.tools.join(',')}|${s.always}|${s.source}`
   return {
-    tools: diff(toolKeys(before.tools), toolKeys(after.tools)),
-    skills: diff(new Map(before.skills.map((s) => [s.name, skillKey(s)])), new Map(after.skills.map((s) => [s.name, skillKey(s)]))),
+    tools: diffTools(before && previous ? toolsByName(before.base, previous) : new Map(), toolsByName(after.base, next)),
+    skills: diff(new Map((before?.skills ?? []).map((s) => [s.name, skillKey(s)])), new Map(after.skills.map((s) => [s.name, skillKey(s)]))),
   }
 }
 
-/** Each tool's name and what makes it another tool; kept per projection, as the next publish compares with it again. */
-const keyed = new WeakMap<readonly ToolCapability[], Map<string, string>>()
-
-function toolKeys(tools: readonly ToolCapability[]): Map<string, string> {
-  let keys = keyed.get(tools)
-  if (keys === undefined) {
-    keys = new Map()
-    for (const t of tools) {
-      const binding = bindingOf(t)
-      keys.set(t.name, `${t.fingerprint}|${t.source}|${t.approval}|${binding?.kind === 'feature' ? slotVersion(binding.slot) : ''}`)
-    }
-    keyed.set(tools, keys)
+/**
+ * Tools by name, compared by identity first: a feature tool whose definition and place did not
+ * change is the same capability object in both generations, so a publish compares only what changed.
+ */
+function diffTools(before: ReadonlyMap<string, ToolCapability>, after: ReadonlyMap<string, ToolCapability>) {
+  const added: string[] = []
+  const changed: string[] = []
+  const removed: string[] = []
+  after.forEach((tool, name) => {
+    const earlier = before.get(name)
+    if (earlier === undefined) added.push(name)
+    else if (earlier !== tool && toolKey(earlier) !== toolKey(tool)) changed.push(name)
+  })
+  // Nothing added and as many tools as before: every earlier name is still there.
+  if (added.length > 0 || before.size !== after.size) {
+    for (const name of before.keys()) if (!after.has(name)) removed.push(name)
   }
-  return keys
+  return { added, changed, removed }
+}
+
+/** What makes a tool another tool: its fingerprint, source, approval and (feature tools) definition object. */
+function toolKey(t: ToolCapability): string {
+  const definition = definitionOf(t)
+  return `${t.fingerprint}|${t.source}|${t.approval}|${definition === undefined ? '' : versionOf(definition)}`
 }
 
 const versions = new WeakMap<object, number>()
 let versionSeq = 0
 
-/** Slots reused from the previous generation keep their definition object, so they compare equal. */
-function slotVersion(slot: ToolSlot): number {
-  let v = versions.get(slot.definition)
+function versionOf(definition: object): number {
+  let v = versions.get(definition)
   if (v === undefined) {
     v = ++versionSeq
-    versions.set(slot.definition, v)
+    versions.set(definition, v)
   }
   return v
 }

@@ -1,7 +1,7 @@
 import { SeamError } from '../errors.js'
 import type { Diagnostic } from '../features/diagnostic.js'
 import type { ApprovalGrants } from './approval.js'
-import type { CapabilityIngress } from './capability-ingress.js'
+import type { CapabilityIngress, ToolCapability } from './capability-ingress.js'
 import type { Generation } from './generation.js'
 import { buildGeneration, diagnosticOf, diffGenerations, type GenerationDiff, sameFeatures } from './generation-builder.js'
 import type { FolderSource } from './hmr/folder-source.js'
@@ -187,7 +187,7 @@ export class GenerationStore {
     previous?.retire()
     // Grants for tools some owner of the new generation still sees (projections are cached).
     const projections = await Promise.all([...generation.owners].map((owner) => this.#options.ingress.project(generation, owner)))
-    this.#options.grants.retain(projections.flatMap((p) => p.tools))
+    this.#options.grants.retain(toolsOf(projections))
     const event: GenerationEvent = { generation: number, durationMs: performance.now() - started, diff, diagnostics: generation.diagnostics }
     probe?.phase('publish', publishing, performance.now())
     this.#options.onGeneration(event)
@@ -225,6 +225,11 @@ async function sameCatalog(ingress: CapabilityIngress, previous: Generation, nex
     if (!empty(diff.tools) || !empty(diff.skills)) return false
   }
   return true
+}
+
+/** Lazily: with no grants held (the usual case) `retain` never walks them. */
+function* toolsOf(projections: readonly { readonly tools: readonly ToolCapability[] }[]): Generator<ToolCapability> {
+  for (const projection of projections) yield* projection.tools
 }
 
 function closedResult(): ReloadResult {

@@ -60,6 +60,7 @@ export class PluginInstance {
   readonly hooks: HookLists = { preExecute: [], execute: [], postExecute: [], result: [], guards: [] }
   #refs = 0
   #prefix: string | undefined
+  #toolsInScope = false
 
   private constructor(definition: PluginDefinition, parent: PluginInstance | undefined, baseDir: string | undefined) {
     this.definition = definition
@@ -192,8 +193,19 @@ export class PluginInstance {
       throw new SeamError('INVALID_TOOL', `${this.owner}: addTool("${name}") expects defineTool({...})`)
     }
     if (this.tools.has(name)) throw new SeamError('DUPLICATE_CAPABILITY', `${this.owner}: tool "${name}" is added twice`)
+    // One scope entry for all the plugin's tools, not one per tool: a setup that adds 10,000 tools
+    // runs again on every reload, and the scope only has to forget them when the plugin goes.
+    if (this.tools.size === 0 && !this.#toolsInScope) {
+      this.#toolsInScope = true
+      this.scope.add(() => this.tools.clear(), 'tools')
+    }
     this.tools.set(name, tool)
-    return this.scope.add(() => this.tools.delete(name), `tool ${name}`)
+    let removed = false
+    return () => {
+      if (removed) return
+      removed = true
+      if (this.tools.get(name) === tool) this.tools.delete(name)
+    }
   }
 
   #addSkill(name: string, skill: SkillSpec): Disposer {

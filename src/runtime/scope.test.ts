@@ -14,6 +14,22 @@ describe('DisposableScope', () => {
     expect(order).toEqual(['c', 'b', 'a'])
   })
 
+  it('runs synchronous disposers back to back, waiting only on those that return a promise', async () => {
+    const scope = new DisposableScope()
+    const order: string[] = []
+    let finish!: () => void
+    scope.add(() => order.push('a'), 'a')
+    scope.add(() => new Promise<void>((resolve) => (finish = resolve)).then(() => order.push('b')), 'b')
+    scope.add(() => order.push('c'), 'c')
+    scope.add(() => order.push('d'), 'd')
+    const disposed = scope.dispose()
+    // Before any tick: the synchronous disposers after the last one added ran, down to the pending one.
+    expect(order).toEqual(['d', 'c'])
+    finish()
+    await disposed
+    expect(order).toEqual(['d', 'c', 'b', 'a'])
+  })
+
   it('aggregates failures into one error naming each label, after running every disposer', async () => {
     const scope = new DisposableScope()
     const ran: string[] = []

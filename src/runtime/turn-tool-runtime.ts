@@ -96,7 +96,7 @@ export class TurnToolRuntime {
     this.#ctx = {
       turn,
       generation,
-      tools: toolsByName(capabilities),
+      tools: toolsByName(capabilities, generation),
       ingress: options.ingress ?? new CapabilityIngress(),
       grants: options.grants ?? new ApprovalGrants(journal.coordination),
       limits: resolveLimits(options.limits),

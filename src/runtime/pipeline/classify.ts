@@ -1,5 +1,5 @@
 import { deepFreeze } from '../../features/schema.js'
-import { bindingOf } from '../capability-ingress.js'
+import { definitionOf } from '../feature-capability.js'
 import { validators } from '../validation.js'
 import type { CallState } from './state.js'
 
@@ -12,8 +12,7 @@ export function classify(state: CallState): boolean {
   const capability = state.ctx.tools.get(state.call.name)
   if (!capability) return false
   if (capability.kind === 'seam') return capability.concurrencySafe === true && parse(state) !== undefined
-  const binding = bindingOf(capability)
-  const classifier = binding?.kind === 'feature' ? binding.slot.definition.isConcurrencySafe : undefined
+  const classifier = definitionOf(capability)?.isConcurrencySafe
   if (typeof classifier !== 'function') return false
   const args = parse(state)
   if (args === undefined) return false
@@ -49,9 +48,9 @@ function parseForClassifier(state: CallState): Readonly<Record<string, unknown>>
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return undefined
   const capability = state.ctx.tools.get(state.call.name)!
-  const binding = bindingOf(capability)
-  const schema = binding?.kind === 'feature' ? binding.slot.definition.input : capability.parameters
-  const result = validators.forSchema(schema, binding?.kind !== 'feature')(args)
+  const definition = definitionOf(capability)
+  const schema = definition ? definition.input : capability.parameters
+  const result = validators.forSchema(schema, definition === undefined)(args)
   if (!result.ok) return undefined
   const value = result.value as Record<string, unknown>
   // Freeze only what this module parsed: object arguments may be the caller's own objects.

@@ -1,4 +1,4 @@
-import { bindingOf } from '../capability-ingress.js'
+import { bindingIn } from '../capability-ingress.js'
 import { type CallState, settle } from './state.js'
 
 /** Stage 2: the turn's lease must be live and the tool must be in the turn's snapshot. */
@@ -6,7 +6,7 @@ export function checkGeneration(state: CallState): void {
   const { ctx, call } = state
   if (!live(state, 'this turn has ended and its tools were retired')) return
   const capability = ctx.tools.get(call.name)
-  const binding = capability && bindingOf(capability)
+  const binding = capability && bindingIn(ctx.generation, capability)
   if (!capability || !binding) {
     settle(state, {
       status: 'failed',
