@@ -374,6 +374,7 @@ describe('CapabilityIngress: what a turn costs', () => {
     const seen = await ingress.read(generation, 'root', turnWith())
     const tools = toolsByName(seen, generation)
     expect([...tools.keys()]).toEqual(['open'])
+    expect(tools.get('open')?.capability).toBe(seen.tools[0])
     expect(toolsByName(await ingress.read(generation, 'root', turnWith()), generation)).toBe(tools)
   })
 })

@@ -59,8 +59,8 @@ export interface AgentCapabilities {
  * `featureTemplate`), so its binding belongs to the generation, not to the object.
  */
 export type ToolBinding =
-  | { readonly kind: 'feature'; readonly generation: Generation; readonly slot: ToolSlot }
-  | { readonly kind: 'seam'; readonly generation: Generation; readonly service: ToolService; readonly scope: string }
+  | { readonly kind: 'feature'; readonly capability: ToolCapability; readonly generation: Generation; readonly slot: ToolSlot }
+  | { readonly kind: 'seam'; readonly capability: ToolCapability; readonly generation: Generation; readonly service: ToolService; readonly scope: string }
 
 interface Projection {
   readonly tools: readonly ToolCapability[]
@@ -77,34 +77,24 @@ interface Projection {
 /** Distinct filtered views kept per (generation, owner); past this the oldest is rebuilt on demand. */
 const MAX_VIEWS = 64
 
-/** Per generation: the binding of every capability some owner's projection holds. */
-const bindings = new WeakMap<Generation, Map<ToolCapability, ToolBinding>>()
-const byName = new WeakMap<AgentCapabilities, ReadonlyMap<string, ToolCapability>>()
-
-/** How `capability` runs in `generation`, or nothing when that generation does not project it. */
-export function bindingIn(generation: Generation, capability: ToolCapability): ToolBinding | undefined {
-  return bindings.get(generation)?.get(capability)
-}
-
-function boundIn(generation: Generation): Map<ToolCapability, ToolBinding> {
-  let bound = bindings.get(generation)
-  if (bound === undefined) {
-    bound = new Map()
-    bindings.set(generation, bound)
-  }
-  return bound
-}
+/** Per generation and owner: the bound tools of the owner's projection, by name. */
+const projected = new WeakMap<Generation, Map<string, ReadonlyMap<string, ToolBinding>>>()
+const byName = new WeakMap<AgentCapabilities, ReadonlyMap<string, ToolBinding>>()
 
 /**
- * The tools of `capabilities` that `generation` binds, by name. Kept per capabilities object (a
- * projection and each of its views are shared by every turn that sees them), so a turn costs no
- * per-tool work; a projection's own is made while projecting.
+ * The tools of `capabilities` that `generation` binds, by name, each with its binding. Kept per
+ * capabilities object (a projection and each of its views are shared by every turn that sees
+ * them), so a turn costs no per-tool work; a projection's own map is the one made while projecting.
  */
-export function toolsByName(capabilities: AgentCapabilities, generation: Generation): ReadonlyMap<string, ToolCapability> {
+export function toolsByName(capabilities: AgentCapabilities, generation: Generation): ReadonlyMap<string, ToolBinding> {
   let tools = byName.get(capabilities)
   if (tools === undefined) {
-    const map = new Map<string, ToolCapability>()
-    for (const tool of capabilities.tools) if (bindingIn(generation, tool)) map.set(tool.name, tool)
+    const own = projected.get(generation)?.get(capabilities.owner)
+    const map = new Map<string, ToolBinding>()
+    for (const tool of capabilities.tools) {
+      const binding = own?.get(tool.name)
+      if (binding?.capability === tool) map.set(tool.name, binding)
+    }
     tools = map
     byName.set(capabilities, tools)
   }
@@ -229,14 +219,14 @@ function ownsFor(slotOwner: string, owner: string): boolean {
 async function projectOwner(generation: Generation, owner: string): Promise<Projection> {
   const tools: ToolCapability[] = []
   const skills: SkillCapability[] = []
-  // The tools by name: claims names, and is the map every turn of the base catalog looks calls up in.
-  const named = new Map<string, ToolCapability>()
+  // The bound tools by name: claims names, and is the map every turn of the base catalog looks calls up in.
+  const named = new Map<string, ToolBinding>()
   const skillSources = new Map<string, string>()
-  const bound = boundIn(generation)
-  const claimTool = (capability: ToolCapability) => {
+  const claimTool = (binding: ToolBinding) => {
+    const { capability } = binding
     const earlier = named.get(capability.name)
-    if (earlier !== undefined) duplicate('tool', capability.name, earlier.source, capability.source)
-    named.set(capability.name, capability)
+    if (earlier !== undefined) duplicate('tool', capability.name, earlier.capability.source, capability.source)
+    named.set(capability.name, binding)
     tools.push(capability)
   }
   const claim = (sources: Map<string, string>, kind: string, name: string, source: string) => {
@@ -253,9 +243,7 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
     if (!ownsFor(slot.owner, owner)) continue
     // An unchanged tool is the object the last generation had; only its binding is this generation's.
     const capability = featureTemplate(slot)
-    if (capability === undefined) continue
-    claimTool(capability)
-    if (!bound.has(capability)) bound.set(capability, { kind: 'feature', generation, slot })
+    if (capability !== undefined) claimTool({ kind: 'feature', capability, generation, slot })
   }
 
   for (const service of generation.seam?.tools.getFor(owner) ?? []) {
@@ -277,9 +265,7 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
         continue
       }
       if (!capability) continue
-      const frozen = Object.freeze(capability)
-      claimTool(frozen)
-      bound.set(frozen, { kind: 'seam', generation, service, scope: owner })
+      claimTool({ kind: 'seam', capability: Object.freeze(capability), generation, service, scope: owner })
     }
   }
 
@@ -314,6 +300,12 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
   const gated = frozenTools.filter(restricted)
   const base: AgentCapabilities = Object.freeze({ generation: generation.number, owner, tools: frozenTools, skills: frozenSkills })
   byName.set(base, named)
+  let owners = projected.get(generation)
+  if (owners === undefined) {
+    owners = new Map()
+    projected.set(generation, owners)
+  }
+  owners.set(owner, named)
   return {
     tools: frozenTools,
     skills: frozenSkills,

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { z } from 'zod'
 import { defineTool, type ToolDefinition } from '../features/define-tool.js'
-import { bindingIn, CapabilityIngress, type ToolCapability } from './capability-ingress.js'
+import { CapabilityIngress, type ToolCapability, toolsByName } from './capability-ingress.js'
 import type { Generation } from './generation.js'
 import { buildGeneration } from './generation-builder.js'
 import { Logger } from './logger.js'
@@ -14,7 +14,10 @@ async function project(tools: () => Record<string, ToolDefinition>, number: numb
   return (await projectIn(tools, number)).tools
 }
 
-async function projectIn(tools: () => Record<string, ToolDefinition>, number: number): Promise<{ generation: Generation; tools: readonly ToolCapability[] }> {
+async function projectIn(
+  tools: () => Record<string, ToolDefinition>,
+  number: number,
+): Promise<{ generation: Generation; tools: readonly ToolCapability[]; bound: ReturnType<typeof toolsByName> }> {
   const ingress = new CapabilityIngress()
   const plugin = definePlugin({
     name: 'root',
@@ -25,7 +28,8 @@ async function projectIn(tools: () => Record<string, ToolDefinition>, number: nu
   const result = await buildGeneration({ number, plugin, ingress, logger })
   if (!result.ok) throw result.error
   onTestFinished(() => result.generation.dispose())
-  return { generation: result.generation, tools: (await ingress.project(result.generation, 'root')).tools }
+  const projection = await ingress.project(result.generation, 'root')
+  return { generation: result.generation, tools: projection.tools, bound: toolsByName(projection.base, result.generation) }
 }
 
 const tool = (description: string, permissions?: string[]) =>
@@ -39,10 +43,9 @@ describe('feature capabilities across generations', () => {
     const capability = second.tools[0]!
     expect(capability).toBe(first.tools[0])
     expect(Object.isFrozen(capability)).toBe(true)
-    expect(bindingIn(first.generation, capability)).toMatchObject({ kind: 'feature', generation: first.generation })
-    expect(bindingIn(second.generation, capability)).toMatchObject({ kind: 'feature', generation: second.generation })
-    // A tool the second generation does not offer has no binding there.
-    expect(bindingIn(second.generation, first.tools[1]!)).toBeUndefined()
+    expect(first.bound.get('kept')).toMatchObject({ kind: 'feature', capability, generation: first.generation })
+    expect(second.bound.get('kept')).toMatchObject({ kind: 'feature', capability, generation: second.generation })
+    expect([...second.bound.keys()]).toEqual(['kept'])
   })
 
   it('gives an edited definition its own schema and fingerprint', async () => {

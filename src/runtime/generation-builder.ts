@@ -1,7 +1,7 @@
 import { SeamError, messageOf } from '../errors.js'
 import type { Diagnostic } from '../features/diagnostic.js'
 import { isChangeNotifying } from '../seams/types.js'
-import { type CapabilityIngress, type ToolCapability, toolsByName } from './capability-ingress.js'
+import { type CapabilityIngress, type ToolBinding, type ToolCapability, toolsByName } from './capability-ingress.js'
 import { definitionOf } from './feature-capability.js'
 import { Generation, type SkillSlot, type ToolSlot } from './generation.js'
 import type { ReloadProbe } from './instrumentation.js'
@@ -170,14 +170,14 @@ export async function diffGenerations(ingress: CapabilityIngress, previous: Gene
  * Tools by name, compared by identity first: a feature tool whose definition and place did not
  * change is the same capability object in both generations, so a publish compares only what changed.
  */
-function diffTools(before: ReadonlyMap<string, ToolCapability>, after: ReadonlyMap<string, ToolCapability>) {
+function diffTools(before: ReadonlyMap<string, ToolBinding>, after: ReadonlyMap<string, ToolBinding>) {
   const added: string[] = []
   const changed: string[] = []
   const removed: string[] = []
-  after.forEach((tool, name) => {
-    const earlier = before.get(name)
+  after.forEach(({ capability }, name) => {
+    const earlier = before.get(name)?.capability
     if (earlier === undefined) added.push(name)
-    else if (earlier !== tool && toolKey(earlier) !== toolKey(tool)) changed.push(name)
+    else if (earlier !== capability && toolKey(earlier) !== toolKey(capability)) changed.push(name)
   })
   // Nothing added and as many tools as before: every earlier name is still there.
   if (added.length > 0 || before.size !== after.size) {

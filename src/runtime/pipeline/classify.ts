@@ -9,7 +9,7 @@ import type { CallState } from './state.js'
  * or throwing classifications are exclusive. Cheap enough to run again right before a start.
  */
 export function classify(state: CallState): boolean {
-  const capability = state.ctx.tools.get(state.call.name)
+  const capability = state.ctx.tools.get(state.call.name)?.capability
   if (!capability) return false
   if (capability.kind === 'seam') return capability.concurrencySafe === true && parse(state) !== undefined
   const classifier = definitionOf(capability)?.isConcurrencySafe
@@ -47,7 +47,7 @@ function parseForClassifier(state: CallState): Readonly<Record<string, unknown>>
     return undefined
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return undefined
-  const capability = state.ctx.tools.get(state.call.name)!
+  const capability = state.ctx.tools.get(state.call.name)!.capability
   const definition = definitionOf(capability)
   const schema = definition ? definition.input : capability.parameters
   const result = validators.forSchema(schema, definition === undefined)(args)

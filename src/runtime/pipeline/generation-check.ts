@@ -1,13 +1,11 @@
-import { bindingIn } from '../capability-ingress.js'
 import { type CallState, settle } from './state.js'
 
 /** Stage 2: the turn's lease must be live and the tool must be in the turn's snapshot. */
 export function checkGeneration(state: CallState): void {
   const { ctx, call } = state
   if (!live(state, 'this turn has ended and its tools were retired')) return
-  const capability = ctx.tools.get(call.name)
-  const binding = capability && bindingIn(ctx.generation, capability)
-  if (!capability || !binding) {
+  const binding = ctx.tools.get(call.name)
+  if (!binding) {
     settle(state, {
       status: 'failed',
       code: 'UNKNOWN_TOOL',
@@ -23,7 +21,7 @@ export function checkGeneration(state: CallState): void {
     })
     return
   }
-  state.capability = capability
+  state.capability = binding.capability
   state.binding = binding
 }
 

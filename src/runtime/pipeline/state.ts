@@ -30,7 +30,8 @@ export interface RuntimeLimits {
 export interface TurnContext {
   readonly turn: TurnEnvelope
   readonly generation: Generation
-  readonly tools: ReadonlyMap<string, ToolCapability>
+  /** The turn's tools by name, each bound to the turn's generation. */
+  readonly tools: ReadonlyMap<string, ToolBinding>
   readonly ingress: CapabilityIngress
   readonly grants: ApprovalGrants
   readonly limits: RuntimeLimits
