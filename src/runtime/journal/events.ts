@@ -1,6 +1,13 @@
 import { SeamError } from '../../errors.js'
 import type { JournalEvent, JournalEventKind } from './types.js'
 
+/**
+ * What a store's `append` returns when the event is already stored by the time it returns (the
+ * memory journal): the pipeline then has nothing to wait for, so it skips the journal deadline and
+ * the await. Any other promise is waited for, bounded by `journalTimeoutMs`.
+ */
+export const APPENDED: Promise<void> = Promise.resolve()
+
 /** Kinds that belong to one call and are unique per `(turnId, callId, kind)`; the rest per `(turnId, kind)`. */
 const CALL_KINDS: ReadonlySet<string> = new Set<JournalEventKind>([
   'tool/call',

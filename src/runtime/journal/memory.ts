@@ -1,5 +1,5 @@
 import { SeamError } from '../../errors.js'
-import { callIdOf, checkEvent, closedError, duplicateError } from './events.js'
+import { APPENDED, callIdOf, checkEvent, closedError, duplicateError } from './events.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
 import { MemoryCoordination } from './memory-coordination.js'
@@ -78,7 +78,6 @@ interface TurnLog {
 /** A rough per-event overhead (object, fields, ids, frozen), so many small events count too. */
 const EVENT_BYTES = 200
 
-const APPENDED: Promise<void> = Promise.resolve()
 
 /**
  * A journal held in memory: for tests, development and throwaway runs; production hosts use
@@ -307,8 +306,10 @@ function sizeOf(event: JournalEvent): number {
 function freeze(event: JournalEvent): JournalEvent {
   if (event.kind === 'tool/result') {
     // Each block too, even in a frozen array: freezing is idempotent and cheap.
-    for (const block of event.content) Object.freeze(block)
-    Object.freeze(event.content)
+    // An index loop: `for…of` makes an iterator per append.
+    const content = event.content
+    for (let index = 0; index < content.length; index += 1) Object.freeze(content[index])
+    Object.freeze(content)
   }
   return Object.isFrozen(event) ? event : Object.freeze(event)
 }

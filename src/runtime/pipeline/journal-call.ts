@@ -1,4 +1,5 @@
 import { messageOf } from '../../errors.js'
+import { APPENDED } from '../journal/events.js'
 import { journalResult } from './journal-result.js'
 import { journalTimedOut, journalWait, TIMED_OUT } from './stage-deadline.js'
 import { type CallState, settle } from './state.js'
@@ -8,7 +9,35 @@ import { type CallState, settle } from './state.js'
  * stalls past the journal deadline settles the call; should it land later after all, the call's
  * `tool/result` follows it, so the pair still holds.
  */
-export async function journalCall(state: CallState): Promise<void> {
+export function journalCall(state: CallState): Promise<void> | undefined {
+  if (!claimCallId(state)) return undefined
+  let appending: Promise<void>
+  try {
+    appending = appendCall(state)
+  } catch (error) {
+    callNotRecorded(state, error)
+    return undefined
+  }
+  // Already stored (the memory journal): nothing to wait for, no deadline, no microtask.
+  if (appending === APPENDED) {
+    state.journaled = true
+    return undefined
+  }
+  return journalWait(state, appending).then(
+    (done) => {
+      if (done === TIMED_OUT) unconfirmed(state, appending)
+      else state.journaled = true
+    },
+    (error: unknown) => callNotRecorded(state, error),
+  )
+}
+
+/**
+ * `journalCall` for a batch: always waits for the write, even one the journal stored at once. The
+ * commits (and result observers) of the calls admitted before run during that wait, so an observer
+ * that aborts the batch stops the calls after it; a single call (`runCall`) has no one to wait for.
+ */
+export async function journalCallWaited(state: CallState): Promise<void> {
   if (!claimCallId(state)) return
   try {
     const appending = appendCall(state)

@@ -1,4 +1,5 @@
 import { untilDue } from '../abort.js'
+import { APPENDED } from '../journal/events.js'
 import type { OutcomeStatus } from '../journal/types.js'
 import type { CallState } from './state.js'
 
@@ -9,7 +10,8 @@ import type { CallState } from './state.js'
  */
 export function journalResult(state: CallState): Promise<void> | undefined {
   const appending = appendResult(state)
-  if (appending === undefined) return undefined
+  // Nothing written, or already stored (the memory journal): nothing to wait for.
+  if (appending === undefined || appending === APPENDED) return undefined
   return untilDue(appending, undefined, state.ctx.limits.journalTimeoutMs).then(unrecorded, unrecorded)
 }
 

@@ -5,7 +5,7 @@ import { dispatch } from './dispatch.js'
 import { checkGeneration, checkStillLive } from './generation-check.js'
 import { checkGuards } from './guards.js'
 import { claimIdempotency, settleIdempotency } from './idempotency.js'
-import { journalCall } from './journal-call.js'
+import { journalCall, journalCallWaited } from './journal-call.js'
 import { journalResult } from './journal-result.js'
 import { normalize } from './normalize.js'
 import { observe } from './observe.js'
@@ -22,7 +22,7 @@ type Stages = readonly (readonly [string, Stage])[]
  * of admission and dispatch; commit always runs, so every call ends with exactly one outcome.
  */
 export const admission = [
-  ['tool/call', journalCall],
+  ['tool/call', journalCallWaited],
   ['generation', checkGeneration],
   ['arguments', parseArguments],
   ['abort', checkAbort],
@@ -68,7 +68,8 @@ const afterCall: Stages = [...admission.slice(1), ...execution]
  * caller needs no async frame of its own.
  */
 export async function runCall<T>(state: CallState, finish: (state: CallState) => T): Promise<T> {
-  await journalCall(state)
+  const journaling = journalCall(state)
+  if (journaling !== undefined) await journaling
   for (let index = 0; index < afterCall.length && !state.settled; index += 1) {
     try {
       const pending = afterCall[index]![1](state)
