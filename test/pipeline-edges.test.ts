@@ -110,10 +110,13 @@ describe('pipeline edges', () => {
     const pending = turn.tools.execute({ callId: 'c1', name: 'slow', arguments: '{}' })
     await sleep(5)
     await root.reload()
-    await turn.end()
+    // end() waits for the body (turn/end comes after its tool/result); the lease is held meanwhile.
+    const ending = turn.end()
+    await sleep(20)
     expect(events).toEqual([])
     release.resolve()
     expect(await pending).toMatchObject({ status: 'completed', value: 'ok' })
+    await ending
     await vi.waitFor(() => expect(events).toEqual(['body finished; disposed=false', 'generation 1 disposed']))
   })
 

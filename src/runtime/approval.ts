@@ -95,16 +95,17 @@ const toolKey = (tool: GrantedTool) => JSON.stringify([tool.source, tool.fingerp
  * Asks the port once. `deferred` parks the call (the caller's concern). Every other answer besides
  * `allowed-*` is a denial: a missing or unavailable
  * port, a throw or an invalid answer is `unavailable`; the caller's abort is `cancelled`; no answer
- * within `timeoutMs` is `timeout`.
+ * within `timeoutMs` is `timeout`. `ended` (the turn's end) withdraws the question as `cancelled` too.
  */
 export async function askApproval(
   port: ApprovalPort | undefined,
   request: Omit<ApprovalRequest, 'signal'>,
   signal: AbortSignal,
   timeoutMs: number,
+  ended?: AbortSignal,
 ): Promise<{ decision: ApprovalDecision | 'deferred'; error?: string }> {
   if (!port || port.available === false || typeof port.request !== 'function') return { decision: 'unavailable' }
-  if (signal.aborted) return { decision: 'cancelled' }
+  if (signal.aborted || ended?.aborted) return { decision: 'cancelled' }
   const controller = new AbortController()
   let timer: NodeJS.Timeout | undefined
   let onAbort: (() => void) | undefined
@@ -114,10 +115,11 @@ export async function askApproval(
       resolve({ decision: 'timeout' })
     }, Math.min(timeoutMs, MAX_TIMER_MS))
     onAbort = () => {
-      controller.abort(signal.reason)
+      controller.abort(signal.aborted ? signal.reason : new Error('the turn ended'))
       resolve({ decision: 'cancelled' })
     }
     signal.addEventListener('abort', onAbort, { once: true })
+    ended?.addEventListener('abort', onAbort, { once: true })
   })
   const answered = (async () => {
     try {
@@ -125,7 +127,7 @@ export async function askApproval(
       if (typeof answer === 'string' && ANSWERS.has(answer)) return { decision: answer as ApprovalReply }
       return { decision: 'unavailable' as const, error: `the approval port gave an invalid answer: ${String(answer)}` }
     } catch (error) {
-      if (controller.signal.aborted) return { decision: signal.aborted ? ('cancelled' as const) : ('timeout' as const) }
+      if (controller.signal.aborted) return { decision: signal.aborted || ended?.aborted ? ('cancelled' as const) : ('timeout' as const) }
       return { decision: 'unavailable' as const, error: error instanceof Error ? error.message : String(error) }
     }
   })()
@@ -133,7 +135,10 @@ export async function askApproval(
     return await Promise.race([answered, stop])
   } finally {
     clearTimeout(timer)
-    if (onAbort) signal.removeEventListener('abort', onAbort)
+    if (onAbort) {
+      signal.removeEventListener('abort', onAbort)
+      ended?.removeEventListener('abort', onAbort)
+    }
   }
 }
 

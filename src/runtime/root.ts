@@ -263,6 +263,7 @@ export class Root {
       const capabilities = await this.ingress.read(generation, envelope.owner, envelope)
       let seq = 0
       let ended = false
+      const ending = new AbortController()
       const nextSeq = () => ++seq
       const begun = this.journal.append({ kind: 'turn/begin', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), session: envelope.session, subjectId: envelope.principal.subjectId, generation: generation.number, owner: envelope.owner })
       if ((await untilDue(begun, undefined, this.#limits.journalTimeoutMs)) === TIMED_OUT) {
@@ -275,6 +276,7 @@ export class Root {
         generation,
         capabilities,
         ended: () => ended,
+        endSignal: ending.signal,
         nextSeq,
         activity: this.#activity,
         onContexts: input.onContexts,
@@ -287,18 +289,20 @@ export class Root {
         tools,
         end: async () => {
           ended = true
+          ending.abort()
           this.#turns.delete(turn)
           try {
+            // turn/end is the turn's last event: calls in flight settle and journal their results
+            // first, each within its own deadlines (a body past timeoutMs + graceMs is settled as
+            // TOOL_TIMEOUT and abandoned; a call that has not reached its body settles as
+            // GENERATION_RETIRED, an open approval question withdrawn). Aborting the turn's signal
+            // ends running bodies sooner.
+            await tools.idle()
             // A stalled journal cannot hold the end (or close) up: crash repair marks the turn interrupted.
             await untilDue(this.journal.append({ kind: 'turn/end', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), reason: 'ended' }), undefined, this.#limits.journalTimeoutMs)
           } finally {
-            // Calls still running finish on this generation: the lease goes once they have settled
-            // (a call that had not reached its body yet settles as GENERATION_RETIRED), and close()
-            // waits for them (`#activity`), so their results are journaled before the journal closes.
-            void tools.idle().then(() => {
-              release()
-              probe?.ended('ended')
-            })
+            release()
+            probe?.ended('ended')
           }
         },
       })

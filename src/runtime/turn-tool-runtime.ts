@@ -64,6 +64,8 @@ export interface TurnToolRuntimeOptions {
    * journaled; calls already admitted that have not reached their body settle as `GENERATION_RETIRED`.
    */
   readonly ended?: () => boolean
+  /** Aborted when the turn ends; withdraws open approval questions (see `ended`). */
+  readonly endSignal?: AbortSignal
   readonly nextSeq?: () => number
   /** Counts this runtime's work in flight with others' (the root's, for `close()`). */
   readonly activity?: Activity
@@ -101,6 +103,7 @@ export class TurnToolRuntime {
       grants: options.grants ?? new ApprovalGrants(journal.coordination),
       limits: resolveLimits(options.limits),
       ended: options.ended ?? (() => false),
+      endSignal: options.endSignal,
       nextSeq: options.nextSeq ?? (() => ++seq),
       callIds: new Set(),
       append: probe?.appended ? timedAppend(journal, probe) : (event: JournalEvent) => journal.append(event),

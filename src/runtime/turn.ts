@@ -36,7 +36,10 @@ export class Turn {
     return this.#ended !== undefined
   }
 
-  /** Journals `turn/end` and releases the lease. Idempotent. */
+  /**
+   * Refuses new calls (`TURN_ENDED`), lets the calls in flight settle and journal their results
+   * (each within its deadlines), then journals `turn/end` and releases the lease. Idempotent.
+   */
   end(): Promise<void> {
     this.#ended ??= this.#end()
     return this.#ended

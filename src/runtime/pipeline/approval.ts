@@ -3,6 +3,7 @@ import { askApproval, summarize } from '../approval.js'
 import type { ApprovalAnswer } from '../approval-types.js'
 import type { ApprovalDecision } from '../journal/types.js'
 import { denial, journalDown } from './denials.js'
+import { checkStillLive } from './generation-check.js'
 import { park } from './park.js'
 import { ABORTED, journalTimedOut, journalWait, policyTimedOut, policyWait, TIMED_OUT } from './stage-deadline.js'
 import { type CallState, deny, notStarted, settle } from './state.js'
@@ -45,8 +46,14 @@ export async function askAndApply(state: CallState, reason: string, summary: str
     { callId: exec.callId, name: exec.name, arguments: exec.arguments, summary, reason, session: turn.session, answers: answersFor(state) },
     state.signal,
     timeoutMs,
+    ctx.endSignal,
   )
   state.probe?.approvalDecided(decision, performance.now() - asked)
+  if (decision === 'cancelled' && ctx.ended() && !state.signal.aborted) {
+    // The turn ended while its question was open: withdrawn, and the call settles as an ended turn's do.
+    if (!(await recorded(state, { kind: 'approval/decided', turnId: turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, decision }))) return
+    return checkStillLive(state)
+  }
   if (decision === 'deferred') return park(state, reason, summary)
   return applyDecision(state, decision, reason, error)
 }

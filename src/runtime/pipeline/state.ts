@@ -35,8 +35,10 @@ export interface TurnContext {
   readonly ingress: CapabilityIngress
   readonly grants: ApprovalGrants
   readonly limits: RuntimeLimits
-  /** True once the turn has ended and released its lease. */
+  /** True once the turn has ended (`turn.end()` called): new calls are refused. */
   readonly ended: () => boolean
+  /** Aborted when the turn ends: an open approval question is withdrawn (the call would not run anyway). */
+  readonly endSignal?: AbortSignal
   readonly nextSeq: () => number
   /** Call ids this turn has journaled (or is journaling): a second use is `DUPLICATE_CALL`. */
   readonly callIds: Set<string>

@@ -1,0 +1,110 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { type ApprovalPort, createRoot, definePlugin, defineTool, type JournalStore, memoryJournal, sqliteJournal } from 'seam-runtime'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { z } from 'zod'
+import { beginTurn, deferred } from './kit.js'
+
+const journals: [string, () => Promise<JournalStore>][] = [
+  ['memory', async () => memoryJournal()],
+  [
+    'SQLite',
+    async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'seam-end-'))
+      onTestFinished(() => rm(dir, { recursive: true, force: true }))
+      return sqliteJournal(path.join(dir, 'journal.db'))
+    },
+  ],
+]
+
+const kinds = async (journal: JournalStore, turnId: string) =>
+  (await journal.read(turnId)).map((e) => ('callId' in e && e.callId !== undefined ? `${e.kind}:${e.callId}` : e.kind))
+
+describe.each(journals)('turn.end() with a call in flight (%s journal)', (_name, open) => {
+  it('waits for a running body to settle, so the turn ends with turn/end after its tool/result', async () => {
+    const gate = deferred()
+    const started = deferred()
+    const root = await createRoot({
+      journal: await open(),
+      plugin: definePlugin({
+        name: 'root',
+        setup(ctx) {
+          ctx.addTool(
+            'slow',
+            defineTool({
+              description: 'Waits for the test.',
+              input: z.object({}),
+              approval: 'never',
+              async execute() {
+                started.resolve()
+                await gate.promise
+                return 'done'
+              },
+            }),
+          )
+        },
+      }),
+    })
+    onTestFinished(() => {
+      gate.resolve()
+      return root.close()
+    })
+    const turn = await beginTurn(root)
+    const outcome = turn.tools.execute({ callId: 'c1', name: 'slow', arguments: '{}' })
+    await started.promise
+    let ended = false
+    const ending = turn.end().then(() => {
+      ended = true
+    })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(ended).toBe(false)
+    await expect(turn.tools.execute({ callId: 'c2', name: 'slow', arguments: '{}' })).rejects.toMatchObject({ code: 'TURN_ENDED' })
+    gate.resolve()
+    expect(await outcome).toMatchObject({ status: 'completed', value: 'done' })
+    await ending
+    expect(await kinds(root.journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c1', 'tool/result:c1', 'turn/end'])
+  })
+
+  it('withdraws an open approval question: the call settles as GENERATION_RETIRED (its body never runs) before turn/end', async () => {
+    const asked = deferred<AbortSignal>()
+    const approval: ApprovalPort = {
+      // Never answers: only the end of the turn can close the question.
+      request(request) {
+        asked.resolve(request.signal)
+        return new Promise(() => {})
+      },
+    }
+    let ran = false
+    const root = await createRoot({
+      journal: await open(),
+      approval,
+      plugin: definePlugin({
+        name: 'root',
+        setup(ctx) {
+          ctx.addTool(
+            'risky',
+            defineTool({
+              description: 'Asks every time.',
+              input: z.object({}),
+              approval: 'always',
+              execute() {
+                ran = true
+                return 'ran'
+              },
+            }),
+          )
+        },
+      }),
+    })
+    onTestFinished(() => root.close())
+    const turn = await beginTurn(root)
+    const outcome = turn.tools.execute({ callId: 'c1', name: 'risky', arguments: '{}' })
+    const question = await asked.promise
+    await turn.end()
+    expect(question.aborted).toBe(true)
+    expect(await outcome).toMatchObject({ status: 'failed', code: 'GENERATION_RETIRED' })
+    expect(ran).toBe(false)
+    expect(await kinds(root.journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c1', 'approval/asked:c1', 'approval/decided:c1', 'tool/result:c1', 'turn/end'])
+  })
+})
