@@ -199,8 +199,10 @@ describe('TurnToolRuntime: lookup and arguments', () => {
     const seamOutcome = await turn.tools.execute({ callId: 'c2', name: 'lookup', arguments: '{"limit": 50}' })
     expect(seamOutcome.code).toBe('INVALID_ARGS')
     const text = (seamOutcome.content[0] as { text: string }).text
-    expect(text).toContain('is required (missing "id")')
+    // A missing property is named at its own path, as zod names it.
+    expect(text).toContain('/id: is required')
     expect(text).toContain('/limit')
+    expect(seamOutcome.details).toMatchObject({ fields: ['/id', '/limit'] })
     expect(seamCalls).toEqual([])
     const ok = await turn.tools.execute({ callId: 'c3', name: 'lookup', arguments: { id: 'T-1' } })
     expect(ok).toMatchObject({ status: 'completed', value: { id: 'T-1' } })

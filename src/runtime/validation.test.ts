@@ -9,9 +9,23 @@ describe('validators', () => {
     expect(validators.forSchema(draft7)({ id: 'T-1' })).toEqual({ ok: true, value: { id: 'T-1' } })
     const missing = validators.forSchema(draft7)({})
     expect(missing.ok).toBe(false)
-    expect(!missing.ok && describeIssues(missing.issues)).toBe('/: is required (missing "id")')
+    expect(!missing.ok && describeIssues(missing.issues)).toBe('/id: is required')
     const wrong = validators.forSchema(draft2020)({ tags: [1] })
     expect(!wrong.ok && wrong.issues[0]?.path).toBe('/tags/0')
+  })
+
+  it('reports a missing required property at its own path, as zod does, escaped as a JSON pointer', () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'object', properties: { b: { type: 'string' }, 'x/y~z': { type: 'number' } }, required: ['b', 'x/y~z'] } },
+      required: ['a'],
+    }
+    const top = validators.forSchema(schema)({})
+    expect(!top.ok && top.issues).toEqual([{ path: '/a', message: 'is required' }])
+    const nested = validators.forSchema(schema)({ a: {} })
+    expect(!nested.ok && describeIssues(nested.issues)).toBe('/a/b: is required; /a/x~1y~0z: is required')
+    const zodMissing = validators.forSchema(z.object({ a: z.object({ b: z.string() }) }))({ a: {} })
+    expect(!zodMissing.ok && zodMissing.issues[0]?.path).toBe('/a/b')
   })
 
   it('validates zod schemas by shape and returns the parsed value', () => {

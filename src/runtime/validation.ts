@@ -79,10 +79,7 @@ class ValidatorCache {
         ? { ok: true, value }
         : {
             ok: false,
-            issues: (compiled.errors ?? []).map((e) => ({
-              path: e.instancePath === '' ? '/' : e.instancePath,
-              message: ajvMessage(e),
-            })),
+            issues: (compiled.errors ?? []).map((e) => ({ path: ajvPath(e), message: ajvMessage(e) })),
           }
     this.#byText.set(key, { validate, schema: copy, ajv })
     if (this.#byText.size > MAX_CACHED) {
@@ -117,8 +114,16 @@ class ValidatorCache {
   }
 }
 
+/** The JSON pointer of the value at fault; a missing property is named by its own path (`/a/b`), as zod does. */
+function ajvPath(e: { keyword: string; instancePath: string; params: Record<string, unknown> }): string {
+  if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') {
+    return `${e.instancePath}/${e.params.missingProperty.replace(/~/g, '~0').replace(/\//g, '~1')}`
+  }
+  return e.instancePath === '' ? '/' : e.instancePath
+}
+
 function ajvMessage(e: { keyword: string; message?: string; params: Record<string, unknown> }): string {
-  if (e.keyword === 'required') return `is required (missing "${String(e.params.missingProperty)}")`
+  if (e.keyword === 'required') return 'is required'
   if (e.keyword === 'additionalProperties') return `has an unexpected property "${String(e.params.additionalProperty)}"`
   if (e.keyword === 'enum') return `must be one of ${JSON.stringify(e.params.allowedValues)}`
   return e.message ?? `fails "${e.keyword}"`
