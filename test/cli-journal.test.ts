@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { createServer } from 'node:net'
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import pg from 'pg'
@@ -41,6 +42,35 @@ describe('seam journal', { timeout: 60_000 }, () => {
     const run = await seam('journal', '--journal', url.href, '--json')
     expect(run.stderr).toBe('')
     expect(run.stdout.trim().split('\n').map((l) => JSON.parse(l).turnId)).toEqual(['turn-pg'])
+  })
+
+  it('never prints the password of a postgres:// URL: a closed port, a refused role, a bad URL, a missing turn, with or without --debug', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as { port: number }).port
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const secret = 'S3cret-pw'
+    const server = new URL(PG_URL)
+    const urls = [
+      `postgres://seam:${secret}@127.0.0.1:${port}/test`,
+      // This server trusts loopback, so a wrong password is not what it refuses: an unknown role is.
+      `postgres://seam_no_such_role:${secret}@${server.host}/test`,
+      `postgres://seam_no_such_role@${server.host}/test?password=${secret}`,
+      `postgres://seam:${secret}@[not-a-host/test`,
+    ]
+    const runs = await Promise.all(urls.flatMap((url) => [seam('journal', '--journal', url), seam('journal', '--journal', url, '--debug')]))
+    for (const run of runs) {
+      expect(run.code).toBe(1)
+      expect(run.stderr).toMatch(/^seam: /)
+      expect(`${run.stdout}${run.stderr}`).not.toContain(secret)
+    }
+    expect(runs[0]!.stderr).toContain('ECONNREFUSED')
+    expect(runs[2]!.stderr).toContain('role "seam_no_such_role" does not exist')
+    // A journal that opens names itself with the password hidden.
+    const user = server.username === '' ? 'postgres' : server.username
+    const missing = await seam('journal', '--journal', `postgres://${user}:${secret}@${server.host}${server.pathname}`, '--turn', 'no-such-turn')
+    expect(missing.stderr).toContain(`no turn "no-such-turn" in postgres://${user}:***@${server.host}${server.pathname}`)
+    expect(missing.stderr).not.toContain(secret)
   })
 
   it('refuses a --journal file that does not exist instead of creating it', async () => {
