@@ -77,6 +77,8 @@ interface Projection {
 /** Distinct filtered views kept per (generation, owner); past this the oldest is rebuilt on demand. */
 const MAX_VIEWS = 64
 
+/** Per generation and owner: the projection once it is made. */
+const settled = new WeakMap<Generation, Map<string, Projection>>()
 /** Per generation and owner: the bound tools of the owner's projection, by name. */
 const projected = new WeakMap<Generation, Map<string, ReadonlyMap<string, ToolBinding>>>()
 const byName = new WeakMap<AgentCapabilities, ReadonlyMap<string, ToolBinding>>()
@@ -126,7 +128,8 @@ export class CapabilityIngress {
         hint: `owners: ${[...generation.owners].sort().join(', ')}`,
       })
     }
-    const projection = await this.project(generation, owner)
+    // A projection already made is read as it is: no await, so a turn costs no microtask hop here.
+    const projection = settled.get(generation)?.get(owner) ?? (await this.project(generation, owner))
     // A catalog without restricted tools looks the same to every turn.
     if (projection.gated.length === 0) return projection.base
     const granted = await this.#granted(projection.permissions, turn)
@@ -300,13 +303,7 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
   const gated = frozenTools.filter(restricted)
   const base: AgentCapabilities = Object.freeze({ generation: generation.number, owner, tools: frozenTools, skills: frozenSkills })
   byName.set(base, named)
-  let owners = projected.get(generation)
-  if (owners === undefined) {
-    owners = new Map()
-    projected.set(generation, owners)
-  }
-  owners.set(owner, named)
-  return {
+  const projection: Projection = {
     tools: frozenTools,
     skills: frozenSkills,
     base,
@@ -314,6 +311,18 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
     permissions: [...new Set(gated.flatMap((tool) => tool.permissions))].sort(),
     views: new Map(),
   }
+  perOwner(projected, generation).set(owner, named)
+  perOwner(settled, generation).set(owner, projection)
+  return projection
+}
+
+function perOwner<V>(table: WeakMap<Generation, Map<string, V>>, generation: Generation): Map<string, V> {
+  let owners = table.get(generation)
+  if (owners === undefined) {
+    owners = new Map()
+    table.set(generation, owners)
+  }
+  return owners
 }
 
 function duplicate(kind: string, name: string, earlier: string, source: string): never {

@@ -28,6 +28,7 @@ import type { ProviderStatus } from '../seams/types.js'
 import { locateError } from '../features/loader/index.js'
 import { FolderSource } from './hmr/folder-source.js'
 import { createWatcher } from './hmr/watcher.js'
+import { APPENDED } from './journal/events.js'
 
 export type { GenerationEvent, ReloadFailedEvent, ReloadResult } from './generation-store.js'
 
@@ -266,7 +267,8 @@ export class Root {
       const ending = new AbortController()
       const nextSeq = () => ++seq
       const begun = this.journal.append({ kind: 'turn/begin', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), session: envelope.session, subjectId: envelope.principal.subjectId, generation: generation.number, owner: envelope.owner })
-      if ((await untilDue(begun, undefined, this.#limits.journalTimeoutMs)) === TIMED_OUT) {
+      // Already stored (the memory journal): nothing to wait for.
+      if (begun !== APPENDED && (await untilDue(begun, undefined, this.#limits.journalTimeoutMs)) === TIMED_OUT) {
         throw new SeamError('JOURNAL_UNAVAILABLE', `the journal did not record the turn's beginning within ${this.#limits.journalTimeoutMs} ms`)
       }
       const probe = this.#options.telemetry?.turn(envelope, generation.number)

@@ -231,7 +231,9 @@ class BodyRun implements Due {
     this.#decides = decides
     this.#resolve = resolve
     this.#substituted = substituted
-    this.due = performance.now() + this.timeoutMs
+    // A call that awaited nothing since it began starts its body in the same synchronous step: its
+    // deadline counts from the call's start (earlier by the admission's own work), with no clock read.
+    this.due = (state.waited ? performance.now() : state.startedAt) + this.timeoutMs
     // Listening for aborts and joining the deadline queue wait for the end of this event-loop turn:
     // most bodies settle within it and never pay for either (see `arming`).
     arming.defer(this)

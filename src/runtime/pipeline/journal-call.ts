@@ -1,5 +1,6 @@
 import { messageOf } from '../../errors.js'
 import { APPENDED } from '../journal/events.js'
+import { epochAt } from './clock.js'
 import { journalResult } from './journal-result.js'
 import { journalTimedOut, journalWait, TIMED_OUT } from './stage-deadline.js'
 import { type CallState, settle } from './state.js'
@@ -70,7 +71,8 @@ export function appendCall(state: CallState): Promise<void> {
       kind: 'tool/call',
       turnId: ctx.turn.turnId,
       seq: ctx.nextSeq(),
-      at: Date.now(),
+      // A single call journals this in the step it began (see \`runCall\`); a batch call may have waited.
+      at: epochAt(state.waited ? performance.now() : state.startedAt),
       callId: call.callId,
       name: call.name,
       arguments: raw,

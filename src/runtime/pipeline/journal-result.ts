@@ -1,5 +1,6 @@
 import { untilDue } from '../abort.js'
 import { APPENDED } from '../journal/events.js'
+import { epochAt } from './clock.js'
 import type { OutcomeStatus } from '../journal/types.js'
 import type { CallState } from './state.js'
 
@@ -26,7 +27,7 @@ function appendResult(state: CallState): Promise<void> | undefined {
       kind: 'tool/result',
       turnId: ctx.turn.turnId,
       seq: ctx.nextSeq(),
-      at: Date.now(),
+      at: epochAt(state.settledAt ?? performance.now()),
       callId: outcome.callId,
       status: outcome.status as OutcomeStatus,
       code: outcome.code,

@@ -62,6 +62,8 @@ export function normalize(state: CallState): void {
   }
   const settled = state.settled
   const contexts = collectContexts(state)
+  const now = performance.now()
+  state.settledAt = now
   const outcome: ToolCallOutcome = {
     callId: state.call.callId,
     name: state.call.name,
@@ -74,7 +76,7 @@ export function normalize(state: CallState): void {
     content: freezeBlocks(content),
     contexts: contexts ? Object.freeze(contexts) : undefined,
     details: details ? deepFreeze({ ...details }) : undefined,
-    durationMs: Math.round((performance.now() - state.startedAt) * 1000) / 1000,
+    durationMs: Math.round((now - state.startedAt) * 1000) / 1000,
   }
   if (state.resumeToken !== undefined) (outcome as { resumeToken?: string }).resumeToken = state.resumeToken
   if (state.replayed && settled === undefined) (outcome as { replayed?: boolean }).replayed = true

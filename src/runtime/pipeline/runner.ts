@@ -68,12 +68,19 @@ const afterCall: Stages = [...admission.slice(1), ...execution]
  * caller needs no async frame of its own.
  */
 export async function runCall<T>(state: CallState, finish: (state: CallState) => T): Promise<T> {
+  state.waited = false
   const journaling = journalCall(state)
-  if (journaling !== undefined) await journaling
+  if (journaling !== undefined) {
+    state.waited = true
+    await journaling
+  }
   for (let index = 0; index < afterCall.length && !state.settled; index += 1) {
     try {
       const pending = afterCall[index]![1](state)
-      if (pending !== undefined) await pending
+      if (pending !== undefined) {
+        state.waited = true
+        await pending
+      }
     } catch (error) {
       fault(state, error)
     }

@@ -77,7 +77,15 @@ export class CallState {
   readonly call: ToolCall
   /** The signal of the caller (turn, or batch). */
   readonly signal: AbortSignal
+  /** `performance.now()` when the call began: its duration, its `tool/call` time and, unless it waited, its body's deadline count from here. */
   readonly startedAt = performance.now()
+  /** `performance.now()` when the outcome was made: its duration and its `tool/result` time. */
+  settledAt: number | undefined = undefined
+  /**
+   * Something was awaited since `startedAt` (a journal write, a hook, an approval): the body's
+   * deadline then counts from a clock reading at its start. True unless the runner says otherwise.
+   */
+  waited = true
   /** Told of the call's notable moments (see `Instrumentation`); `undefined` without instrumentation. */
   readonly probe: CallProbe | undefined
   /** `tool/call` was written; only then is a `tool/result` written. */
