@@ -273,7 +273,11 @@ export class Root {
       }
       const probe = this.#options.telemetry?.turn(envelope, generation.number)
       const tools = new TurnToolRuntime({
-        ...this.#runtimeOptions(),
+        ingress: this.ingress,
+        grants: this.#grants,
+        limits: this.#limits,
+        onAbandoned: this.#onAbandoned,
+        locate,
         turn: envelope,
         generation,
         capabilities,

@@ -58,6 +58,10 @@ export interface TurnIngressInput {
   journal: JournalStore
 }
 
+// Shared by every turn that has none: a turn begins often, and these are frozen.
+const NO_ROLES: readonly string[] = Object.freeze([])
+const NO_POLICY: TurnPolicy = Object.freeze({})
+
 const SCOPES: readonly OriginScope[] = ['private', 'group', 'channel']
 
 function blank(value: unknown): boolean {
@@ -119,11 +123,11 @@ export function createTurnIngress(input: TurnIngressInput): TurnEnvelope {
   return Object.freeze({
     turnId,
     session: input.session,
-    principal: Object.freeze({ subjectId: input.principal.subjectId, roles: Object.freeze([...roles]) }),
+    principal: Object.freeze({ subjectId: input.principal.subjectId, roles: roles.length === 0 ? NO_ROLES : Object.freeze([...roles]) }),
     origin: origin === undefined ? undefined : Object.freeze({ ...origin }),
     owner,
     unattended,
-    policy: Object.freeze({ ...policy }),
+    policy: input.policy === undefined ? NO_POLICY : Object.freeze({ ...policy }),
     signal: input.signal,
     ports: Object.freeze({ ...ports }),
     journal,

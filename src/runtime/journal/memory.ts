@@ -62,7 +62,8 @@ interface TurnLog {
   /** Kind bits of the turn events. */
   turnKinds: number
   /** Kind bits per call id. */
-  readonly calls: Map<string, number>
+  /** Made on the turn's first call event: most turns a host begins make few calls, many none. */
+  calls: Map<string, number> | undefined
   /** The highest seq held; a later seq needs no search (the common case). */
   lastSeq: number
   /** Its place among begun turns (from 1, in the order their `turn/begin` came); `turns` pages by it. */
@@ -184,7 +185,7 @@ class MemoryJournalStore implements MemoryJournal {
     for (const [turnId, log] of this.#turns) {
       const open = (log.turnKinds & KIND_BIT['turn/end']) === 0
       for (const event of log.events) {
-        if (event.kind === 'tool/call' && ((log.calls.get(event.callId) ?? 0) & KIND_BIT['tool/result']) === 0) {
+        if (event.kind === 'tool/call' && ((log.calls?.get(event.callId) ?? 0) & KIND_BIT['tool/result']) === 0) {
           unsettled.push({ turnId, callId: event.callId, host: event.host, at: event.at })
         } else if (event.kind === 'turn/begin' && open && gone(event)) {
           openTurns.push(turnId)
@@ -209,18 +210,21 @@ class MemoryJournalStore implements MemoryJournal {
   #insert(event: JournalEvent): boolean {
     let log = this.#turns.get(event.turnId)
     if (log === undefined) {
-      log = { events: [], turnKinds: 0, calls: new Map(), lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false }
+      log = { events: [], turnKinds: 0, calls: undefined, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false }
       this.#turns.set(event.turnId, log)
     }
     const bit = KIND_BIT[event.kind]
     const callId = callIdOf(event)
-    const held = callId === undefined ? log.turnKinds : (log.calls.get(callId) ?? 0)
+    const held = callId === undefined ? log.turnKinds : (log.calls?.get(callId) ?? 0)
     if ((held & bit) !== 0) return false
     if (event.seq <= log.lastSeq && log.events.some((e) => e.seq === event.seq)) return false
     const safe = protectEvent(event, this.#maxPayload)
     const stored = freeze(this.#host === undefined ? safe : { ...safe, host: this.#host })
     if (callId === undefined) log.turnKinds |= bit
-    else log.calls.set(callId, held | bit)
+    else {
+      log.calls ??= new Map()
+      log.calls.set(callId, held | bit)
+    }
     if (event.kind === 'turn/begin') log.begun = ++this.#begunTurns
     if (event.seq > log.lastSeq) {
       log.lastSeq = event.seq
@@ -316,7 +320,7 @@ function freeze(event: JournalEvent): JournalEvent {
 
 function countCalls(log: TurnLog): number {
   let calls = 0
-  for (const kinds of log.calls.values()) if ((kinds & KIND_BIT['tool/call']) !== 0) calls += 1
+  for (const kinds of log.calls?.values() ?? []) if ((kinds & KIND_BIT['tool/call']) !== 0) calls += 1
   return calls
 }
 
