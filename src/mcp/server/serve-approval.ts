@@ -28,38 +28,54 @@ export function supportsFormElicitation(capabilities: ClientCapabilities | undef
 }
 
 /**
- * An approval port that asks the MCP client's user through form elicitation: one enum field
- * with the choices the request offers (`once`, `session`, `reject`). Accepting `once` or `session`
- * allows; declining, cancelling or choosing `reject` is `rejected`; a failed request throws, which
- * the pipeline records as `unavailable` (fail closed).
+ * The approval question as a form: one enum field with the choices the request offers (`once`,
+ * `session`, `reject`). Asked through `elicitation/create` on a 2025-era connection and as an
+ * `input_required` round on a 2026-07-28 one.
+ */
+export function approvalForm(request: Pick<ApprovalRequest, 'summary' | 'reason' | 'answers'>): ElicitRequestFormParams {
+  const choices = choicesFor(request.answers)
+  return {
+    mode: 'form',
+    message: `Allow this tool call?\n${request.summary}\nWhy approval is needed: ${request.reason}`,
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        decision: {
+          type: 'string',
+          title: 'Decision',
+          description: choices.map(([, , text]) => text).join('; '),
+          enum: choices.map(([value]) => value),
+        },
+      },
+      required: ['decision'],
+    },
+  }
+}
+
+/**
+ * The answer a form reply gives: accepting `once` or `session` (when offered) allows; declining,
+ * cancelling, choosing `reject` or anything not offered is `rejected`.
+ */
+export function answerOf(result: { action: string; content?: Record<string, unknown> }, offered: readonly ApprovalAnswer[] | undefined): ApprovalAnswer {
+  if (result.action !== 'accept') return 'rejected'
+  const decision = result.content?.decision
+  return choicesFor(offered).find(([value]) => value === decision)?.[1] ?? 'rejected'
+}
+
+function choicesFor(offered: readonly ApprovalAnswer[] | undefined) {
+  const answers = offered ?? ALL_ANSWERS
+  return CHOICES.filter(([, answer]) => answers.includes(answer))
+}
+
+/**
+ * An approval port that asks the MCP client's user through form elicitation (see `approvalForm`);
+ * a failed request throws, which the pipeline records as `unavailable` (fail closed).
  */
 export function elicitationApproval(elicit: Elicit): ApprovalPort {
   return {
     async request(request: ApprovalRequest): Promise<ApprovalAnswer> {
-      const offered = request.answers ?? ALL_ANSWERS
-      const choices = CHOICES.filter(([, answer]) => offered.includes(answer))
-      const result = await elicit(
-        {
-          mode: 'form',
-          message: `Allow this tool call?\n${request.summary}\nWhy approval is needed: ${request.reason}`,
-          requestedSchema: {
-            type: 'object',
-            properties: {
-              decision: {
-                type: 'string',
-                title: 'Decision',
-                description: choices.map(([, , text]) => text).join('; '),
-                enum: choices.map(([value]) => value),
-              },
-            },
-            required: ['decision'],
-          },
-        },
-        { signal: request.signal, timeout: NO_SDK_TIMEOUT },
-      )
-      if (result.action !== 'accept') return 'rejected'
-      const decision = result.content?.decision
-      return choices.find(([value]) => value === decision)?.[1] ?? 'rejected'
+      const result = await elicit(approvalForm(request), { signal: request.signal, timeout: NO_SDK_TIMEOUT })
+      return answerOf(result, request.answers)
     },
   }
 }

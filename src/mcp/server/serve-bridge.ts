@@ -2,6 +2,7 @@ import { createRequire } from 'node:module'
 import {
   type CallToolRequestParams,
   type CallToolResult,
+  type McpServerFactory,
   type Prompt,
   ProtocolError,
   ProtocolErrorCode,
@@ -10,7 +11,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server'
 import { context, trace } from '@opentelemetry/api'
-import { messageOf } from '../../errors.js'
+import { messageOf, SeamError } from '../../errors.js'
 import type { ApprovalPort } from '../../runtime/approval-types.js'
 import type { Root } from '../../runtime/root.js'
 import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
@@ -19,6 +20,7 @@ import type { McpServeOptions } from './serve-options.js'
 import { firstAnswer } from '../../runtime/first-answer.js'
 import { elicitationApproval, supportsFormElicitation } from './serve-approval.js'
 import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js'
+import { ApprovalRounds, type ApprovalRoundState } from './serve-rounds.js'
 import { SessionTurns } from './serve-turns.js'
 import { contextFromMeta, endRequestSpan, startRequestSpan } from '../trace-context.js'
 
@@ -26,9 +28,18 @@ const VERSION: string = createRequire(import.meta.url)('../../../package.json').
 const ORIGIN: TurnOrigin = Object.freeze({ kind: 'mcp' })
 const DEFAULT_PRINCIPAL = Object.freeze({ subjectId: 'mcp', roles: Object.freeze([]) as readonly string[] })
 
+/** Which served lists a publish changed. */
+export interface CatalogChange {
+  readonly tools: boolean
+  readonly prompts: boolean
+}
+
 /**
- * The live generation as MCP servers: one SDK `Server` per MCP session, all sharing one catalog
- * cache and one subscription to the root's publishes.
+ * The live generation as MCP servers: one SDK `Server` per MCP session (or per request, for the
+ * stateless 2026-07-28 HTTP mode), all sharing one catalog cache and one subscription to the
+ * root's publishes. Both protocol eras are served by the same servers: 2025-11-25 (`initialize`,
+ * approval through `elicitation/create`, unsolicited `list_changed`) and 2026-07-28 (per-request
+ * envelope, approval through `input_required` rounds, changes on `subscriptions/listen` streams).
  *
  * Every `tools/call` runs on the generation live when it arrives, in its session's turn for that
  * generation (see `SessionTurns`), with the MCP request's abort signal as the call's signal, so
@@ -47,6 +58,11 @@ export class McpBridge {
   readonly #ready = new Set<Server>()
   /** The sessions whose client declared form elicitation (approval questions can be asked there). */
   readonly #elicits = new WeakSet<Server>()
+  /** The listeners told of each publish that changed the served lists (the HTTP `subscriptions/listen` bus). */
+  readonly #changeListeners = new Set<(change: CatalogChange) => void>()
+  readonly #rounds = new ApprovalRounds()
+  /** The turns of the stateless 2026-07-28 HTTP requests, which belong to no MCP session. */
+  #stateless: SessionTurns | undefined
   /** Session closes still running; `close()` waits for them (and so for their turns' calls). */
   readonly #closes = new Set<Promise<void>>()
   /** `tools/call` requests being served, and who waits for there to be none. */
@@ -117,21 +133,38 @@ export class McpBridge {
     return value
   }
 
-  /** A server for one MCP session; `session` is the seam session its calls run in. */
-  open(session: string, onClose?: () => void): Server {
-    const server = new Server(
-      { name: 'seam-runtime', version: VERSION },
-      { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } } },
-    )
-    server.setRequestHandler('tools/list', async () => ({ tools: (await this.catalog()).tools as Tool[] }))
-    const turns = new SessionTurns(this.#root, { session, principal: this.#principal, owner: this.#owner, origin: ORIGIN }, this.#log)
-    server.setRequestHandler('tools/call', (request, ctx) => this.#call(server, turns, request.params, ctx))
-    server.setRequestHandler('prompts/list', async () => ({ prompts: (await this.catalog()).prompts as Prompt[] }))
-    server.setRequestHandler('prompts/get', async (request) => {
-      const skill = (await this.catalog()).skills.get(request.params.name)
-      if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`)
-      return { description: skill.description, messages: [{ role: 'user', content: { type: 'text', text: skill.instructions } }] }
-    })
+  /**
+   * A factory for `serveStdio`: each instance it makes is one connection's server (the SDK also
+   * makes one for a 2026 `server/discover` probe and closes it again if the client falls back).
+   */
+  factory(session: string): McpServerFactory {
+    return ({ era }) => this.open(session, undefined, era)
+  }
+
+  /**
+   * A factory for the stateless 2026-07-28 HTTP mode: a server per request, all running their calls
+   * in one shared seam session (the configured one, else `mcp`), since no MCP session exists.
+   */
+  statelessFactory(): McpServerFactory {
+    return () => {
+      this.#stateless ??= this.#turns(this.sessionFor(undefined))
+      return this.#server(this.#stateless)
+    }
+  }
+
+  /** Called after every publish that changed the served lists; returns a disposer. */
+  onChange(listener: (change: CatalogChange) => void): () => void {
+    this.#changeListeners.add(listener)
+    return () => this.#changeListeners.delete(listener)
+  }
+
+  /**
+   * A server for one MCP session; `session` is the seam session its calls run in. A 2026-era
+   * server (`era: 'modern'`) has no handshake: it hears publishes from the start.
+   */
+  open(session: string, onClose?: () => void, era: 'legacy' | 'modern' = 'legacy'): Server {
+    const turns = this.#turns(session)
+    const server = this.#server(turns)
     server.oninitialized = () => {
       // The client's capabilities are fixed by the handshake: looked at once, not on every call.
       if (supportsFormElicitation(server.getClientCapabilities())) this.#elicits.add(server)
@@ -146,6 +179,27 @@ export class McpBridge {
       onClose?.()
     }
     this.#servers.set(server, turns)
+    if (era === 'modern') this.#ready.add(server)
+    return server
+  }
+
+  #turns(session: string): SessionTurns {
+    return new SessionTurns(this.#root, { session, principal: this.#principal, owner: this.#owner, origin: ORIGIN }, this.#log)
+  }
+
+  #server(turns: SessionTurns): Server {
+    const server = new Server(
+      { name: 'seam-runtime', version: VERSION },
+      { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } }, requestState: { verify: this.#rounds.verify } },
+    )
+    server.setRequestHandler('tools/list', async () => ({ tools: (await this.catalog()).tools as Tool[] }))
+    server.setRequestHandler('tools/call', (request, ctx) => this.#call(server, turns, request.params, ctx))
+    server.setRequestHandler('prompts/list', async () => ({ prompts: (await this.catalog()).prompts as Prompt[] }))
+    server.setRequestHandler('prompts/get', async (request) => {
+      const skill = (await this.catalog()).skills.get(request.params.name)
+      if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`)
+      return { description: skill.description, messages: [{ role: 'user', content: { type: 'text', text: skill.instructions } }] }
+    })
     return server
   }
 
@@ -154,6 +208,7 @@ export class McpBridge {
     this.#closing ??= (async () => {
       this.#unsubscribe()
       await Promise.allSettled([...this.#servers.keys()].map((server) => server.close()))
+      await this.#stateless?.close()
       while (this.#closes.size > 0 || this.#active > 0) {
         if (this.#closes.size > 0) await Promise.allSettled([...this.#closes])
         else await new Promise<void>((resolve) => (this.#idle = resolve))
@@ -165,6 +220,10 @@ export class McpBridge {
   async #call(server: Server, turns: SessionTurns, params: CallToolRequestParams, ctx: ServerContext): Promise<CallToolResult> {
     const started = this.#verbose ? performance.now() : 0
     const call = { callId: callIdOf(++this.#callCount, ctx.mcpReq.id), name: params.name, arguments: params.arguments ?? {} }
+    // A 2026-07-28 request carries its envelope; it may be the retry of an approval round.
+    const modern = ctx.mcpReq.envelope !== undefined
+    const round = modern ? this.#rounds.state(ctx, params.name) : undefined
+    const parking = modern && this.#rounds.canAsk(ctx) ? this.#rounds.parking() : undefined
     let outcome: ToolCallOutcome
     // The request continues the trace its `_meta` carries; the call's execute_tool span is a child of this one.
     const parent = contextFromMeta(params._meta)
@@ -172,11 +231,14 @@ export class McpBridge {
     // Counted rather than tracked as a promise each: `close()` waits for the count to reach zero.
     this.#active += 1
     try {
-      const approval = this.#approvalFor(server, ctx)
-      outcome = await context.with(trace.setSpan(parent, span), () => turns.run(call, ctx.mcpReq.signal, approval))
+      const approval = parking?.port ?? this.#approvalFor(server, ctx)
+      outcome = await context.with(trace.setSpan(parent, span), () =>
+        round ? this.#resume(turns, round, ctx, approval) : turns.run(call, ctx.mcpReq.signal, approval),
+      )
       endRequestSpan(span, outcome.status === 'failed' ? (outcome.code ?? 'TOOL_ERROR') : undefined, outcomeAttributes(outcome))
     } catch (error) {
       endRequestSpan(span, 'internal_error')
+      if (error instanceof ProtocolError) throw error
       throw new ProtocolError(ProtocolErrorCode.InternalError, `the runtime could not run the call: ${messageOf(error)}`)
     } finally {
       this.#active -= 1
@@ -189,13 +251,30 @@ export class McpBridge {
       const code = outcome.code ? ` ${outcome.code}` : ''
       this.#log(`tools/call ${printable(params.name)} → ${outcome.status}${code} (${Math.round(performance.now() - started)} ms)`)
     }
+    const question = parking?.question()
+    if (outcome.status === 'suspended' && outcome.resumeToken !== undefined && question !== undefined) {
+      return this.#rounds.ask(question, outcome.resumeToken, ctx)
+    }
     return toCallToolResult(outcome)
   }
 
   /**
+   * The retry of an approval round: the user's reply decides the parked call (a decision already
+   * made elsewhere stands), then the call continues in this session's live turn.
+   */
+  async #resume(turns: SessionTurns, round: ApprovalRoundState, ctx: ServerContext, approval: ApprovalPort | undefined): Promise<ToolCallOutcome> {
+    try {
+      await this.#root.approvals.decide(round.token, this.#rounds.answer(ctx, round), { by: 'mcp client' })
+    } catch (error) {
+      if (!(error instanceof SeamError && error.code === 'APPROVAL_CONFLICT')) throw error
+    }
+    return turns.resume(round.callId, round.token, ctx.mcpReq.signal, approval)
+  }
+
+  /**
    * Fail closed: the client is asked only when it declared form elicitation on a 2025-era connection
-   * (a 2026-07-28 request carries an envelope and has no server-to-client request channel); the
-   * configured `approval` port (the console) is asked too, or alone, and the first answer wins.
+   * (a 2026-07-28 request is asked through `input_required` rounds instead); the configured
+   * `approval` port (the console) is asked too, or alone, and the first answer wins.
    */
   #approvalFor(server: Server, ctx: ServerContext): ApprovalPort | undefined {
     const fallback = this.#approval
@@ -224,6 +303,13 @@ export class McpBridge {
             if (prompts) await server.sendPromptListChanged()
           }),
         )
+        for (const listener of this.#changeListeners) {
+          try {
+            listener({ tools, prompts })
+          } catch (error) {
+            this.#log(`could not announce the published generation: ${messageOf(error)}`)
+          }
+        }
         const what = [tools ? 'tools' : '', prompts ? 'prompts' : ''].filter(Boolean).join(' and ')
         // Said only when someone is listening: `seam dev` prints every log line.
         if (this.#ready.size > 0) this.#log(`generation ${next.generation}: ${what} list_changed sent to ${this.#ready.size} session(s)`)

@@ -4,7 +4,13 @@ import { type AddressInfo, isIP } from 'node:net'
 import { hostname, networkInterfaces } from 'node:os'
 import { Readable } from 'node:stream'
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
-import { localhostAllowedHostnames, validateHostHeader, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  validateHostHeader,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server'
 import { SeamError } from '../../errors.js'
 import type { Root } from '../../runtime/root.js'
 import type { McpServeOptions } from './serve-options.js'
@@ -81,6 +87,17 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
   }
   const bridge = new McpBridge(root, options)
   const sessions = new HttpSessions({ max: maxSessions, idleMs, log })
+  // The 2026-07-28 era, stateless: a server per request, changes on `subscriptions/listen` streams.
+  // 2025-era requests are this endpoint's own sessionful serving, below, never the SDK's fallback.
+  const modern = createMcpHandler(bridge.statelessFactory(), {
+    legacy: 'reject',
+    maxRequestBodySize: MAX_BODY_BYTES,
+    onerror: (error) => log(`mcp http: ${error.message}`),
+  })
+  bridge.onChange(({ tools, prompts }) => {
+    if (tools) modern.notify.toolsChanged()
+    if (prompts) modern.notify.promptsChanged()
+  })
   // Known once the port is bound (it may be 0 until then).
   let origins = new Set<string>()
   let closing: Promise<void> | undefined
@@ -110,6 +127,20 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
     if (closing) return reply(res, 503, 'The server is shutting down')
 
     const sessionId = header(req, 'mcp-session-id')
+    // A POST outside any session may be a 2026-07-28 request: read it first to tell.
+    let early: Buffer | undefined
+    if (sessionId === undefined && req.method === 'POST') {
+      const body = await readBody(req).catch((error: unknown) => error as Error)
+      if (body instanceof Error) return void res.destroy()
+      if (body === 'too-large') return reply(res, 413, 'Request body too large', { connection: 'close' })
+      const parsed = parseJson(body)
+      if (parsed !== INVALID && !(await isLegacyRequest(webRequest(req, body, undefined), parsed))) {
+        const abort = new AbortController()
+        res.on('close', () => abort.abort())
+        return send(res, await modern.fetch(webRequest(req, body, abort.signal), { parsedBody: parsed }))
+      }
+      early = body
+    }
     let session = sessionId === undefined ? undefined : sessions.get(sessionId)
     if (sessionId !== undefined && !session) return reply(res, 404, 'Session not found')
     // Counted before a slow upload: the session is busy (never reclaimed, never expired) until answered.
@@ -119,7 +150,7 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
       if (eventStream) session.streams += 1
       else session.requests += 1
     }
-    const body = req.method === 'POST' ? await readBody(req).catch((error: unknown) => error as Error) : undefined
+    const body = early ?? (req.method === 'POST' ? await readBody(req).catch((error: unknown) => error as Error) : undefined)
     if (body === 'too-large' || body instanceof Error) {
       if (session) release(session, eventStream)
       if (body instanceof Error) return void res.destroy()
@@ -139,23 +170,10 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
       abort.abort()
       release(current, eventStream)
     })
-    const request = new Request(new URL(req.url ?? PATH, 'http://localhost'), {
-      method: req.method,
-      headers: toHeaders(req),
-      body,
-      signal: abort.signal,
-    })
-    const response = await session.transport.handleRequest(request)
+    const response = await session.transport.handleRequest(webRequest(req, body, abort.signal))
     // A request that did not initialize a session (rejected by the transport) leaves nothing behind.
     if (session.transport.sessionId === undefined) await session.transport.close()
-    res.writeHead(response.status, Object.fromEntries(response.headers))
-    if (!response.body) {
-      res.end()
-      return
-    }
-    const stream = Readable.fromWeb(response.body as NodeReadableStream)
-    res.on('close', () => stream.destroy())
-    stream.pipe(res)
+    send(res, response)
   }
 
   function release(session: HttpSession, stream: boolean): void {
@@ -208,6 +226,7 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
       closing ??= (async () => {
         clearInterval(sweeper)
         const stopped = new Promise<void>((resolve) => http.close(() => resolve()))
+        await modern.close()
         await bridge.close()
         http.closeAllConnections()
         await stopped
@@ -252,6 +271,32 @@ function bearerMatches(authorization: string | undefined, expected: Buffer): boo
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name]
   return Array.isArray(value) ? value[0] : value
+}
+
+const INVALID = Symbol('invalid JSON')
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'))
+  } catch {
+    return INVALID
+  }
+}
+
+function webRequest(req: IncomingMessage, body: Buffer | undefined, signal: AbortSignal | undefined): Request {
+  return new Request(new URL(req.url ?? PATH, 'http://localhost'), { method: req.method, headers: toHeaders(req), body, signal })
+}
+
+/** Writes a web `Response` (a JSON body or an SSE stream) to the node response. */
+function send(res: ServerResponse, response: Response): void {
+  res.writeHead(response.status, Object.fromEntries(response.headers))
+  if (!response.body) {
+    res.end()
+    return
+  }
+  const stream = Readable.fromWeb(response.body as NodeReadableStream)
+  res.on('close', () => stream.destroy())
+  stream.pipe(res)
 }
 
 function toHeaders(req: IncomingMessage): Headers {

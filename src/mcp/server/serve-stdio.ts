@@ -1,16 +1,18 @@
 import type { Readable, Writable } from 'node:stream'
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
+import { serveStdio as serveStdioEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { Root } from '../../runtime/root.js'
-import type { McpServeOptions } from './serve-options.js'
 import { McpBridge } from './serve-bridge.js'
+import type { McpServeOptions } from './serve-options.js'
 
 export type McpStdioOptions = McpServeOptions & { stdin?: Readable; stdout?: Writable }
 
 /**
  * Serves the live generation to one MCP client over stdio (default: this process's stdin and
- * stdout, which then carry nothing but protocol messages). `closed` settles when the client ends
- * the session (stdin EOF) or `close()` ran; `close()` aborts running calls, waits for them to be
- * journaled, and leaves the root open.
+ * stdout, which then carry nothing but protocol messages), in whichever era the client opens with:
+ * `initialize` pins the connection to 2025-11-25, a `server/discover` or enveloped request to
+ * 2026-07-28 (the SDK's `serveStdio` decides, and routes `subscriptions/listen`). `closed` settles
+ * when the client ends the session (stdin EOF) or `close()` ran; `close()` aborts running calls,
+ * waits for them to be journaled, and leaves the root open.
  */
 export async function serveStdio(root: Root, options: McpStdioOptions = {}): Promise<{ close(): Promise<void>; closed: Promise<void> }> {
   const bridge = new McpBridge(root, options)
@@ -19,23 +21,29 @@ export async function serveStdio(root: Root, options: McpStdioOptions = {}): Pro
   const closed = new Promise<void>((resolve) => {
     ended = resolve
   })
-  const server = bridge.open(bridge.sessionFor(undefined), () => {
+  const wire = new StdioServerTransport(options.stdin ?? process.stdin, options.stdout ?? process.stdout)
+  const handle = serveStdioEras(bridge.factory(bridge.sessionFor(undefined)), {
+    transport: wire,
+    onerror: (error) => log(`mcp stdio: ${error.message}`),
+  })
+  // The connection ends with the wire, not with an instance: the SDK also closes the instance it
+  // made for a 2026 probe when the client falls back to 2025. `serveStdio` set `onclose` synchronously.
+  const sdkClosed = wire.onclose
+  wire.onclose = () => {
+    sdkClosed?.()
     log('mcp stdio: the session ended')
     void bridge.close().then(ended)
-  })
-  const transport = new StdioServerTransport(options.stdin ?? process.stdin, options.stdout ?? process.stdout)
-  try {
-    await server.connect(transport)
-  } catch (error) {
-    await bridge.close()
-    throw error
   }
   log('mcp stdio: serving')
   let closing: Promise<void> | undefined
   return {
     closed,
     close() {
-      closing ??= bridge.close().then(ended)
+      closing ??= handle
+        .close()
+        .catch(() => {})
+        .then(() => bridge.close())
+        .then(ended)
       return closing
     },
   }

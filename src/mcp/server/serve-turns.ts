@@ -33,8 +33,8 @@ export class SessionTurns {
   }
 
   /**
-   * Runs one call in the live generation's turn. `approval` answers for this call only; the turn
-   * that a call without one begins is unattended, so calls needing approval fail closed.
+   * Runs one call in the live generation's turn. `approval` answers for this call only; a call
+   * without one cannot be asked about, so if it needs approval it fails closed (`unavailable`).
    */
   run(call: ToolCall, signal: AbortSignal, approval?: ApprovalPort): Promise<ToolCallOutcome> {
     this.retireStale()
@@ -45,13 +45,27 @@ export class SessionTurns {
   }
 
   async #run(call: ToolCall, signal: AbortSignal, approval: ApprovalPort | undefined): Promise<ToolCallOutcome> {
-    const turn = await this.#turn(approval !== undefined)
+    const turn = await this.#turn()
     // No await between here and execute: a retiring turn's idle() must see this call running.
     if (approval) this.#ports.set(call.callId, approval)
     try {
       return await turn.tools.execute(call, { signal })
     } finally {
       this.#ports.delete(call.callId)
+    }
+  }
+
+  /**
+   * Continues the parked call `callId` (its `resumeToken`) in the live generation's turn, with
+   * `approval` answering should the call be asked again (its tool changed while it was parked).
+   */
+  async resume(callId: string, token: string, signal: AbortSignal, approval?: ApprovalPort): Promise<ToolCallOutcome> {
+    const turn = await this.#turn()
+    if (approval) this.#ports.set(callId, approval)
+    try {
+      return await turn.tools.resume(token, { signal })
+    } finally {
+      this.#ports.delete(callId)
     }
   }
 
@@ -67,14 +81,16 @@ export class SessionTurns {
     while (this.#ending.size > 0) await Promise.allSettled([...this.#ending])
   }
 
-  #turn(attended: boolean): Promise<Turn> {
+  #turn(): Promise<Turn> {
     this.retireStale()
     if (this.#current) return this.#current.turn
     if (this.#closed) return Promise.reject(new Error('the MCP session is closed'))
     const generation = this.#root.generation
     const port: ApprovalPort = { request: (request) => this.#ask(request) }
+    // Always attended: which calls can be asked is decided per call (the port forwards to theirs),
+    // so a session's first call, or one of several clients sharing a stateless session, decides nothing.
+    const input = { ...this.#input, ports: { approval: port } }
     // Begun outside the request's trace: the session's turn outlives the request that began it.
-    const input = { ...this.#input, ...(attended ? { ports: { approval: port } } : { unattended: true }) }
     const turn = context.with(ROOT_CONTEXT, () => this.#root.beginTurn(input))
     const current: { generation: number; turn: Promise<Turn>; ready?: Turn } = { generation, turn }
     this.#current = current
