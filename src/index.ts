@@ -32,6 +32,7 @@ export { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } fro
 export { McpToolService } from './mcp/client/mcp-tool-service.js'
 export type {
   McpHttpTransportOptions,
+  McpProtocolChoice,
   McpReconnectOptions,
   McpStdioTransportOptions,
   McpToolServiceOptions,

@@ -1,7 +1,7 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { Client, type McpSubscription, type PriorDiscovery, StreamableHTTPClientTransport, type VersionNegotiationOptions } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { isConnectionFailure } from './call-result.js'
-import { isStdioTransport, type McpTransportOptions } from './options.js'
+import { isStdioTransport, type McpProtocolChoice, type McpTransportOptions } from './options.js'
 import type { Redactor } from './redact.js'
 
 /**
@@ -14,10 +14,12 @@ export interface ConnectionSettings {
   /** Bounds the handshake, `tools/list` and health probes. */
   setupTimeoutMs: number
   redact: Redactor
+  /** Which revision to speak: `auto` negotiates the newest the server supports. */
+  protocol: McpProtocolChoice
 }
 
 export interface ConnectionHooks {
-  /** The server sent `notifications/tools/list_changed`. */
+  /** The server sent `notifications/tools/list_changed` (unsolicited, or on a `subscriptions/listen` stream). */
   onToolsChanged(): void
   /** The child exited or a health probe failed; called at most once, never after `close()`. */
   onLost(reason: string): void
@@ -41,6 +43,7 @@ export class McpConnection {
   #probe: Promise<void> | undefined
   #closing: Promise<void> | undefined
   #pid: number | undefined
+  #subscription: McpSubscription | undefined
 
   constructor(client: Client, transport: ClientTransport, settings: ConnectionSettings, hooks: ConnectionHooks) {
     this.#client = client
@@ -50,16 +53,31 @@ export class McpConnection {
   }
 
   /** Spawns or dials the server and completes the MCP handshake; cleans up after itself on failure. */
-  static async open(settings: ConnectionSettings, hooks: ConnectionHooks, signal?: AbortSignal): Promise<McpConnection> {
-    const client = new Client({ name: 'seam-runtime', version: '0.1.0' }, { listMaxPages: 50 })
+  static async open(settings: ConnectionSettings, hooks: ConnectionHooks, signal?: AbortSignal, prior?: PriorDiscovery): Promise<McpConnection> {
+    const client = new Client({ name: 'seam-runtime', version: '0.1.0' }, { listMaxPages: 50, versionNegotiation: negotiation(settings) })
     const connection = new McpConnection(client, createTransport(settings.transport), settings, hooks)
     try {
-      await connection.#start(signal)
+      await connection.#start(signal, prior)
       return connection
     } catch (error) {
       await connection.close()
       throw error
     }
+  }
+
+  /** The protocol revision the handshake settled on (`2025-11-25`, `2026-07-28`). */
+  get protocolVersion(): string | undefined {
+    return this.#client.getNegotiatedProtocolVersion()
+  }
+
+  /**
+   * The era this connection settled on, for the next connection to the same server to start from
+   * (no second probe after a crash): the server's `server/discover` answer, or "legacy".
+   */
+  get prior(): PriorDiscovery | undefined {
+    if (this.#client.getProtocolEra() === 'legacy') return { kind: 'legacy' }
+    const discover = this.#client.getDiscoverResult()
+    return discover === undefined ? undefined : { kind: 'modern', discover }
   }
 
   /** The child's process id while a stdio server runs. */
@@ -103,7 +121,7 @@ export class McpConnection {
     return this.#closing
   }
 
-  async #start(signal: AbortSignal | undefined): Promise<void> {
+  async #start(signal: AbortSignal | undefined, prior: PriorDiscovery | undefined): Promise<void> {
     const transport = this.#transport
     if (transport instanceof StdioClientTransport) {
       transport.stderr?.on('data', (chunk: Buffer | string) => {
@@ -115,10 +133,26 @@ export class McpConnection {
     this.#client.setNotificationHandler('notifications/tools/list_changed', () => {
       if (this.#state === 'open') this.#hooks.onToolsChanged()
     })
-    await this.#client.connect(transport, { timeout: this.#settings.setupTimeoutMs, signal })
+    await this.#client.connect(transport, { timeout: this.#settings.setupTimeoutMs, signal, ...(prior ? { prior } : {}) })
     if (transport instanceof StdioClientTransport) this.#pid = transport.pid ?? undefined
+    await this.#listen()
     if (this.#state === 'opening') this.#state = 'open'
     else throw new Error(this.#exitReason())
+  }
+
+  /**
+   * A 2026-07-28 server sends no unsolicited `list_changed`: the changes come on a
+   * `subscriptions/listen` stream, dispatched to the same notification handler. A stream the
+   * server ends (or that drops) means the changes would go unheard: the connection counts as lost
+   * and the supervisor opens a fresh one (which lists the tools again).
+   */
+  async #listen(): Promise<void> {
+    if (this.#client.getProtocolEra() !== 'modern' || !this.#client.getServerCapabilities()?.tools?.listChanged) return
+    const subscription = await this.#client.listen({ toolsListChanged: true }, { timeout: this.#settings.setupTimeoutMs })
+    this.#subscription = subscription
+    void subscription.closed.then((how) => {
+      if (how !== 'local') this.#lose('the server ended the tools/list_changed subscription')
+    })
   }
 
   /** Without a reason, the transport closed under us: the reason is read from the child's exit. */
@@ -143,6 +177,7 @@ export class McpConnection {
     if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
       await Promise.race([transport.terminateSession().catch(() => {}), delay(TERMINATE_SESSION_MS)])
     }
+    await this.#subscription?.close().catch(() => {})
     const closed = this.#client.close().then(
       () => true,
       () => true,
@@ -159,6 +194,17 @@ export class McpConnection {
 }
 
 const EXITED = 'the server process exited'
+
+/**
+ * `auto`: a `server/discover` probe, then `initialize` when the server does not answer it as a
+ * 2026-07-28 server. Over stdio the SDK probes in a short-lived sibling process (one more spawn),
+ * and a silent server counts as a 2025 one after the probe's timeout. A pinned revision never probes.
+ */
+function negotiation(settings: ConnectionSettings): VersionNegotiationOptions {
+  if (settings.protocol === '2025-11-25') return { mode: 'legacy' }
+  if (settings.protocol === '2026-07-28') return { mode: { pin: '2026-07-28' } }
+  return { mode: 'auto', probe: { timeoutMs: Math.min(settings.setupTimeoutMs, PROBE_TIMEOUT_MS) } }
+}
 
 function createTransport(options: McpTransportOptions): ClientTransport {
   if (isStdioTransport(options)) {

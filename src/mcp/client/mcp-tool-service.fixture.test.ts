@@ -146,7 +146,13 @@ describe('McpToolService against our own low-level fixture server over stdio', (
     expect(SeamError.is(error, 'PROVIDER_UNAVAILABLE')).toBe(true)
     expect(error.message).toMatch(/ENOENT/)
     expect(broken.status).toBe('down')
-    await waitFor('a retry', () => broken.status === 'connecting')
+    // Each retry is connecting only until the spawn fails, within one turn of the event loop:
+    // heard as a status change, not polled.
+    let retried = false
+    broken.onStatusChange((status) => {
+      retried ||= status.state === 'connecting'
+    })
+    await waitFor('a retry', () => retried)
     await broken.dispose()
     expect(broken.status).toBe('disposed')
     expect(`${error.message} ${broken.diagnostic}`).not.toContain(SECRET)
@@ -168,7 +174,13 @@ describe('McpToolService against our own low-level fixture server over stdio', (
     // Fails its first start, then hangs without answering the handshake: a retry that never ends.
     const marker = `${process.env.TMPDIR ?? '/tmp'}/seam-hang-${process.pid}-${Date.now()}`
     const script = `const fs=require('fs');const m=${JSON.stringify(marker)};if(!fs.existsSync(m)){fs.writeFileSync(m,'');process.exit(1)}setInterval(()=>{},1000);process.stdin.resume()`
-    const hanging = new McpToolService({ id: 'hanging', transport: { command: process.execPath, args: ['-e', script] }, reconnect: { initialDelayMs: 10, maxDelayMs: 10 } })
+    // Pinned: an `auto` probe would spend the failing first start on its own sibling process.
+    const hanging = new McpToolService({
+      id: 'hanging',
+      transport: { command: process.execPath, args: ['-e', script] },
+      reconnect: { initialDelayMs: 10, maxDelayMs: 10 },
+      protocol: '2025-11-25',
+    })
     onTestFinished(async () => {
       await hanging.dispose()
       await import('node:fs/promises').then((fs) => fs.rm(marker, { force: true }))

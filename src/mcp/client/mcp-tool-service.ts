@@ -17,6 +17,7 @@ import type { McpConnection } from './connection.js'
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   describeTarget,
+  type McpProtocolChoice,
   type McpToolServiceOptions,
   SETUP_TIMEOUT_MS,
 } from './options.js'
@@ -37,6 +38,8 @@ export const CHANGE_DEBOUNCE_MS = 20
  * tool set (list_changed, lost, back) reaches `onDidChange` listeners, every change of its
  * connection reaches `onStatusChange` listeners (the root's `provider` events).
  */
+const PROTOCOLS: readonly McpProtocolChoice[] = ['auto', '2025-11-25', '2026-07-28']
+
 export class McpToolService implements ToolService, ChangeNotifyingService, StatusReportingService {
   readonly id: string
   readonly description: string
@@ -60,6 +63,9 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     if (options.prefix !== undefined && !/^[a-zA-Z0-9_-]{1,20}$/.test(options.prefix)) {
       throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": prefix must be 1-20 of [a-zA-Z0-9_-], got ${JSON.stringify(options.prefix)}`)
     }
+    if (options.protocol !== undefined && !PROTOCOLS.includes(options.protocol)) {
+      throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": protocol must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(options.protocol)}`)
+    }
     this.#redact = redactorFor(options.transport)
     this.#supervisor = new ConnectionSupervisor(
       {
@@ -68,6 +74,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
         setupTimeoutMs: SETUP_TIMEOUT_MS,
         redact: this.#redact,
         reconnect: options.reconnect,
+        protocol: options.protocol ?? 'auto',
       },
       {
         onToolsChanged: () => this.#changed(),
@@ -105,6 +112,11 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     return () => {
       this.#statusListeners.delete(listener)
     }
+  }
+
+  /** The MCP revision negotiated with the server while connected: the newest both speak (`2026-07-28`, else `2025-11-25`). */
+  get protocolVersion(): string | undefined {
+    return this.#supervisor.connection?.protocolVersion
   }
 
   /** The child's process id while a stdio server is connected. */

@@ -29,6 +29,9 @@ export interface McpReconnectOptions {
   maxDelayMs?: number
 }
 
+/** Which MCP revision to speak: `auto` (the default) negotiates the newest the server supports. */
+export type McpProtocolChoice = 'auto' | '2025-11-25' | '2026-07-28'
+
 export interface McpToolServiceOptions {
   /** Provider id; tools carry `source: 'mcp:<id>'`. */
   id: string
@@ -42,6 +45,13 @@ export interface McpToolServiceOptions {
    */
   concurrencySafe?: boolean | readonly string[]
   reconnect?: McpReconnectOptions
+  /**
+   * The protocol revision. `auto` (default) probes with `server/discover` and speaks 2026-07-28
+   * when the server answers as such, else 2025-11-25 (over stdio the probe costs one more spawn of
+   * the server, on the first connection only: reconnections reuse the verdict). A pinned revision
+   * skips the probe; `2026-07-28` fails to connect to a server that does not speak it.
+   */
+  protocol?: McpProtocolChoice
   /**
    * Tools are listed as `<prefix>__<name>` (`fs` → `fs__read_text_file`), so two servers (or a
    * server and a local tool) with the same tool name can share a generation. Calls use the server's

@@ -1,4 +1,5 @@
 import { SeamError } from '../../errors.js'
+import type { PriorDiscovery } from '@modelcontextprotocol/client'
 import { backoffDelay } from './backoff.js'
 import { type ConnectionSettings, McpConnection } from './connection.js'
 import type { McpReconnectOptions } from './options.js'
@@ -32,6 +33,8 @@ export class ConnectionSupervisor {
   readonly #lifetime = new AbortController()
   #status: McpServiceStatus = 'idle'
   #connection: McpConnection | undefined
+  /** The era the last connection settled on: a reconnection starts from it instead of probing again. */
+  #prior: PriorDiscovery | undefined
   #attempt: Promise<McpConnection> | undefined
   /** The attempt in flight was started by a retry, not by `connect()`'s first try. */
   #attemptIsRetry = false
@@ -132,9 +135,10 @@ export class ConnectionSupervisor {
         if (live) this.#onLost(live, reason)
       },
     }
-    const attempt = McpConnection.open(this.#settings, hooks, this.#lifetime.signal).then(
+    const attempt = McpConnection.open(this.#settings, hooks, this.#lifetime.signal, this.#prior).then(
       (connection) => {
         live = connection
+        this.#prior = connection.prior
         if (this.#status === 'disposed') {
           void connection.close()
           throw this.#closed()
