@@ -3,12 +3,14 @@
  * through the whole pipeline, memory journal) against a bare `McpServer` with the same zod tool and
  * the same result (text + structuredContent), over two transports, each pair in one run:
  * - stdio: each server a child process, as `seam mcp` is deployed (one connection per server,
- *   reused by every round);
+ *   reused by every round), in both protocol eras: 2025-11-25 (the bare server hand-wired to its
+ *   transport) and 2026-07-28 (the bare server behind the SDK's own two-era `serveStdio`, the
+ *   client pinned to 2026-07-28, every request carrying its envelope);
  * - in-memory: both servers in this process over the SDK's `InMemoryTransport`, so the transport
  *   costs nothing and the ratio is the server's own overhead at its most exposed.
  * Sequential calls, so the figures are per-call latency. Target: our server at least 0.8× the bare
- * server's rate (at most 1.25× its time per call) over stdio or in memory, as the issue allows; both
- * are printed. `node --import tsx bench/mcp.ts`
+ * server's rate (at most 1.25× its time per call) over stdio in each era and in memory; all are
+ * printed. `npm run bench -- mcp`
  */
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/client'
@@ -83,13 +85,18 @@ function bareInMemory(): Promise<Endpoint> {
   })
 }
 
+type Era = '2025-11-25' | '2026-07-28'
+
 /** A server in a child process over stdio, started on first use and kept for every round. */
-function stdioServer(which: 'bare' | 'seam'): { open: () => Promise<Endpoint>; stop: () => Promise<void> } {
+function stdioServer(which: 'bare' | 'seam', era: Era): { open: () => Promise<Endpoint>; stop: () => Promise<void> } {
   let started: Promise<Client> | undefined
   const start = async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CHILD, which], stderr: 'inherit' })
-    const client = new Client({ name: 'bench', version: '1.0.0' })
+    const modern = era === '2026-07-28'
+    const child = which === 'bare' && modern ? 'bare-eras' : which
+    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CHILD, child], stderr: 'inherit' })
+    const client = new Client({ name: 'bench', version: '1.0.0' }, modern ? { versionNegotiation: { mode: { pin: era } } } : {})
     await client.connect(transport)
+    if (client.getNegotiatedProtocolVersion() !== era) throw new Error(`${which} over stdio speaks ${client.getNegotiatedProtocolVersion()}, not ${era}`)
     await client.listTools()
     return client
   }
@@ -137,24 +144,33 @@ function round(open: () => Promise<Endpoint>): () => Promise<Sample> {
 }
 
 export async function run(): Promise<BenchReport> {
-  const bareStdio = stdioServer('bare')
-  const seamStdio = stdioServer('seam')
+  const children = {
+    bare2025: stdioServer('bare', '2025-11-25'),
+    seam2025: stdioServer('seam', '2025-11-25'),
+    bare2026: stdioServer('bare', '2026-07-28'),
+    seam2026: stdioServer('seam', '2026-07-28'),
+  }
   let measured: Measured[]
   try {
-    const stdio: Contender[] = [
-      { label: 'stdio: bare McpServer (zod tool)', round: round(bareStdio.open) },
-      { label: 'stdio: seam server (full pipeline, memory journal)', round: round(seamStdio.open) },
+    const stdio2025: Contender[] = [
+      { label: 'stdio 2025-11-25: bare McpServer (zod tool)', round: round(children.bare2025.open) },
+      { label: 'stdio 2025-11-25: seam server (full pipeline, memory journal)', round: round(children.seam2025.open) },
+    ]
+    const stdio2026: Contender[] = [
+      { label: 'stdio 2026-07-28: bare McpServer (zod tool)', round: round(children.bare2026.open) },
+      { label: 'stdio 2026-07-28: seam server (full pipeline, memory journal)', round: round(children.seam2026.open) },
     ]
     const memory: Contender[] = [
       { label: 'in-memory: bare McpServer (zod tool)', round: round(bareInMemory) },
       { label: 'in-memory: seam server (full pipeline, memory journal)', round: round(seamInMemory) },
       { label: '  of which: the pipeline alone, no MCP', round: pipelineRound },
     ]
-    measured = [...(await interleave(stdio, { rounds: ROUNDS, warmup: WARMUP })), ...(await interleave(memory, { rounds: ROUNDS, warmup: WARMUP }))]
+    const options = { rounds: ROUNDS, warmup: WARMUP }
+    measured = [...(await interleave(stdio2025, options)), ...(await interleave(stdio2026, options)), ...(await interleave(memory, options))]
   } finally {
-    await Promise.allSettled([bareStdio.stop(), seamStdio.stop()])
+    await Promise.allSettled(Object.values(children).map((child) => child.stop()))
   }
-  const [stdioBare, stdioSeam, memoryBare, memorySeam, pipeline] = measured as [Measured, Measured, Measured, Measured, Measured]
+  const [bare2025, seam2025, bare2026, seam2026, memoryBare, memorySeam, pipeline] = measured as [Measured, Measured, Measured, Measured, Measured, Measured, Measured]
   const row = (m: Measured, rate: string) => [m.label, formatRate(1000 / msPerOp(m)), formatMs(msPerOp(m)), rate]
   const rate = (m: Measured, base: Measured) => formatRatio(1 / pairedRatio(m, base))
   const target = (transport: string, seam: Measured, bare: Measured) =>
@@ -165,10 +181,18 @@ export async function run(): Promise<BenchReport> {
       `mcp: sequential tools/call; ${ROUNDS} interleaved rounds of ${CALLS_PER_ROUND.toLocaleString('en-US')} calls per transport, medians`,
       ...table(
         ['', 'calls/s', 'per call', 'rate'],
-        [row(stdioBare, '1.00×'), row(stdioSeam, rate(stdioSeam, stdioBare)), row(memoryBare, '1.00×'), row(memorySeam, rate(memorySeam, memoryBare)), row(pipeline, '')],
+        [
+          row(bare2025, '1.00×'),
+          row(seam2025, rate(seam2025, bare2025)),
+          row(bare2026, '1.00×'),
+          row(seam2026, rate(seam2026, bare2026)),
+          row(memoryBare, '1.00×'),
+          row(memorySeam, rate(memorySeam, memoryBare)),
+          row(pipeline, ''),
+        ],
       ),
     ],
-    verdicts: [target('stdio', stdioSeam, stdioBare), target('in-memory', memorySeam, memoryBare)],
+    verdicts: [target('stdio 2025-11-25', seam2025, bare2025), target('stdio 2026-07-28', seam2026, bare2026), target('in-memory', memorySeam, memoryBare)],
   }
 }
 
