@@ -1,8 +1,32 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { spawn } from 'node:child_process'
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { initProject, start, watch } from './cli-kit.js'
+import { initProject, put, start, tool, watch } from './cli-kit.js'
+
+const repo = fileURLToPath(new URL('..', import.meta.url))
+
+/**
+ * seam-runtime as `npm install` leaves it in a project without TypeScript: its dist/ and
+ * package.json, and its dependencies (linked from this repository), but no typescript anywhere
+ * Node would look from there.
+ */
+async function installedWithoutTypeScript(): Promise<string> {
+  const project = await mkdtemp(path.join(tmpdir(), 'seam-no-ts-'))
+  onTestFinished(() => rm(project, { recursive: true, force: true }))
+  const pkg = path.join(project, 'node_modules', 'seam-runtime')
+  await mkdir(pkg, { recursive: true })
+  await cp(path.join(repo, 'dist'), path.join(pkg, 'dist'), { recursive: true, filter: (source) => !source.endsWith('.map') && !source.endsWith('.tsbuildinfo') })
+  await cp(path.join(repo, 'package.json'), path.join(pkg, 'package.json'))
+  const manifest = JSON.parse(await readFile(path.join(repo, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+  for (const name of [...Object.keys(manifest.dependencies), 'zod']) {
+    await mkdir(path.dirname(path.join(project, 'node_modules', name)), { recursive: true })
+    await symlink(path.join(repo, 'node_modules', name), path.join(project, 'node_modules', name))
+  }
+  return project
+}
 
 // The first check loads TypeScript, @types/node and zod's types: seconds on a busy machine.
 describe('seam dev type-checks in the background', { timeout: 180_000 }, () => {
@@ -40,5 +64,27 @@ describe('seam dev type-checks in the background', { timeout: 180_000 }, () => {
     expect(await exited).toBe(0)
     expect(performance.now() - stopping).toBeLessThan(5_000)
     expect(out.text).toMatch(/stopped\n$/)
+  })
+
+  it('says once that the project has no TypeScript, and reloads as before', async () => {
+    const project = await installedWithoutTypeScript()
+    await put(project, 'tools/echo.ts', tool('Echo.', 'never', 'return text'))
+    const child = spawn(process.execPath, [path.join(project, 'node_modules', 'seam-runtime', 'dist', 'cli', 'bin.js'), 'dev', project, '--no-mcp', '--debounce', '30'], {
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    })
+    const out = watch(child)
+    await out.until(/watching for changes/)
+    expect(out.text).toContain('  types      not checked: no TypeScript in this project (npm install --save-dev typescript)\n')
+    const from = out.text.length
+    await put(project, 'tools/echo.ts', tool('Echo it back.', 'never', 'return text'))
+    await out.until(/^generation 2 live: ~echo/m, from)
+    expect(out.text.match(/TypeScript/g)).toHaveLength(1)
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    child.kill('SIGINT')
+    expect(await exited).toBe(0)
   })
 })
