@@ -1,4 +1,6 @@
-import { Worker } from 'node:worker_threads'
+import { fork } from 'node:child_process'
+import { setPriority } from 'node:os'
+import { fileURLToPath } from 'node:url'
 import { messageOf } from '../errors.js'
 import { formatTypeProblem, ms, printableLines } from './format.js'
 import { line, type OutStream, type Style } from './io.js'
@@ -16,10 +18,11 @@ export interface BackgroundCheck {
 }
 
 /**
- * Type-checks `dir` in a worker thread with the project's TypeScript (`seam check`'s setup, in
- * watch mode), so reloads never wait for types. Prints the errors (file:line:column, code, frame)
- * when they change and `types ok` once they are gone. Without TypeScript it says so in the banner
- * and checks nothing.
+ * Type-checks `dir` in a child process at the lowest CPU priority, with the project's TypeScript
+ * (`seam check`'s setup, in watch mode), so reloads never wait for types and go first on busy
+ * cores (a process rather than a worker thread: its garbage collector's threads are lowered too).
+ * Prints the errors (file:line:column, code, frame) when they change and `types ok` once they are
+ * gone. Without TypeScript it says so in the banner and checks nothing.
  */
 export function startBackgroundCheck(dir: string, out: OutStream, style: Style): BackgroundCheck {
   const found = findTypeScript(dir)
@@ -31,16 +34,31 @@ export function startBackgroundCheck(dir: string, out: OutStream, style: Style):
     }
   }
   const input: CheckWorkerInput = { dir, typescript: found.path }
-  const worker = new Worker(new URL('./type-check-worker.js', import.meta.url), { workerData: input })
-  // The worker never keeps `seam dev` alive; `close` stops it on the way out.
+  const worker = fork(fileURLToPath(new URL('./type-check-worker.js', import.meta.url)), [JSON.stringify(input)], {
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    execArgv: [],
+  })
+  try {
+    if (worker.pid !== undefined) setPriority(worker.pid, 19)
+  } catch {
+    // Not allowed here: the check runs at normal priority.
+  }
+  // The checker never keeps `seam dev` alive; `close` stops it on the way out.
   worker.unref()
+  worker.channel?.unref()
   let closed: Promise<void> | undefined
   let stopped = false
+  const terminate = () =>
+    new Promise<void>((resolve) => {
+      if (worker.exitCode !== null || worker.signalCode !== null) return resolve()
+      worker.once('exit', () => resolve())
+      worker.kill()
+    })
   const stop = (why: string) => {
     if (stopped) return
     stopped = true
     line(out, `${style.yellow('warning:')} type-checking stopped: ${printableLines(why)}; reloads go on`)
-    void worker.terminate()
+    void terminate()
   }
   let shown: string | undefined
   worker.on('message', (message: CheckWorkerMessage) => {
@@ -56,17 +74,15 @@ export function startBackgroundCheck(dir: string, out: OutStream, style: Style):
     for (const p of message.problems) line(out, formatTypeProblem(p, style, dir))
   })
   worker.on('error', (error) => stop(messageOf(error)))
+  worker.on('exit', (code, signal) => stop(`the checker exited (${signal ?? `code ${code}`})`))
   return {
     banner: `checking in the background ${style.dim(`(TypeScript ${found.version})`)}`,
     sourcesChanged() {
-      if (!stopped) worker.postMessage({ kind: 'sources-changed' } satisfies CheckWorkerCommand)
+      if (!stopped && worker.connected) worker.send({ kind: 'sources-changed' } satisfies CheckWorkerCommand)
     },
     close() {
       stopped = true
-      closed ??= worker.terminate().then(
-        () => undefined,
-        () => undefined,
-      )
+      closed ??= terminate()
       return closed
     },
   }

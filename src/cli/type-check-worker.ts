@@ -1,32 +1,35 @@
-import { setPriority } from 'node:os'
-import { parentPort, workerData } from 'node:worker_threads'
 import type * as TS from 'typescript'
 import { messageOf } from '../errors.js'
 import { checkSetup, loadTypeScript, pluginSources, problemsOf, type TypeProblem } from './type-check.js'
 
-/** What `seam dev` hands the worker. */
+/** What `seam dev` hands the checker process (as its one argument, JSON). */
 export interface CheckWorkerInput {
   readonly dir: string
   /** The resolved TypeScript entry (see `findTypeScript`). */
   readonly typescript: string
 }
 
-/** Worker → `seam dev`: the errors after each (incremental) check, or why checking stopped. */
+/** Checker → `seam dev`: the errors after each (incremental) check, or why checking stopped. */
 export type CheckWorkerMessage =
   | { readonly kind: 'checked'; readonly problems: TypeProblem[]; readonly files: number; readonly durationMs: number }
   | { readonly kind: 'failed'; readonly message: string }
 
-/** `seam dev` → worker: the folder (without a tsconfig.json) gained or lost a tool file. */
+/** `seam dev` → checker: the folder (without a tsconfig.json) gained or lost a tool file. */
 export type CheckWorkerCommand = { readonly kind: 'sources-changed' }
 
 // Codes of TypeScript's own watch status messages: the first build, and a rebuild after a change.
 const STARTING = new Set([6031, 6032])
 
+interface Port {
+  postMessage(message: CheckWorkerMessage): void
+  on(event: 'message', listener: (command: CheckWorkerCommand) => void): void
+}
+
 /**
- * Type-checks a plugin folder in TypeScript's watch mode, off the main thread: the watch program
+ * Type-checks a plugin folder in TypeScript's watch mode, in a process of its own: the watch program
  * follows the files itself, and its builder re-checks only what a change can affect.
  */
-async function run(port: NonNullable<typeof parentPort>, input: CheckWorkerInput): Promise<void> {
+async function run(port: Port, input: CheckWorkerInput): Promise<void> {
   const ts = loadTypeScript(input.typescript)
   const { dir } = input
   const setup = await checkSetup(ts, dir)
@@ -71,16 +74,13 @@ async function run(port: NonNullable<typeof parentPort>, input: CheckWorkerInput
   })
 }
 
-if (parentPort) {
-  const port = parentPort
-  // On Linux the nice value is per thread, so this makes only the checker yield to reloads (and
-  // to esbuild) when the cores are busy; elsewhere it would lower all of `seam dev`.
-  if (process.platform === 'linux') {
-    try {
-      setPriority(0, 19)
-    } catch {
-      // Not allowed here: the check runs at normal priority.
-    }
+if (process.send !== undefined) {
+  const send = process.send.bind(process)
+  const port: Port = {
+    postMessage: (message) => void send(message),
+    on: (event, listener) => void process.on(event, listener),
   }
-  run(port, workerData as CheckWorkerInput).catch((error: unknown) => port.postMessage({ kind: 'failed', message: messageOf(error) } satisfies CheckWorkerMessage))
+  // `seam dev` gone (its channel closed): nothing is left to report to.
+  process.on('disconnect', () => process.exit(0))
+  run(port, JSON.parse(process.argv[2] ?? '{}') as CheckWorkerInput).catch((error: unknown) => port.postMessage({ kind: 'failed', message: messageOf(error) }))
 }
