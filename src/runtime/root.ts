@@ -11,7 +11,7 @@ import type { ApprovalPort, PermissionHost } from './approval-types.js'
 import { type AgentCapabilities, CapabilityIngress } from './capability-ingress.js'
 import type { Generation } from './generation.js'
 import { type GenerationEvent, GenerationStore, type ReloadFailedEvent, type ReloadResult } from './generation-store.js'
-import type { Instrumentation } from './instrumentation.js'
+import type { Instrumentation, TurnProbe } from './instrumentation.js'
 import { memoryJournal } from './journal/memory.js'
 import type { JournalStore, RepairReport } from './journal/types.js'
 import { Logger, type LogSink } from './logger.js'
@@ -339,6 +339,7 @@ export class Root {
     const generation = this.#generations.active!
     const release = generation.lease()
     let tools: TurnToolRuntime | undefined
+    let probe: TurnProbe | undefined
     try {
       const envelope = createTurnIngress({
         turnId: round.turnId,
@@ -351,12 +352,22 @@ export class Root {
         journal: this.journal,
       })
       const capabilities = await this.ingress.read(generation, envelope.owner, envelope)
-      tools = new TurnToolRuntime({ ...this.#runtimeOptions(), turn: envelope, generation, capabilities })
+      // Traced as a turn of its own under the parked call's turn id: the turn that parked it has ended.
+      probe = this.#options.telemetry?.turn(envelope, generation.number)
+      tools = new TurnToolRuntime({ ...this.#runtimeOptions(), turn: envelope, generation, capabilities, probe })
       return await tools.resume(token)
     } finally {
       // A body abandoned past its deadline keeps the generation until it settles.
-      if (tools === undefined) release()
-      else void tools.idle().then(release)
+      if (tools === undefined) {
+        probe?.ended('interrupted')
+        release()
+      } else {
+        const ended = probe
+        void tools.idle().then(() => {
+          ended?.ended('ended')
+          release()
+        })
+      }
     }
   }
 

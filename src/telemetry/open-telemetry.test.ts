@@ -4,7 +4,7 @@ import path from 'node:path'
 import { SpanStatusCode } from '@opentelemetry/api'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { z } from 'zod'
-import { createRoot, defineTool, openTelemetry, type PluginContext, sqliteJournal } from 'seam-runtime'
+import { createRoot, deferApprovals, defineTool, openTelemetry, type PluginContext, sqliteJournal } from 'seam-runtime'
 import { beginTurn, rootWith, sleep } from '../../test/kit.js'
 import { everything, memorySdk, parentOf } from '../../test/telemetry-kit.js'
 
@@ -91,6 +91,24 @@ describe('openTelemetry: spans', () => {
     expect(span.events.map((e) => e.name)).toEqual(['seam.approval.asked', 'seam.approval.decided'])
     expect(span.events[1]!.attributes).toMatchObject({ 'seam.approval.decision': 'rejected', 'seam.approval.wait_ms': expect.any(Number) })
     expect(span.attributes).toMatchObject({ 'seam.outcome.code': 'DENIED', 'seam.policy': 'approval' })
+  })
+
+  it('traces a parked call resumed through root.resume, in a turn span of the parked turn', async () => {
+    const sdk = memorySdk()
+    const telemetry = openTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider, host: 'test-host' })
+    const { root } = await rootWith(tools, { telemetry, approval: deferApprovals() })
+    const turn = await beginTurn(root)
+    const parked = await turn.tools.execute({ callId: 'c1', name: 'delete_ticket', arguments: '{"id":"T-1"}' })
+    expect(parked).toMatchObject({ status: 'suspended', code: 'APPROVAL_PENDING' })
+    await turn.end()
+    await root.approvals.decide('c1', 'allowed-once', { by: 'ann' })
+    expect(await root.resume(parked.resumeToken!)).toMatchObject({ status: 'completed' })
+    for (let i = 0; i < 50 && sdk.spans().filter((s) => s.name === 'seam.turn').length < 2; i += 1) await sleep(2)
+    const turns = sdk.spans().filter((s) => s.name === 'seam.turn')
+    expect(turns.map((s) => s.attributes['seam.turn.id'])).toEqual([turn.turnId, turn.turnId])
+    const calls = sdk.spans().filter((s) => s.name === 'execute_tool delete_ticket')
+    expect(calls.map((s) => s.attributes['seam.outcome.status'])).toEqual(['suspended', 'completed'])
+    expect(parentOf(calls[1]!)).toBe(turns[1]!.spanContext().spanId)
   })
 
   it('marks a timeout and the abandoned body, with the error status', async () => {
