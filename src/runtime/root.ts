@@ -11,6 +11,7 @@ import type { ApprovalPort, PermissionHost } from './approval-types.js'
 import { type AgentCapabilities, CapabilityIngress } from './capability-ingress.js'
 import type { Generation } from './generation.js'
 import { type GenerationEvent, GenerationStore, type ReloadFailedEvent, type ReloadResult } from './generation-store.js'
+import { openTelemetry, type TelemetryOptions } from '../telemetry/open-telemetry.js'
 import type { Instrumentation, TurnProbe } from './instrumentation.js'
 import { memoryJournal } from './journal/memory.js'
 import type { JournalStore, RepairReport } from './journal/types.js'
@@ -63,10 +64,11 @@ export interface RootOptions {
   /** Quiet time after the last file event before a reload (watch mode). Default 20 ms. */
   readonly debounceMs?: number
   /**
-   * Told of turns, calls, reloads and journal commits: `openTelemetry({...})` for OpenTelemetry
-   * spans and metrics, or a host's own `Instrumentation`. Default: none, and nothing is reported.
+   * Told of turns, calls, reloads and journal commits: OpenTelemetry spans and metrics with
+   * `{ recordArguments, recordResults, … }` (the options of `openTelemetry()`, which it stands for),
+   * or a host's own `Instrumentation`. Default: none, and nothing is reported.
    */
-  readonly telemetry?: Instrumentation
+  readonly telemetry?: Instrumentation | TelemetryOptions
 }
 
 interface RootEvents {
@@ -101,6 +103,7 @@ export class Root {
   readonly #grants: ApprovalGrants
   readonly #listeners = new Map<keyof RootEvents, Set<(event: never) => void>>()
   readonly #limits: RuntimeLimits
+  readonly #telemetry: Instrumentation | undefined
   readonly #generations: GenerationStore
   #closing: Promise<void> | undefined
   #repair: RepairReport | undefined
@@ -117,6 +120,7 @@ export class Root {
     rescanEnvironment()
     this.journal = options.journal ?? memoryJournal()
     this.#limits = resolveLimits(options.defaults)
+    this.#telemetry = instrumentationOf(options.telemetry)
     this.ingress = new CapabilityIngress({ permissions: options.permissions, permissionTimeoutMs: this.#limits.policyTimeoutMs })
     this.#logger = new Logger(options.log ?? (() => {}))
     this.approvals = new Approvals(this.journal, this.#limits.approvalTtlMs)
@@ -131,7 +135,7 @@ export class Root {
       ingress: this.ingress,
       grants: this.#grants,
       logger: this.#logger,
-      instrumentation: options.telemetry,
+      instrumentation: this.#telemetry,
       onGeneration: (event) => {
         // Followed before the event goes out: a listener reading `providers()` sees the new set.
         if (this.#generations.active) this.#providers.follow(this.#generations.active)
@@ -186,7 +190,7 @@ export class Root {
 
   /** Opens the journal (heartbeat, then crash repair) and publishes generation 1. Called by `createRoot`. */
   async start(): Promise<void> {
-    const { telemetry } = this.#options
+    const telemetry = this.#telemetry
     if (telemetry?.committed && this.journal.onCommit) {
       this.scope.add(this.journal.onCommit((events) => telemetry.committed!(events)), 'journal instrumentation')
     }
@@ -271,7 +275,7 @@ export class Root {
       if (begun !== APPENDED && (await untilDue(begun, undefined, this.#limits.journalTimeoutMs)) === TIMED_OUT) {
         throw new SeamError('JOURNAL_UNAVAILABLE', `the journal did not record the turn's beginning within ${this.#limits.journalTimeoutMs} ms`)
       }
-      const probe = this.#options.telemetry?.turn(envelope, generation.number)
+      const probe = this.#telemetry?.turn(envelope, generation.number)
       const tools = new TurnToolRuntime({
         ingress: this.ingress,
         grants: this.#grants,
@@ -353,7 +357,7 @@ export class Root {
       })
       const capabilities = await this.ingress.read(generation, envelope.owner, envelope)
       // Traced as a turn of its own under the parked call's turn id: the turn that parked it has ended.
-      probe = this.#options.telemetry?.turn(envelope, generation.number)
+      probe = this.#telemetry?.turn(envelope, generation.number)
       tools = new TurnToolRuntime({ ...this.#runtimeOptions(), turn: envelope, generation, capabilities, probe })
       return await tools.resume(token)
     } finally {
@@ -469,4 +473,13 @@ export async function createRoot(options: RootOptions): Promise<Root> {
     throw error
   }
   return root
+}
+
+/** The `telemetry` option as the runtime uses it: a host's `Instrumentation`, or OpenTelemetry's from its options. */
+function instrumentationOf(telemetry: Instrumentation | TelemetryOptions | undefined): Instrumentation | undefined {
+  if (telemetry === undefined) return undefined
+  if (typeof telemetry !== 'object' || telemetry === null) {
+    throw new SeamError('INVALID_OPTIONS', 'telemetry must be an Instrumentation or the options of openTelemetry()')
+  }
+  return typeof (telemetry as Partial<Instrumentation>).turn === 'function' ? (telemetry as Instrumentation) : openTelemetry(telemetry as TelemetryOptions)
 }

@@ -143,6 +143,17 @@ describe('openTelemetry: arguments and results', () => {
     expect(sdk.span('execute_tool lookup').attributes).not.toHaveProperty('gen_ai.tool.call.arguments')
   })
 
+  it('takes its options as the root option itself: createRoot({ telemetry: { recordArguments } })', async () => {
+    const sdk = memorySdk()
+    const { root } = await rootWith(tools, { telemetry: { tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider, recordArguments: true } })
+    const turn = await beginTurn(root)
+    await turn.tools.execute({ callId: 'c1', name: 'lookup', arguments: '{"id":"T-7"}' })
+    await turn.end()
+    await ended(sdk)
+    expect(sdk.span('execute_tool lookup').attributes['gen_ai.tool.call.arguments']).toBe('{"id":"T-7"}')
+    await expect(rootWith(tools, { telemetry: 'yes' as never })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+  })
+
   it('records both when asked, with secrets redacted and sizes bounded as in the journal', async () => {
     const { sdk, root } = await telemetryRoot({ recordArguments: true, recordResults: true, maxPayloadBytes: 256 })
     const turn = await beginTurn(root)
