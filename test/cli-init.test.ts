@@ -28,14 +28,31 @@ describe('seam init', { timeout: 60_000 }, () => {
     expect(JSON.parse(call.stdout)).toMatchObject({ status: 'completed', value: { greeting: 'Hello, Ada!' } })
   })
 
-  it('refuses to overwrite: one existing file stops it before anything is written', async () => {
+  it('never overwrites: in an existing project it keeps every file there and writes the others', async () => {
     const dir = await emptyFolder()
     await writeFile(path.join(dir, 'plugin.ts'), '// mine\n')
+    // What `npm init -y` leaves: no seam-runtime, zod or TypeScript; and a .gitignore without .seam/.
+    await writeFile(path.join(dir, 'package.json'), `${JSON.stringify({ name: 'app', version: '1.0.0', devDependencies: { typescript: '^5.9.0' } })}\n`)
+    await writeFile(path.join(dir, '.gitignore'), 'node_modules/\n')
     const run = await seam('init', dir)
-    expect(run.code).toBe(1)
-    expect(run.stderr).toContain('already has plugin.ts; nothing was written')
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain(`filled in the plugin project in ${dir}`)
+    expect(run.stdout).toMatch(/^ {2}tools\/example\.ts$/m)
+    expect(run.stdout).toContain('plugin.ts kept as it was')
+    expect(run.stdout).toContain('package.json kept as it was')
+    expect(run.stdout).toMatch(/^ {2}npm install seam-runtime zod$/m)
+    expect(run.stdout).toMatch(/^ {2}npm install --save-dev @types\/node$/m)
+    expect(run.stdout).toContain('echo .seam/ >> .gitignore')
     expect(await readFile(path.join(dir, 'plugin.ts'), 'utf8')).toBe('// mine\n')
-    await expect(readFile(path.join(dir, 'package.json'))).rejects.toThrow()
+    expect(JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8'))).toMatchObject({ name: 'app' })
+    expect(await readFile(path.join(dir, '.gitignore'), 'utf8')).toBe('node_modules/\n')
+    expect(await readFile(path.join(dir, 'tools', 'example.ts'), 'utf8')).toContain('defineTool')
+
+    // Run again: every file is there, nothing changes, and it says so.
+    const again = await seam('init', dir)
+    expect(again.code).toBe(0)
+    expect(again.stdout).toContain('already has every file seam init writes; nothing was written')
+    expect(await readFile(path.join(dir, 'plugin.ts'), 'utf8')).toBe('// mine\n')
   })
 })
 
