@@ -31,6 +31,9 @@ import { FolderSource } from './hmr/folder-source.js'
 import { createWatcher } from './hmr/watcher.js'
 import { APPENDED } from './journal/events.js'
 
+/** How long closing waits to retire this host's heartbeat (never longer than the journal deadline). */
+const RETIRE_TIMEOUT_MS = 2_000
+
 export type { GenerationEvent, ReloadFailedEvent, ReloadResult } from './generation-store.js'
 
 const DEFAULT_LEASE_MS = 30_000
@@ -209,8 +212,10 @@ export class Root {
       onError: (error) => this.#logger.warn('the journal heartbeat, repair or expiry failed', { error: String(error) }),
     })
     await lease.start()
-    // Closed last of the scope (added first): after the turns, before the journal.
-    this.scope.add(() => lease.close(), 'host lease')
+    // Closed last of the scope (added first): after the turns, before the journal. Retiring the
+    // heartbeat is a courtesy write: one that stalls (a dead link) is given up on after a short
+    // while, and the other hosts find this one gone when its lease runs out.
+    this.scope.add(() => untilDue(lease.close(), undefined, Math.min(this.#limits.journalTimeoutMs, RETIRE_TIMEOUT_MS)), 'host lease')
     if (repair) this.#repair = await this.journal.repair()
     const result = await this.#generations.reload({ setup: true })
     if (!result.ok) {

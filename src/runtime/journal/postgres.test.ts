@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
+import { stallingProxy } from '../../../test/stalling-proxy.js'
 import { begin, call, describeJournalContract, result } from './contract.test-suite.js'
 import { postgresJournal, redactConnectionString } from './postgres.js'
 import type { JournalStore } from './types.js'
@@ -113,5 +114,26 @@ describe('postgresJournal', () => {
     onTestFinished(() => store.close())
     expect(store.location).toBe('postgres://journal:***@db.internal:5432/app?sslpassword=*** (schema seam)')
     expect(redactConnectionString("host=db password='a b' user=journal")).toBe('host=db password=*** user=journal')
+  })
+})
+
+describe('postgres journal behind a network that stalls', () => {
+  it('closes within its bound while an append waits on the dead link, and fails that append', async () => {
+    const schema = testSchema()
+    const proxy = await stallingProxy(url)
+    const store = postgresJournal(proxy.url, { schema, closeTimeoutMs: 300 })
+    await store.append(begin('t1', 1))
+    proxy.stall()
+    const stuck = store.append(call('t1', 2, 'c1'))
+    const stuckSettled = stuck.then(
+      () => 'appended',
+      () => 'failed',
+    )
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const started = performance.now()
+    const closed = await Promise.race([store.close().then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still closing after 5 s'), 5_000))])
+    expect(closed).toBe('closed')
+    expect(performance.now() - started).toBeLessThan(3_000)
+    expect(await stuckSettled).toBe('failed')
   })
 })

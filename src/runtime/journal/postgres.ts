@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { SeamError } from '../../errors.js'
 import { checkEvent, closedError, duplicateError, toRow } from './events.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { ensurePostgresSchema, quoteIdent } from './postgres-schema.js'
@@ -17,7 +18,15 @@ export interface PostgresJournalOptions extends PrivacyOptions {
    * live writer from a dead one. Give each live process its own.
    */
   readonly hostId?: string
+  /**
+   * How long `close()` waits for operations already started (default 5,000 ms). Past it, the
+   * connections still busy are cut, their operations fail, and the store closes: a database behind
+   * a dead link cannot hold a closing host forever.
+   */
+  readonly closeTimeoutMs?: number
 }
+
+const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
 
 /**
  * A journal in PostgreSQL that several hosts share. The store is usable at once; the connection and
@@ -39,6 +48,9 @@ class PostgresJournalStore implements JournalStore {
   readonly #table: string
   readonly #sql: ReturnType<typeof statements>
   readonly #inFlight = new Set<Promise<unknown>>()
+  /** Every connection the pool holds, so a close past its bound can cut the busy ones. */
+  readonly #clients = new Set<pg.PoolClient>()
+  readonly #closeTimeoutMs: number
   #closing: Promise<void> | undefined
   readonly coordination: PostgresCoordination
 
@@ -52,6 +64,12 @@ class PostgresJournalStore implements JournalStore {
     this.#pool = new pg.Pool({ connectionString })
     // An idle connection's error (a server restart) would otherwise crash the process; the next query reports it.
     this.#pool.on('error', () => undefined)
+    this.#pool.on('connect', (client) => this.#clients.add(client))
+    this.#pool.on('remove', (client) => this.#clients.delete(client))
+    this.#closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS
+    if (!Number.isSafeInteger(this.#closeTimeoutMs) || this.#closeTimeoutMs < 0) {
+      throw new SeamError('INVALID_OPTIONS', `postgresJournal closeTimeoutMs must be a non-negative integer, got ${String(options.closeTimeoutMs)}`)
+    }
     this.#schema = schema
     this.#ready = this.#prepare()
     this.coordination = new PostgresCoordination(this.#pool, this.#host, quoteIdent(schema), this.location, (operation) => this.#run(operation))
@@ -135,9 +153,13 @@ class PostgresJournalStore implements JournalStore {
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      // Operations already started finish before the pool ends.
-      await Promise.allSettled(this.#inFlight)
-      await this.#pool.end()
+      // Operations already started finish before the pool ends, within the bound.
+      if (!(await settledWithin(Promise.allSettled(this.#inFlight), this.#closeTimeoutMs))) {
+        // A client with a query in flight destroys its socket on end(): the query fails at once.
+        for (const client of this.#clients) (client as pg.PoolClient & { end(): Promise<void> }).end().catch(() => undefined)
+      }
+      // Ending the pool waits for its clients; a link that swallows even the goodbye is not waited for long.
+      await settledWithin(this.#pool.end(), this.#closeTimeoutMs)
     })()
     return this.#closing
   }
@@ -205,5 +227,21 @@ export function redactConnectionString(value: string): string {
     return url.toString()
   } catch {
     return value.replace(/(pass\w*\s*=\s*)('[^']*'|\S+)/gi, '$1***')
+  }
+}
+
+/** Whether `promise` settled within `ms` (the timer is cleared either way). */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(resolve, ms, false)
+  })
+  try {
+    return await Promise.race([promise.then(
+      () => true,
+      () => true,
+    ), expired])
+  } finally {
+    clearTimeout(timer)
   }
 }
