@@ -51,6 +51,46 @@ describe('Root.close with calls still running', () => {
     expect(events.filter((e) => e.kind === 'tool/result')).toEqual([expect.objectContaining({ callId: 'c1', status: 'completed' })])
   })
 
+  it('withdraws a question still waiting for a person: close does not wait out approvalTimeoutMs, and the call settles without running', async () => {
+    const journal = memoryJournal()
+    let withdrawn: unknown
+    let questionAsked!: () => void
+    const asked = new Promise<void>((resolve) => {
+      questionAsked = resolve
+    })
+    const root = await createRoot({
+      journal,
+      // A person who never answers: the question stays open until its signal says it is withdrawn.
+      approval: {
+        request: ({ signal }) =>
+          new Promise((resolve) => {
+            questionAsked()
+            signal.addEventListener('abort', () => {
+              withdrawn = signal.reason
+              resolve('allowed-once')
+            })
+          }),
+      },
+      plugin: definePlugin({
+        name: 'root',
+        setup(ctx) {
+          ctx.addTool('wipe', defineTool({ description: 'Wipes.', input: z.object({}), approval: 'always', execute: () => 'wiped' }))
+        },
+      }),
+    })
+    const turn = await root.beginTurn({ session: 's', principal, turnId: 't1' })
+    const asking = turn.tools.execute({ callId: 'c1', name: 'wipe', arguments: '{}' })
+    await asked
+    const started = performance.now()
+    await root.close()
+    // The default approvalTimeoutMs is five minutes.
+    expect(performance.now() - started).toBeLessThan(2_000)
+    expect(withdrawn).toBeDefined()
+    expect(await asking).toMatchObject({ code: 'GENERATION_RETIRED' })
+    const kinds = (await journal.read('t1')).map((e) => e.kind)
+    expect(kinds).toEqual(['turn/begin', 'tool/call', 'approval/asked', 'approval/decided', 'tool/result', 'turn/end'])
+  })
+
   it('finishes closing while an abandoned body never settles, and the process does not exit mid-close', () => {
     // In a process of its own: Node exits with code 13 when nothing but an unref'd timer is left.
     const script = fileURLToPath(new URL('../../test/fixtures/close-abandoned.ts', import.meta.url))

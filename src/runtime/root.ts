@@ -408,12 +408,9 @@ export class Root {
     this.#closing ??= (async () => {
       await this.#generations.close()
       this.#providers.close()
-      await Promise.allSettled(
-        [...this.#turns].map(async (turn) => {
-          await turn.tools.idle()
-          await turn.end()
-        }),
-      )
+      // Ending a turn lets its running calls settle first and withdraws its open approval
+      // questions: a question waiting for a person does not hold the close for approvalTimeoutMs.
+      await Promise.allSettled([...this.#turns].map((turn) => turn.end()))
       while (this.#activity.count > 0) await this.#activity.idle()
       await this.scope.dispose().catch(() => {})
       await this.#generations.disposeAll(this.#limits.graceMs)
