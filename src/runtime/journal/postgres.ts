@@ -154,14 +154,23 @@ class PostgresJournalStore implements JournalStore {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       // Operations already started finish before the pool ends, within the bound.
-      if (!(await settledWithin(Promise.allSettled(this.#inFlight), this.#closeTimeoutMs))) {
-        // A client with a query in flight destroys its socket on end(): the query fails at once.
-        for (const client of this.#clients) (client as pg.PoolClient & { end(): Promise<void> }).end().catch(() => undefined)
+      const settled = await settledWithin(Promise.allSettled(this.#inFlight), this.#closeTimeoutMs)
+      // Ending first: the pool opens no new connection for operations still queued.
+      const ended = this.#pool.end()
+      if (!settled) {
+        // The link is taken for dead: every connection's socket is cut (those still connecting
+        // too), so queries in flight fail at once and no goodbye waits on a peer that will not answer.
+        for (const client of this.#connections()) cut(client)
       }
-      // Ending the pool waits for its clients; a link that swallows even the goodbye is not waited for long.
-      await settledWithin(this.#pool.end(), this.#closeTimeoutMs)
+      await settledWithin(ended, this.#closeTimeoutMs)
     })()
     return this.#closing
+  }
+
+  /** The pool's connections, those still connecting included (pg-pool's own list, when it has one). */
+  #connections(): Iterable<pg.PoolClient> {
+    const all = (this.#pool as unknown as { _clients?: unknown })._clients
+    return Array.isArray(all) ? (all as pg.PoolClient[]) : this.#clients
   }
 
   #run<T>(operation: () => Promise<T>): Promise<T> {
@@ -228,6 +237,15 @@ export function redactConnectionString(value: string): string {
   } catch {
     return value.replace(/(pass\w*\s*=\s*)('[^']*'|\S+)/gi, '$1***')
   }
+}
+
+/**
+ * Cuts a connection's socket without waiting on its peer: its query in flight (or its connect)
+ * fails at once, and the pool then drops it. (`client.end()` would wait for the server's goodbye,
+ * which a dead link never sends.)
+ */
+function cut(client: pg.PoolClient): void {
+  ;(client as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.()
 }
 
 /** Whether `promise` settled within `ms` (the timer is cleared either way). */
