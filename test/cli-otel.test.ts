@@ -57,7 +57,8 @@ describe('seam dev --otel', () => {
 
   it('exports the spans and metrics of the calls it serves to the OTLP endpoint of the environment', async () => {
     const url = await until('the banner with the MCP URL', () => /mcp\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stdout)?.[1], 30_000)
-    expect(stdout).toContain(`otel       ${otlp.url}/v1/traces`)
+    // The banner arrives line by line: the otel line may come in a later chunk than the mcp one.
+    await until('the otel line of the banner', () => stdout.includes(`otel       ${otlp.url}/v1/traces`) || undefined, 10_000)
     const client = new Client({ name: 'otel-test', version: '1.0.0' })
     await client.connect(new StreamableHTTPClientTransport(new URL(url)))
     const result = await client.callTool({ name: 'lookup', arguments: { id: 7 } })
