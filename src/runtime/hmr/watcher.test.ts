@@ -36,7 +36,8 @@ function watcher(options: Parameters<typeof createWatcher>[0]): Watcher {
   return created
 }
 
-async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+/** Waits for an event; the timeout only detects one that never comes (a loaded machine can take seconds). */
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('timed out waiting')
