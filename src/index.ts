@@ -82,6 +82,7 @@ export type {
 
 // ── Journal ────────────────────────────────────────────────────────────────────────────────
 export { memoryJournal, postgresJournal, redactText, registerSecret, sqliteJournal } from './runtime/journal/index.js'
+export { isSecretEnv, withoutSecrets } from './runtime/secret-env.js'
 export type {
   Claimed,
   HostBeat,

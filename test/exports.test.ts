@@ -26,6 +26,7 @@ describe('public surface', () => {
         "definePlugin",
         "defineSkill",
         "defineTool",
+        "isSecretEnv",
         "memoryJournal",
         "observeApprovals",
         "openAiChatModel",
@@ -37,6 +38,7 @@ describe('public surface', () => {
         "seamIntegrationToken",
         "sqliteJournal",
         "transcript",
+        "withoutSecrets",
       ]
     `)
   })

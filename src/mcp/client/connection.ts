@@ -1,5 +1,6 @@
 import { Client, type McpSubscription, type PriorDiscovery, StreamableHTTPClientTransport, type VersionNegotiationOptions } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { withoutSecrets } from '../../runtime/secret-env.js'
 import { isConnectionFailure } from './call-result.js'
 import { isStdioTransport, type McpProtocolChoice, type McpTransportOptions } from './options.js'
 import type { Redactor } from './redact.js'
@@ -211,7 +212,7 @@ function createTransport(options: McpTransportOptions): ClientTransport {
     return new StdioClientTransport({
       command: options.command,
       args: [...(options.args ?? [])],
-      env: { ...options.env },
+      env: { ...withoutSecrets(process.env, options.passEnv).env, ...options.env },
       cwd: options.cwd,
       stderr: 'pipe',
     })

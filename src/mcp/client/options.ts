@@ -9,8 +9,14 @@ import type { ApprovalMode } from '../../seams/types.js'
 export interface McpStdioTransportOptions {
   command: string
   args?: readonly string[]
-  /** Added to the SDK's safe default environment (PATH, HOME, …); the host's own env is not inherited. */
+  /**
+   * Set in the child's environment as given (the host chose these values). The rest of the child's
+   * environment is the host's, minus every variable that looks like a credential (`*TOKEN*`,
+   * `*KEY*`, `*SECRET*`, URLs with a password…, the rule `run_command` applies).
+   */
   env?: Readonly<Record<string, string>>
+  /** Host variables the child gets even though they look like credentials (`['GITHUB_TOKEN']`). */
+  passEnv?: readonly string[]
   cwd?: string
 }
 

@@ -8,8 +8,8 @@ const MIN_SECRET_LENGTH = 4
 const MIN_TOKEN_LENGTH = 6
 
 /**
- * Builds the redactor for one transport. Secrets are the env values and header values the host
- * passed (and the bearer-style tokens inside them), plus the URL's credentials, query values and
+ * Builds the redactor for one transport. Secrets are the env values (set or passed through) and
+ * header values the host passed (and the bearer-style tokens inside them), plus the URL's credentials, query values and
  * token-like path segments: a remote server may echo any of them back in an error body or on stderr.
  */
 export function redactorFor(transport: McpTransportOptions): Redactor {
@@ -21,6 +21,7 @@ export function redactorFor(transport: McpTransportOptions): Redactor {
   }
   if (isStdioTransport(transport)) {
     for (const value of Object.values(transport.env ?? {})) add(value)
+    for (const name of transport.passEnv ?? []) add(process.env[name])
   } else {
     for (const value of Object.values(transport.headers ?? {})) add(value)
     try {
