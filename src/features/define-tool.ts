@@ -3,7 +3,7 @@ import { SeamError } from '../errors.js'
 import type { ContentBlock } from '../runtime/journal/types.js'
 import type { Token } from '../runtime/resources.js'
 import type { TurnEnvelope } from '../runtime/turn-ingress.js'
-import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope } from '../seams/types.js'
+import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolAnnotations } from '../seams/types.js'
 
 /** A zod object schema, or a JSON Schema object for the tool's arguments. */
 export type InputSchema = z.ZodType<Record<string, unknown>> | JsonSchema
@@ -81,7 +81,8 @@ export interface ToolSpec<I extends InputSchema = InputSchema, O = unknown> {
   isConcurrencySafe?(args: InferInput<I>): boolean
   /** Synchronous, total, content-only: runs exactly once for every outcome. */
   finalizeContent?(content: ContentBlock[], outcome: FinalizeInfo): ContentBlock[]
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean }
+  /** MCP's hints (`readOnlyHint` also counts as risk information for `on-risk` approval); served with the tool. */
+  annotations?: ToolAnnotations
   /**
    * The call's idempotency key (`undefined` or `''`: none). A call whose key already has a completed
    * result in its `idempotencyScope` returns that result from the journal (`replayed: true`) without

@@ -2,7 +2,7 @@ import { SeamError, messageOf } from '../errors.js'
 import { untilDue } from './abort.js'
 import type { Diagnostic } from '../features/diagnostic.js'
 import { toolFingerprint } from '../features/schema.js'
-import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolSchema, ToolService } from '../seams/types.js'
+import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolAnnotations, ToolSchema, ToolService } from '../seams/types.js'
 import type { PermissionHost } from './approval-types.js'
 import { featureTemplate } from './feature-capability.js'
 import type { Generation, ToolSlot } from './generation.js'
@@ -23,7 +23,7 @@ export interface ToolCapability {
   readonly permissions: readonly string[]
   readonly platforms: readonly string[]
   readonly scopes: readonly OriginScope[]
-  readonly annotations?: Readonly<{ readOnlyHint?: boolean; destructiveHint?: boolean }>
+  readonly annotations?: Readonly<ToolAnnotations>
   /** Seam tools only: the provider's static concurrency declaration. */
   readonly concurrencySafe?: boolean
   readonly timeoutMs?: number

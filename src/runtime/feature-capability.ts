@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../features/define-tool.js'
+import type { ToolAnnotations } from '../seams/types.js'
 import { toJsonSchema, toolFingerprint } from '../features/schema.js'
 // Type only: the capability shape is CapabilityIngress's; this file computes one part of it.
 import type { ToolCapability } from './capability-ingress.js'
@@ -97,7 +98,17 @@ function sameRestrictions(template: ToolCapability, entry: DefinitionEntry): boo
     sameList(template.permissions, entry.permissions) &&
     sameList(template.platforms, entry.platforms) &&
     sameList(template.scopes, entry.scopes) &&
-    (a === undefined ? b === undefined : b !== undefined && a.readOnlyHint === b.readOnlyHint && a.destructiveHint === b.destructiveHint)
+    (a === undefined ? b === undefined : b !== undefined && sameAnnotations(a, b))
+  )
+}
+
+function sameAnnotations(a: ToolAnnotations, b: ToolAnnotations): boolean {
+  return (
+    a.readOnlyHint === b.readOnlyHint &&
+    a.destructiveHint === b.destructiveHint &&
+    a.idempotentHint === b.idempotentHint &&
+    a.openWorldHint === b.openWorldHint &&
+    a.title === b.title
   )
 }
 

@@ -186,10 +186,17 @@ function diffTools(before: ReadonlyMap<string, ToolBinding>, after: ReadonlyMap<
   return { added, changed, removed }
 }
 
-/** What makes a tool another tool: its fingerprint, source, approval and (feature tools) definition object. */
+/**
+ * What makes a tool another tool: its fingerprint, source, approval and (feature tools) definition
+ * object, whose version covers everything else it declares; for a seam tool, the rest of its
+ * contract: annotations, output schema and concurrency declaration (served to clients, or used by
+ * the pipeline).
+ */
 function toolKey(t: ToolCapability): string {
   const definition = definitionOf(t)
-  return `${t.fingerprint}|${t.source}|${t.approval}|${definition === undefined ? '' : versionOf(definition)}`
+  const base = `${t.fingerprint}|${t.source}|${t.approval}|${definition === undefined ? '' : versionOf(definition)}`
+  if (t.kind !== 'seam') return base
+  return `${base}|${t.concurrencySafe === true}|${t.annotations ? JSON.stringify(t.annotations) : ''}|${t.outputSchema ? JSON.stringify(t.outputSchema) : ''}`
 }
 
 const versions = new WeakMap<object, number>()

@@ -18,6 +18,19 @@ export type ApprovalMode = 'never' | 'on-risk' | 'once' | 'always'
 export type IdempotencyScope = 'session' | 'principal' | 'global'
 export type OriginScope = 'private' | 'group' | 'channel'
 
+/**
+ * MCP's tool annotations: hints about a tool's behaviour, served with it over MCP. From a remote
+ * server they are untrusted: `readOnlyHint` skips approval only where the host trusts the server.
+ */
+export interface ToolAnnotations {
+  /** A human-readable name. */
+  title?: string
+  readOnlyHint?: boolean
+  destructiveHint?: boolean
+  idempotentHint?: boolean
+  openWorldHint?: boolean
+}
+
 export interface ToolSchema {
   type: 'function'
   function: { name: string; description: string; parameters: JsonSchema }
@@ -29,7 +42,7 @@ export interface ToolSchema {
   hidden?: boolean
   /** Omitted → `'seam:<providerId>'`. */
   source?: string
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean }
+  annotations?: ToolAnnotations
   concurrencySafe?: boolean
   /** A JSON Schema (type `object`) the tool's `output` must match; a value that does not is `INVALID_OUTPUT`. */
   outputSchema?: JsonSchema

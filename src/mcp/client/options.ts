@@ -46,8 +46,9 @@ export interface McpToolServiceOptions {
   /** Per-call deadline for `tools/call`. Default 60 s. (The handshake and `tools/list` have their own 15 s.) */
   timeoutMs?: number
   /**
-   * Which tools may run in parallel batches: `true` for all, or a list of names. The host decides;
-   * server hints (`readOnlyHint`) never make a tool concurrency-safe.
+   * Which tools may run in parallel batches: `true` for all, `false` for none, or a list of names.
+   * Omitted, the tools the server hints are read-only (`readOnlyHint`): a hint may let calls
+   * overlap, never skip approval (see `trustAnnotations`).
    */
   concurrencySafe?: boolean | readonly string[]
   reconnect?: McpReconnectOptions

@@ -32,22 +32,28 @@ describe('mapTools', () => {
     ])
   })
 
-  it('copies only the readOnly and destructive hints, and only booleans', () => {
+  it('copies the MCP annotations it knows (booleans for hints, a short string for the title), and nothing else', () => {
     const { schemas } = mapTools(
-      [tool('a', { annotations: { readOnlyHint: true, destructiveHint: 'yes', openWorldHint: true, title: 'x' } }), tool('b', { annotations: {} })],
+      [
+        tool('a', { annotations: { readOnlyHint: true, destructiveHint: 'yes', openWorldHint: true, idempotentHint: false, title: ' Alpha ', evil: 1 } }),
+        tool('b', { annotations: {} }),
+        tool('c', { annotations: { title: 'x'.repeat(500) } }),
+      ],
       options,
     )
-    expect(schemas[0]!.annotations).toEqual({ readOnlyHint: true })
+    expect(schemas[0]!.annotations).toEqual({ readOnlyHint: true, openWorldHint: true, idempotentHint: false, title: 'Alpha' })
     expect(schemas[1]!.annotations).toBeUndefined()
+    expect(schemas[2]!.annotations?.title).toHaveLength(200)
   })
 
-  it('marks concurrency-safe only what the host declared, never from hints', () => {
-    const hinted = tool('read', { annotations: { readOnlyHint: true, idempotentHint: true } })
-    expect(mapTools([hinted], options).schemas[0]!.concurrencySafe).toBeUndefined()
-    expect(mapTools([hinted, tool('other')], { ...options, concurrencySafe: ['read'] }).schemas.map((s) => s.concurrencySafe)).toEqual([
-      true,
+  it('lets a read-only hint make a tool concurrency-safe, unless the host declared which tools are', () => {
+    const hinted = tool('read', { annotations: { readOnlyHint: true } })
+    expect(mapTools([hinted, tool('other')], options).schemas.map((s) => s.concurrencySafe)).toEqual([true, undefined])
+    expect(mapTools([hinted, tool('other')], { ...options, concurrencySafe: ['other'] }).schemas.map((s) => s.concurrencySafe)).toEqual([
       undefined,
+      true,
     ])
+    expect(mapTools([hinted], { ...options, concurrencySafe: false }).schemas[0]!.concurrencySafe).toBeUndefined()
     expect(mapTools([tool('other')], { ...options, concurrencySafe: true }).schemas[0]!.concurrencySafe).toBe(true)
   })
 

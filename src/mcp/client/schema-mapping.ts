@@ -1,4 +1,4 @@
-import type { ApprovalMode, JsonSchema, ToolSchema } from '../../seams/types.js'
+import type { ApprovalMode, JsonSchema, ToolAnnotations, ToolSchema } from '../../seams/types.js'
 
 /**
  * Maps a remote server's `tools/list` answer to `ToolSchema`s. The answer is untrusted: every tool is
@@ -11,10 +11,12 @@ export const MAX_TOOLS = 1_000
 export const MAX_DESCRIPTION_CHARS = 8_192
 export const MAX_SCHEMA_CHARS = 65_536
 export const MAX_SCHEMA_DEPTH = 32
+const MAX_TITLE_CHARS = 200
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const
 
 export interface ToolMappingOptions {
   serverId: string
-  /** `true`, or the names the host declared safe to run in parallel. */
+  /** `true`, `false`, or the names the host declared safe to run in parallel; omitted: the read-only-hinted tools. */
   concurrencySafe?: boolean | readonly string[]
   /** Listed names become `<prefix>__<name>`. */
   prefix?: string
@@ -114,7 +116,9 @@ function mapTool(tool: unknown, options: ToolMappingOptions): ToolSchema | strin
     // An untrusted read-only hint must not make an 'on-risk' tool approval-free: it always asks.
     if (hints.readOnlyHint === true && !options.trustAnnotations && (schema.approval ?? 'on-risk') === 'on-risk') schema.approval = 'always'
   }
-  if (isDeclaredSafe(name, options.concurrencySafe)) schema.concurrencySafe = true
+  // A read-only hint may let calls overlap (the host can say otherwise), never skip approval (above).
+  const declared = options.concurrencySafe
+  if (declared === undefined ? hints?.readOnlyHint === true : isDeclaredSafe(name, declared)) schema.concurrencySafe = true
   return schema
 }
 
@@ -144,12 +148,12 @@ function describe(name: string, description: unknown, title: unknown, serverId: 
   return `${label} (a tool from MCP server "${serverId}")`
 }
 
-/** Only the two hints the runtime reads; anything else a server sends is ignored. */
-function mapAnnotations(value: unknown): ToolSchema['annotations'] | undefined {
+/** MCP's annotations, well-typed ones only (boolean hints, a title cut to 200 characters); anything else is ignored. */
+function mapAnnotations(value: unknown): ToolAnnotations | undefined {
   if (!isPlainObject(value)) return undefined
-  const hints: NonNullable<ToolSchema['annotations']> = {}
-  if (typeof value.readOnlyHint === 'boolean') hints.readOnlyHint = value.readOnlyHint
-  if (typeof value.destructiveHint === 'boolean') hints.destructiveHint = value.destructiveHint
+  const hints: ToolAnnotations = {}
+  for (const key of HINTS) if (typeof value[key] === 'boolean') hints[key] = value[key]
+  if (typeof value.title === 'string' && value.title.trim()) hints.title = value.title.trim().slice(0, MAX_TITLE_CHARS)
   return Object.keys(hints).length > 0 ? hints : undefined
 }
 

@@ -26,6 +26,11 @@ describe('toMcpTool', () => {
     expect(toMcpTool(capability(schema)).annotations).toBeUndefined()
   })
 
+  it('serves every MCP annotation a tool declares, a remote one passed through included', () => {
+    const annotations = { title: 'Read', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+    expect(toMcpTool(capability({ type: 'object' }, annotations)).annotations).toEqual(annotations)
+  })
+
   it('gives a schema without a type `type: object`, and wraps any other type', () => {
     expect(toMcpTool(capability({ properties: {} })).inputSchema).toEqual({ type: 'object', properties: {} })
     expect(toMcpTool(capability({ type: 'string' })).inputSchema).toEqual({ type: 'object', allOf: [{ type: 'string' }] })

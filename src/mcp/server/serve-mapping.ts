@@ -27,6 +27,9 @@ export function toCatalog(capabilities: AgentCapabilities): McpCatalog {
   }
 }
 
+/** The annotations MCP defines, served as the tool declares them. */
+const ANNOTATIONS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const
+
 /** MCP requires `type: 'object'` at the top of an input schema; anything else is wrapped. */
 export function toMcpTool(tool: ToolCapability): Tool {
   const schema = tool.parameters as Record<string, unknown>
@@ -38,11 +41,10 @@ export function toMcpTool(tool: ToolCapability): Tool {
   // MCP output schemas describe `structuredContent`, which is an object: other values are not advertised.
   if (tool.outputSchema?.type === 'object') out.outputSchema = tool.outputSchema as Tool['outputSchema']
   const hints = tool.annotations
-  if (hints && (hints.readOnlyHint !== undefined || hints.destructiveHint !== undefined)) {
-    out.annotations = {
-      ...(hints.readOnlyHint !== undefined ? { readOnlyHint: hints.readOnlyHint } : {}),
-      ...(hints.destructiveHint !== undefined ? { destructiveHint: hints.destructiveHint } : {}),
-    }
+  if (hints) {
+    const annotations: NonNullable<Tool['annotations']> = {}
+    for (const key of ANNOTATIONS) if (hints[key] !== undefined) Object.assign(annotations, { [key]: hints[key] })
+    if (Object.keys(annotations).length > 0) out.annotations = annotations
   }
   return out
 }
