@@ -3,6 +3,7 @@ import { SeamError } from '../errors.js'
 import type { ContentBlock } from '../runtime/journal/types.js'
 import type { Token } from '../runtime/resources.js'
 import type { TurnEnvelope } from '../runtime/turn-ingress.js'
+import type { TraceContext } from '../seams/trace.js'
 import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolAnnotations } from '../seams/types.js'
 
 /** A zod object schema, or a JSON Schema object for the tool's arguments. */
@@ -39,6 +40,8 @@ export interface ToolContext {
   /** Delivers a message to the model after the whole batch has committed. */
   deferContext(message: string | { id?: string; role?: 'user' | 'system'; content: string }): void
   readonly log: ToolLogger
+  /** The W3C trace context the call came with (a served MCP request's `_meta.traceparent` / `tracestate`). */
+  readonly trace?: TraceContext
 }
 
 /** Callbacks use method syntax so a specific `ToolDefinition<I, O>` is a `ToolDefinition`. */

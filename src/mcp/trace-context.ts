@@ -1,3 +1,4 @@
+import { type TraceContext, traceContextOf } from '../seams/trace.js'
 import { type Attributes, type Context, context, createTraceState, isSpanContextValid, type Span, type SpanContext, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 
 /**
@@ -10,8 +11,6 @@ import { type Attributes, type Context, context, createTraceState, isSpanContext
 export const mcpTracer = trace.getTracer('seam-runtime')
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
-/** A `tracestate` longer than this is dropped rather than parsed (W3C allows 32 members of 256 bytes). */
-const MAX_TRACESTATE = 8_192
 
 export type TraceMeta = { traceparent: string; tracestate?: string }
 
@@ -31,14 +30,23 @@ export function traceMeta(ctx: Context): TraceMeta | undefined {
  * else `fallback` (the context active where the request arrived). Malformed values are ignored.
  */
 export function contextFromMeta(meta: unknown, fallback: Context = context.active()): Context {
-  if (meta === null || typeof meta !== 'object') return fallback
-  const { traceparent, tracestate } = meta as { traceparent?: unknown; tracestate?: unknown }
-  if (typeof traceparent !== 'string') return fallback
-  const match = TRACEPARENT.exec(traceparent)
-  if (!match) return fallback
+  const carried = traceContextOf(meta)
+  const match = carried && TRACEPARENT.exec(carried.traceparent)
+  if (!carried || !match) return fallback
   const remote: SpanContext = { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16), isRemote: true }
-  if (typeof tracestate === 'string' && tracestate.length <= MAX_TRACESTATE) remote.traceState = createTraceState(tracestate)
+  if (carried.tracestate !== undefined) remote.traceState = createTraceState(carried.tracestate)
   return isSpanContextValid(remote) ? trace.setSpanContext(fallback, remote) : fallback
+}
+
+/**
+ * The parent of a request made for a call: the active span where one is (an SDK's context manager
+ * carries it), else the trace context the call itself came with, so a served request's trace
+ * reaches a mounted server even in a process without an OpenTelemetry SDK.
+ */
+export function parentFor(carried: TraceContext | undefined, active: Context = context.active()): Context {
+  if (carried === undefined) return active
+  const span = trace.getSpanContext(active)
+  return span !== undefined && isSpanContextValid(span) ? active : contextFromMeta(carried, active)
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { TraceContext } from './trace.js'
 /**
  * The Root Capability Seam contracts (seeds/004). A `ToolService` supplies schemas and the final
  * provider call; a `SkillService` is a declarative catalog. Policy metadata on `ToolSchema` is copied
@@ -83,6 +84,8 @@ export interface ToolInvocationContext {
   readonly question?: QuestionPort
   /** The frozen turn envelope (always set by TurnToolRuntime). */
   readonly turn?: TurnEnvelope
+  /** The W3C trace context the call came with, to forward (as `McpToolService` does in `_meta`). */
+  readonly trace?: TraceContext
 }
 
 /** Asks the person behind a turn a free-form question. */

@@ -11,7 +11,7 @@ import type {
   ToolSchema,
   ToolService,
 } from '../../seams/types.js'
-import { endRequestSpan, startRequestSpan, traceMeta } from '../trace-context.js'
+import { endRequestSpan, parentFor, startRequestSpan, traceMeta } from '../trace-context.js'
 import { fromCallError, fromCallResult } from './call-result.js'
 import type { McpConnection } from './connection.js'
 import {
@@ -198,7 +198,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
       throw new SeamError('PROVIDER_UNAVAILABLE', messageOf(error), { cause: error, details: { provider: this.id, status: this.status } })
     }
     // The request's span; its trace context rides in `_meta`, so the server's spans join this trace.
-    const parent = contexts.active()
+    const parent = parentFor(context?.trace, contexts.active())
     const span = startRequestSpan('client', toolName, parent, this.id)
     try {
       const result = await connection.callTool(

@@ -14,6 +14,7 @@ import { context, trace } from '@opentelemetry/api'
 import { messageOf, SeamError } from '../../errors.js'
 import type { ApprovalPort } from '../../runtime/approval-types.js'
 import type { Root } from '../../runtime/root.js'
+import { traceContextOf } from '../../seams/trace.js'
 import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
 import { createTurnIngress, type TurnEnvelope, type TurnOrigin } from '../../runtime/turn-ingress.js'
 import type { McpServeOptions } from './serve-options.js'
@@ -219,7 +220,9 @@ export class McpBridge {
 
   async #call(server: Server, turns: SessionTurns, params: CallToolRequestParams, ctx: ServerContext): Promise<CallToolResult> {
     const started = this.#verbose ? performance.now() : 0
-    const call = { callId: callIdOf(++this.#callCount, ctx.mcpReq.id), name: params.name, arguments: params.arguments ?? {} }
+    // The trace context rides with the call as well: the body and mounted servers get it without an SDK.
+    const carried = traceContextOf(params._meta)
+    const call = { callId: callIdOf(++this.#callCount, ctx.mcpReq.id), name: params.name, arguments: params.arguments ?? {}, ...(carried ? { trace: carried } : {}) }
     // A 2026-07-28 request carries its envelope; it may be the retry of an approval round.
     const modern = ctx.mcpReq.envelope !== undefined
     const round = modern ? this.#rounds.state(ctx, params.name) : undefined

@@ -1,4 +1,5 @@
 import type { ToolContext, ToolLogger } from '../../features/define-tool.js'
+import type { TraceContext } from '../../seams/trace.js'
 import type { Principal, QuestionPort, ToolInvocationContext } from '../../seams/types.js'
 import type { ToolBinding } from '../capability-ingress.js'
 import { silentLogger } from '../logger.js'
@@ -25,6 +26,7 @@ export class ToolBodyContext implements ToolContext {
   readonly turn: TurnEnvelope
   readonly generation: number
   readonly owner: string
+  readonly trace: TraceContext | undefined
   readonly #source: SignalSource
   readonly #state: CallState
   readonly #binding: FeatureBinding
@@ -39,6 +41,7 @@ export class ToolBodyContext implements ToolContext {
     this.turn = state.ctx.turn
     this.generation = state.ctx.generation.number
     this.owner = binding.slot.owner
+    this.trace = state.call.trace
   }
 
   get signal(): AbortSignal {
@@ -76,6 +79,7 @@ export class SeamBodyContext implements ToolInvocationContext {
   readonly owner: string
   readonly question: QuestionPort | undefined
   readonly turn: TurnEnvelope
+  readonly trace: TraceContext | undefined
   readonly #source: SignalSource
 
   constructor(source: SignalSource, state: CallState, binding: SeamBinding) {
@@ -89,6 +93,7 @@ export class SeamBodyContext implements ToolInvocationContext {
     this.owner = binding.scope
     this.question = turn.ports.question
     this.turn = turn
+    this.trace = state.call.trace
   }
 
   get signal(): AbortSignal {

@@ -1,3 +1,4 @@
+import type { TraceContext } from '../../seams/trace.js'
 import type { DeferredContext } from '../../features/define-tool.js'
 import type { ContentBlock, DenialPolicy, OutcomeStatus } from '../journal/types.js'
 import type { OutcomeCode } from '../../errors.js'
@@ -9,6 +10,8 @@ export interface ToolCall {
   readonly name: string
   /** Raw JSON text (empty → `{}`), or an already-parsed object. */
   readonly arguments: string | Readonly<Record<string, unknown>>
+  /** The W3C trace context the call came with (a served MCP request's `_meta`): the body's `ctx.trace`. */
+  readonly trace?: TraceContext
 }
 
 /** The frozen view of a call that hooks, guards and wrappers receive. */
