@@ -1,11 +1,39 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Readable } from 'node:stream'
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
+import { createMcpHandler } from '@modelcontextprotocol/server'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createRoot, McpToolService, type Root } from '../src/index.js'
+import { createFixtureServer, createFixtureState } from '../src/mcp/fixtures/fixture-server.js'
 import { startHttpFixture } from '../src/mcp/fixtures/http-server.js'
 import { LOOKUP_V2, type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
 import { contextWith, fixtureTransport } from '../src/mcp/fixtures/test-helpers.js'
 import { serveHttp } from '../src/mcp/server/serve.js'
 
 const signal = new AbortController().signal
+
+/** The fixture server behind the SDK's own `createMcpHandler` (2026-07-28 statelessly, 2025 as its stateless fallback), on node:http. */
+async function sdkHandlerFixture(): Promise<string> {
+  const state = createFixtureState()
+  const handler = createMcpHandler(() => createFixtureServer(state))
+  const http = createServer(async (req, res) => {
+    const body = req.method === 'POST' ? (Readable.toWeb(req) as ReadableStream) : undefined
+    const headers = new Headers(Object.entries(req.headers).map(([key, value]) => [key, String(value)]))
+    const request = new Request(new URL(req.url ?? '/', 'http://127.0.0.1'), { method: req.method, headers, body, duplex: 'half' } as RequestInit)
+    const response = await handler.fetch(request)
+    res.writeHead(response.status, Object.fromEntries(response.headers))
+    if (response.body) Readable.fromWeb(response.body as NodeReadableStream).pipe(res)
+    else res.end()
+  })
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  onTestFinished(async () => {
+    await handler.close()
+    http.closeAllConnections()
+    await new Promise((resolve) => http.close(resolve))
+  })
+  return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`
+}
 
 async function connected(service: McpToolService): Promise<McpToolService> {
   onTestFinished(() => service.dispose())
@@ -41,6 +69,15 @@ describe('McpToolService in both protocol eras', () => {
     const pinned = await connected(new McpToolService({ id: 'pinned', transport: fixtureTransport(undefined, { eras: true }), protocol: '2025-11-25' }))
     expect(pinned.protocolVersion).toBe('2025-11-25')
     expect(() => new McpToolService({ id: 'odd', transport: fixtureTransport(), protocol: '2024-01-01' as never })).toThrow(/protocol must be one of/)
+  })
+
+  it("speaks 2026-07-28 over HTTP to the SDK's own two-era handler", async () => {
+    const service = await connected(new McpToolService({ id: 'sdk-http', transport: { url: await sdkHandlerFixture() } }))
+    expect(service.protocolVersion).toBe('2026-07-28')
+    expect(await service.execute('global', 'echo', { text: 'stateless' }, contextWith(signal))).toEqual({
+      success: true,
+      content: [{ type: 'text', text: 'echo: stateless' }],
+    })
   })
 
   it('falls back to 2025-11-25 with a sessionful HTTP server', async () => {
