@@ -67,11 +67,14 @@ export async function interleave(contenders: readonly Contender[], options: { ro
   return contenders.map((contender, i) => ({ label: contender.label, samples: samples[i]! }))
 }
 
-/** Times `ops` sequential awaits of `op` (after the caller's own setup). */
+/** Times `ops` sequential awaits of `op` (after the caller's own setup), in wall and CPU time. */
 export async function timeLoop(ops: number, op: (index: number) => unknown): Promise<Sample> {
+  const cpu = process.cpuUsage()
   const started = performance.now()
   for (let index = 0; index < ops; index += 1) await op(index)
-  return { ms: performance.now() - started, ops }
+  const ms = performance.now() - started
+  const used = process.cpuUsage(cpu)
+  return { ms, ops, cpuMs: (used.user + used.system) / 1000 }
 }
 
 export function median(values: readonly number[]): number {
@@ -116,6 +119,29 @@ export function pairedRatio(candidate: Measured, baseline: Measured): number {
     return s.ms / s.ops / (b.ms / b.ops)
   })
   return median(ratios)
+}
+
+/** `pairedRatio` on CPU time: each round's candidate CPU per op over its neighbouring baseline round's. */
+export function pairedCpuRatio(candidate: Measured, baseline: Measured): number {
+  const ratios = candidate.samples.map((s, i) => {
+    const b = baseline.samples[i]!
+    return s.cpuMs! / s.ops / (b.cpuMs! / b.ops)
+  })
+  return median(ratios)
+}
+
+/** `verdict` judged on CPU time (both sides must have measured it): a shared machine's wait for a core counts for neither. */
+export function cpuVerdict(label: string, candidate: Measured, baseline: Measured, max: number): Verdict {
+  const ratio = pairedCpuRatio(candidate, baseline)
+  return {
+    label,
+    ratio,
+    max,
+    pass: ratio <= max,
+    measured: `${formatMs(cpuMsPerOp(candidate))} CPU`,
+    baseline: `${baseline.label}: ${formatMs(cpuMsPerOp(baseline))} CPU`,
+    target: `≤ ${max}×`,
+  }
 }
 
 export function verdict(label: string, candidate: Measured, baseline: Measured, max: number): Verdict {

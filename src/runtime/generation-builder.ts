@@ -1,4 +1,5 @@
 import { SeamError, messageOf } from '../errors.js'
+import type { ToolDefinition } from '../features/define-tool.js'
 import type { Diagnostic } from '../features/diagnostic.js'
 import { isChangeNotifying } from '../seams/types.js'
 import { type CapabilityIngress, type ToolBinding, type ToolCapability, toolsByName } from './capability-ingress.js'
@@ -64,7 +65,8 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
   const generation = new Generation({
     number: input.number,
     root,
-    tools: [...programmaticTools(root), ...(files?.tools ?? [])],
+    // Made for this generation alone, so frozen as it is rather than copied again.
+    tools: Object.freeze(files && files.tools.length > 0 ? [...programmaticTools(root), ...files.tools] : programmaticTools(root)),
     skills: [...programmaticSkills(root), ...(files?.skills ?? [])],
     diagnostics: [],
     hooks: input.hooks,
@@ -134,10 +136,32 @@ function programmaticTools(root: PluginInstance): ToolSlot[] {
     const source = `addTool(${plugin.owner})`
     // forEach: a Map's iterator makes a [key, value] array per entry, 10,000 of them per publish.
     plugin.tools.forEach((definition, local) => {
-      slots.push({ id: `${plugin.owner}#tool:${local}`, owner: plugin.owner, name: plugin.qualify(local), source, definition, plugin })
+      slots.push(new AddedTool(plugin, local, source, definition))
     })
   }
   return slots
+}
+
+/** A tool slot of `addTool`; its id is spelled out only when asked (comparing builds), not for every tool of every publish. */
+class AddedTool implements ToolSlot {
+  readonly owner: string
+  readonly name: string
+  readonly #local: string
+
+  constructor(
+    readonly plugin: PluginInstance,
+    local: string,
+    readonly source: string,
+    readonly definition: ToolDefinition,
+  ) {
+    this.owner = plugin.owner
+    this.name = plugin.qualify(local)
+    this.#local = local
+  }
+
+  get id(): string {
+    return `${this.owner}#tool:${this.#local}`
+  }
 }
 
 function programmaticSkills(root: PluginInstance): SkillSlot[] {

@@ -73,7 +73,8 @@ export class Generation {
   constructor(parts: GenerationParts) {
     this.number = parts.number
     this.root = parts.root
-    this.tools = Object.freeze([...parts.tools])
+    // A frozen array is kept as it is (the builder makes one per generation); any other is copied.
+    this.tools = Object.isFrozen(parts.tools) ? parts.tools : Object.freeze([...parts.tools])
     this.skills = Object.freeze([...parts.skills])
     this.diagnostics = [...parts.diagnostics]
     this.#onDispose = parts.onDispose
