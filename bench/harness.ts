@@ -132,29 +132,15 @@ export function pairedCpuRatio(candidate: Measured, baseline: Measured): number 
 
 /** `verdict` judged on CPU time (both sides must have measured it): a shared machine's wait for a core counts for neither. */
 export function cpuVerdict(label: string, candidate: Measured, baseline: Measured, max: number): Verdict {
-  const ratio = pairedCpuRatio(candidate, baseline)
-  return {
-    label,
-    ratio,
-    max,
-    pass: ratio <= max,
-    measured: `${formatMs(cpuMsPerOp(candidate))} CPU`,
-    baseline: `${baseline.label}: ${formatMs(cpuMsPerOp(baseline))} CPU`,
-    target: `≤ ${max}×`,
-  }
+  return judged(label, pairedCpuRatio(candidate, baseline), max, `${formatMs(cpuMsPerOp(candidate))} CPU`, `${baseline.label}: ${formatMs(cpuMsPerOp(baseline))} CPU`)
 }
 
 export function verdict(label: string, candidate: Measured, baseline: Measured, max: number): Verdict {
-  const ratio = pairedRatio(candidate, baseline)
-  return {
-    label,
-    ratio,
-    max,
-    pass: ratio <= max,
-    measured: formatMs(msPerOp(candidate)),
-    baseline: `${baseline.label}: ${formatMs(msPerOp(baseline))}`,
-    target: `≤ ${max}×`,
-  }
+  return judged(label, pairedRatio(candidate, baseline), max, formatMs(msPerOp(candidate)), `${baseline.label}: ${formatMs(msPerOp(baseline))}`)
+}
+
+function judged(label: string, ratio: number, max: number, measured: string, baseline: string): Verdict {
+  return { label, ratio, max, pass: ratio <= max, measured, baseline, target: `≤ ${max}×` }
 }
 
 /** An absolute budget: `value` at most `budget` (same unit); `show` formats both for the table. */
