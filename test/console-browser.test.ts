@@ -6,7 +6,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
 import { launchBrowser } from './browser.js'
@@ -43,6 +43,19 @@ export default defineTool({
   render: (_args, value) => value,
 })
 `
+/** `on-risk` without a risk: asks every call, offering all three answers. */
+const TAG = `
+import { defineTool } from 'seam-runtime'
+import { z } from 'zod'
+export default defineTool({
+  description: 'Put a label on a ticket.',
+  input: z.object({ id: z.number().int(), label: z.string() }),
+  async execute({ id, label }) {
+    return \`ticket \${id} labelled \${label}\`
+  },
+  render: (_args, value) => value,
+})
+`
 
 describe('the seam console in a real browser, on seam dev', () => {
   let plugin: ServePlugin
@@ -57,6 +70,7 @@ describe('the seam console in a real browser, on seam dev', () => {
     plugin = await servePlugin()
     await plugin.put('tools/echo.ts', ECHO)
     await plugin.put('tools/xss.ts', XSS)
+    await plugin.put('tools/tag.ts', TAG)
     await mkdir(SHOTS, { recursive: true })
     dev = spawn(process.execPath, [BIN, 'dev', plugin.dir, '--port', '0', '--debounce', '30', '--no-check'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
     const collect = (chunk: Buffer) => {
@@ -196,6 +210,40 @@ describe('the seam console in a real browser, on seam dev', () => {
       releaseList()
       await page.unrouteAll({ behavior: 'wait' })
     }
+  })
+
+  it('offers on each question only the answers its call offers, as buttons and as keys', async () => {
+    await open('#/approvals')
+    const question = (tool: string) => page.locator('ol.approvals li[data-id]').filter({ has: page.locator('h3', { hasText: new RegExp(`^${tool}$`) }) })
+    const wiping = mcp.callTool({ name: 'wipe', arguments: { id: 10 } })
+    await question('wipe').waitFor({ timeout: 10_000 })
+    const tagging = mcp.callTool({ name: 'tag', arguments: { id: 10, label: 'urgent' } })
+    await question('tag').waitFor({ timeout: 10_000 })
+    // `wipe` asks every call (`approval: 'always'`): a grant for the session would never be consulted.
+    expect(await question('wipe').getByRole('button').allTextContents()).toEqual(['Allow once', 'Reject'])
+    expect(await question('tag').getByRole('button').allTextContents()).toEqual(['Allow once', 'Allow for the session', 'Reject'])
+    await shot('approvals-offered')
+
+    // s is not an answer `wipe` offers: the key sends nothing, and r then rejects.
+    const sent: (string | null)[] = []
+    const record = (request: Request) => {
+      if (request.method() === 'POST' && request.url().includes('/api/approvals/')) sent.push(request.postData())
+    }
+    page.on('request', record)
+    await question('wipe').focus()
+    await page.keyboard.press('s')
+    await page.keyboard.press('r')
+    const wiped = await wiping
+    page.off('request', record)
+    expect(wiped.isError).toBe(true)
+    expect(JSON.stringify(wiped.content)).toContain('DENIED')
+    expect(sent).toEqual(['{"answer":"rejected"}'])
+
+    await question('tag').getByRole('button', { name: 'Allow for the session' }).click()
+    expect(JSON.stringify((await tagging).content)).toContain('ticket 10 labelled urgent')
+    // The grant holds for this MCP session: the next call runs without a question.
+    expect(JSON.stringify((await mcp.callTool({ name: 'tag', arguments: { id: 11, label: 'later' } })).content)).toContain('ticket 11 labelled later')
+    await page.getByText('Nothing is waiting for approval.').waitFor()
   })
 
   it('runs a tool from the form generated from its input schema, journaled as the named principal', async () => {

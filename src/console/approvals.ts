@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { ApprovalAnswer, ApprovalPort, ApprovalRequest } from '../runtime/approval-types.js'
+import { SeamError } from '../errors.js'
+import { ALL_ANSWERS, type ApprovalAnswer, type ApprovalPort, type ApprovalRequest } from '../runtime/approval-types.js'
 import type { ApprovalQueueView, PendingApprovalView } from './types.js'
 
 interface Pending {
@@ -48,6 +49,7 @@ export class ConsoleApprovals implements ApprovalPort {
         reason: request.reason,
         session: request.session,
         arguments: request.arguments,
+        answers: ALL_ANSWERS.filter((answer) => (request.answers ?? ALL_ANSWERS).includes(answer)),
         askedAt: Date.now(),
       }
       this.#pending.set(id, { view, settle })
@@ -66,8 +68,16 @@ export class ConsoleApprovals implements ApprovalPort {
     return { version: this.#version, pending: this.pending() }
   }
 
-  /** Answers question `id`; `false` when it is no longer waiting (answered elsewhere, or withdrawn). */
+  /**
+   * Answers question `id`; `false` when it is no longer waiting (answered elsewhere, or withdrawn).
+   * An answer the question did not offer throws `INVALID_CALL` and leaves it waiting: the runtime
+   * would record it as the allow it offered, not what the person chose.
+   */
   decide(id: string, answer: ApprovalAnswer): boolean {
+    const view = this.#pending.get(id)?.view
+    if (view !== undefined && !view.answers.includes(answer)) {
+      throw new SeamError('INVALID_CALL', `${view.name} offers ${view.answers.join(' or ')}, not ${answer}`)
+    }
     return this.#settle(id, answer)
   }
 

@@ -11,7 +11,7 @@ import { ConsoleApprovals } from './approvals.js'
 import { createConsole } from './console.js'
 import type { ApprovalQueueView, ParkedApprovalView, StateView, TryResult, TurnPage } from './types.js'
 
-/** A root with `echo` (never asks) and `wipe` (always asks), its console on a loopback port. */
+/** A root with `echo` (never asks), `wipe` (always asks) and `tag` (on-risk, no risk: asks), its console on a loopback port. */
 async function consoleServer(token?: string, approval?: ApprovalPort) {
   const approvals = new ConsoleApprovals()
   const plugin = definePlugin({
@@ -19,6 +19,7 @@ async function consoleServer(token?: string, approval?: ApprovalPort) {
     setup(ctx) {
       ctx.addTool('echo', defineTool({ description: 'Echo.', input: z.object({ text: z.string() }), approval: 'never', execute: async ({ text }) => text }))
       ctx.addTool('wipe', defineTool({ description: 'Wipe.', input: z.object({}), approval: 'always', execute: async () => 'wiped' }))
+      ctx.addTool('tag', defineTool({ description: 'Tag.', input: z.object({}), execute: async () => 'tagged' }))
     },
   })
   const root = await createRoot({ plugin, journal: memoryJournal(), approval: approval ?? approvals })
@@ -94,6 +95,37 @@ describe('the console routes', () => {
     expect(after.version).toBeGreaterThanOrEqual(2)
     // Answered already: a second answer changes nothing.
     expect((await post(`/api/approvals/${question!.id}`, { answer: 'rejected' })).status).toBe(409)
+  })
+
+  it('shows each question with the answers its call offers, and refuses an answer it did not offer', async () => {
+    const { origin, post } = await consoleServer()
+    await openPage(origin)
+    const waiting = async (count: number) =>
+      until(async () => {
+        const { pending } = (await (await fetch(`${origin}/api/approvals`)).json()) as ApprovalQueueView
+        return pending.length === count ? pending : undefined
+      })
+    const ask = (tool: string) => {
+      const outcome = post('/api/try', { tool, arguments: '{}', subjectId: 'ada' }).then(async (res) => ((await res.json()) as TryResult).outcome)
+      // A failing expectation below closes the server under it: that is the test's failure, not this one's.
+      outcome.catch(() => {})
+      return outcome
+    }
+    const wiping = ask('wipe')
+    const [wipe] = await waiting(1)
+    const tagging = ask('tag')
+    const [, tag] = await waiting(2)
+    expect(wipe).toMatchObject({ name: 'wipe', answers: ['allowed-once', 'rejected'] })
+    expect(tag).toMatchObject({ name: 'tag', answers: ['allowed-once', 'allowed-session', 'rejected'] })
+
+    const refused = await post(`/api/approvals/${wipe!.id}`, { answer: 'allowed-session' })
+    expect(refused.status).toBe(400)
+    expect(((await refused.json()) as { error: string }).error).toBe('wipe offers allowed-once or rejected, not allowed-session')
+    // Refused, the question still waits for an answer it offers.
+    expect((await post(`/api/approvals/${wipe!.id}`, { answer: 'allowed-once' })).status).toBe(200)
+    await expect(wiping).resolves.toMatchObject({ status: 'completed' })
+    expect((await post(`/api/approvals/${tag!.id}`, { answer: 'allowed-session' })).status).toBe(200)
+    await expect(tagging).resolves.toMatchObject({ status: 'completed' })
   })
 
   it('lists calls parked in the journal and decides them once, as the console', async () => {

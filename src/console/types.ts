@@ -113,6 +113,8 @@ export interface PendingApprovalView {
   readonly reason: string
   readonly session: string
   readonly arguments: unknown
+  /** The answers the call offers (`ApprovalRequest.answers`), in the order the page shows them; no others are taken. */
+  readonly answers: readonly ApprovalChoice[]
   readonly askedAt: number
 }
 

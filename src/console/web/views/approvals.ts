@@ -8,6 +8,9 @@ const CHOICES: readonly { answer: ApprovalChoice; label: string; key: string }[]
   { answer: 'allowed-session', label: 'Allow for the session', key: 's' },
   { answer: 'rejected', label: 'Reject', key: 'r' },
 ]
+const EVERY: readonly ApprovalChoice[] = CHOICES.map((c) => c.answer)
+
+const offered = (question: Question) => CHOICES.filter((c) => question.answers.includes(c.answer))
 
 /** One question, whichever queue it waits in. */
 interface Question {
@@ -17,6 +20,8 @@ interface Question {
   readonly reason: string
   readonly arguments: unknown
   readonly meta: string
+  /** The answers it offers: only these are drawn and keyed. */
+  readonly answers: readonly ApprovalChoice[]
   readonly decided?: string
   answer(choice: ApprovalChoice): Promise<unknown>
 }
@@ -25,6 +30,7 @@ interface Question {
  * The questions waiting for a person: those a running call asks now (this process), then calls
  * parked in the journal (any process, across restarts). Keyboard: ↑/↓ (or j/k) move between
  * questions, o allows once, s allows for the session, r rejects; each answer is also a labelled button.
+ * A question shows, and takes from the keyboard, only the answers its call offers.
  */
 export function approvalsView(context: ViewContext): View {
   const live = h('ol', { class: 'approvals', 'aria-label': 'calls waiting now, oldest first' })
@@ -33,7 +39,7 @@ export function approvalsView(context: ViewContext): View {
     'div',
     null,
     h('h1', null, 'Approvals'),
-    h('p', { class: 'muted', id: 'approval-keys' }, 'Keys: ↑ ↓ move · o allow once · s allow for the session · r reject'),
+    h('p', { class: 'muted', id: 'approval-keys' }, 'Keys: ↑ ↓ move · o allow once · s allow for the session · r reject (where offered)'),
     h('h2', null, 'Waiting now'),
     live,
     h('h2', null, 'Parked in the journal'),
@@ -56,7 +62,16 @@ export function approvalsView(context: ViewContext): View {
   const fetchParked = latestOnly(api.parked)
 
   function liveQuestion(p: PendingApprovalView): Question {
-    return { id: p.id, tool: p.name, summary: p.summary, reason: p.reason, arguments: p.arguments, meta: `asked ${time(p.askedAt)} · session ${p.session}`, answer: (c) => api.decide(p.id, c) }
+    return {
+      id: p.id,
+      tool: p.name,
+      summary: p.summary,
+      reason: p.reason,
+      arguments: p.arguments,
+      meta: `asked ${time(p.askedAt)} · session ${p.session}`,
+      answers: p.answers,
+      answer: (c) => api.decide(p.id, c),
+    }
   }
 
   function parkedQuestion(p: ParkedApprovalView): Question {
@@ -67,6 +82,8 @@ export function approvalsView(context: ViewContext): View {
       reason: p.reason,
       arguments: p.arguments,
       meta: `parked ${time(p.askedAt)} by ${p.host} · session ${p.session} · principal ${p.principal}`,
+      // The journal keeps no offer for a parked call: all three, and a resume records an allow its tool does not offer as the one it does.
+      answers: EVERY,
       ...(p.decision ? { decided: `${p.decision.answer} by ${p.decision.by}, waiting to be resumed` } : {}),
       answer: (c) => api.decideParked(p.resumeToken, c),
     }
@@ -93,7 +110,11 @@ export function approvalsView(context: ViewContext): View {
       h('pre', { class: 'json', 'aria-label': 'arguments' }, JSON.stringify(question.arguments, null, 2)),
       question.decided
         ? h('p', null, badge('decided', 'ok'), ` ${question.decided}`)
-        : h('div', { class: 'actions' }, CHOICES.map((c) => h('button', { type: 'button', class: c.answer, onclick: () => void answer(question, c.answer) }, c.label))),
+        : h(
+            'div',
+            { class: 'actions' },
+            offered(question).map((c) => h('button', { type: 'button', class: c.answer, onclick: () => void answer(question, c.answer) }, c.label)),
+          ),
     )
   }
 
@@ -105,7 +126,7 @@ export function approvalsView(context: ViewContext): View {
     if (event.key === 'ArrowDown' || event.key === 'j') move(index + 1)
     else if (event.key === 'ArrowUp' || event.key === 'k') move(index - 1)
     else {
-      const choice = CHOICES.find((c) => c.key === event.key.toLowerCase())
+      const choice = offered(question).find((c) => c.key === event.key.toLowerCase())
       if (!choice || question.decided) return
       void answer(question, choice.answer)
     }
