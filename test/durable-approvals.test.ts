@@ -82,11 +82,46 @@ describe('parked calls', () => {
     const { root } = await rootWith(tools([]), { approval: deferApprovals() })
     const turn = await beginTurn(root)
     await turn.tools.execute({ callId: 'c1', name: 'note', arguments: '{"text":"hi"}' })
-    await root.approvals.decide('c1', 'allowed-session', { by: 'ann' })
+    await root.approvals.decide('c1', 'allowed-once', { by: 'ann' })
     const error = await rejectsWith(root.approvals.decide('c1', 'rejected', { by: 'bob' }), 'APPROVAL_CONFLICT')
-    expect(error.message).toContain('allowed-session by ann')
+    expect(error.message).toContain('allowed-once by ann')
     await rejectsWith(root.approvals.decide('nope', 'rejected', { by: 'bob' }), 'UNKNOWN_APPROVAL')
     await rejectsWith(root.resume('nope'), 'UNKNOWN_APPROVAL')
+  })
+
+  it('lists each parked call with the answers its question offered, and refuses another with INVALID_CALL, leaving it waiting', async () => {
+    const ran: string[] = []
+    const { root } = await rootWith(
+      (ctx) => {
+        tools(ran)(ctx)
+        ctx.addTool('greet', defineTool({ description: 'Greet.', input: z.object({}), approval: 'once', execute: () => 'hello' }))
+        // `on-risk` (the default) without a risk function: asks every call, and a session grant skips the next question.
+        ctx.addTool('tag', defineTool({ description: 'Tag.', input: z.object({}), execute: () => 'tagged' }))
+      },
+      { approval: deferApprovals() },
+    )
+    const turn = await beginTurn(root)
+    const note = await turn.tools.execute({ callId: 'c1', name: 'note', arguments: '{"text":"hi"}' })
+    await turn.tools.execute({ callId: 'c2', name: 'greet', arguments: '{}' })
+    await turn.tools.execute({ callId: 'c3', name: 'tag', arguments: '{}' })
+    expect((await root.approvals.pending()).map((p) => [p.tool, p.answers])).toEqual([
+      ['note', ['allowed-once', 'rejected']],
+      ['greet', ['allowed-session', 'rejected']],
+      ['tag', ['allowed-once', 'allowed-session', 'rejected']],
+    ])
+
+    const refused = await rejectsWith(root.approvals.decide('c1', 'allowed-session', { by: 'ann' }), 'INVALID_CALL')
+    expect(refused.message).toBe('the call "c1" to note offers allowed-once or rejected, not allowed-session; it is still waiting')
+    await rejectsWith(root.approvals.decide(note.resumeToken!, 'allowed-session', { by: 'ann' }), 'INVALID_CALL')
+    await rejectsWith(root.approvals.decide('c2', 'allowed-once', { by: 'ann' }), 'INVALID_CALL')
+    // Refused, nothing was recorded: both still wait, undecided, and take an answer they offer.
+    expect((await root.approvals.pending()).filter((p) => p.decision !== undefined)).toEqual([])
+    expect(await turn.tools.resume(note.resumeToken!)).toMatchObject({ status: 'suspended', code: 'APPROVAL_PENDING' })
+    await root.approvals.decide('c1', 'allowed-once', { by: 'ann' })
+    await root.approvals.decide('c2', 'allowed-session', { by: 'ann' })
+    await root.approvals.decide('c3', 'allowed-session', { by: 'ann' })
+    expect(await turn.tools.resume(note.resumeToken!)).toMatchObject({ status: 'completed', value: 'wrote hi' })
+    expect(ran).toEqual(['hi'])
   })
 
   it('settles a rejected call DENIED by approval policy without running it, and resume returns that result', async () => {
@@ -116,7 +151,7 @@ describe('parked calls', () => {
     expect(again.resumeToken).not.toBe(parked.resumeToken)
     expect(ran).toEqual([])
     const [pending] = await root.approvals.pending()
-    expect(pending).toMatchObject({ callId: 'c1', round: 2 })
+    expect(pending).toMatchObject({ callId: 'c1', round: 2, answers: ['allowed-once', 'rejected'] })
     expect(pending!.decision).toBeUndefined()
     await root.approvals.decide('c1', 'allowed-once', { by: 'ann' })
     expect(await root.resume(again.resumeToken!)).toMatchObject({ status: 'completed' })

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { SeamError } from '../errors.js'
-import { ALL_ANSWERS, type ApprovalAnswer, type ApprovalPort, type ApprovalRequest } from '../runtime/approval-types.js'
+import { type ApprovalAnswer, type ApprovalPort, type ApprovalRequest, offeredAnswers } from '../runtime/approval-types.js'
 import type { ApprovalQueueView, PendingApprovalView } from './types.js'
 
 interface Pending {
@@ -49,7 +49,7 @@ export class ConsoleApprovals implements ApprovalPort {
         reason: request.reason,
         session: request.session,
         arguments: request.arguments,
-        answers: ALL_ANSWERS.filter((answer) => (request.answers ?? ALL_ANSWERS).includes(answer)),
+        answers: offeredAnswers(request.answers),
         askedAt: Date.now(),
       }
       this.#pending.set(id, { view, settle })

@@ -4,6 +4,11 @@ export type ApprovalAnswer = 'allowed-once' | 'allowed-session' | 'rejected'
 /** Every answer, for a request that does not say which it offers. */
 export const ALL_ANSWERS: readonly ApprovalAnswer[] = Object.freeze(['allowed-once', 'allowed-session', 'rejected'])
 
+/** The answers of `offered` in the order once, session, reject (all three when `undefined`). */
+export function offeredAnswers(offered: readonly ApprovalAnswer[] | undefined): readonly ApprovalAnswer[] {
+  return offered === undefined ? ALL_ANSWERS : ALL_ANSWERS.filter((answer) => offered.includes(answer))
+}
+
 /**
  * What an `ApprovalPort` may reply: an answer now, or `'deferred'` when no one can answer now. A
  * deferred call is parked in the journal (`status: 'suspended'`, code `APPROVAL_PENDING`) until

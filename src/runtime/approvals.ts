@@ -26,6 +26,11 @@ export interface PendingApproval {
   readonly host: string
   /** 1, or more when a changed tool voided an earlier decision and the person is asked again. */
   readonly round: number
+  /**
+   * The answers its question offers, in the order once, session, reject: `decide` takes no other.
+   * A call parked by a build that did not record them offers all three.
+   */
+  readonly answers: readonly ApprovalAnswer[]
   /** Present once decided and until it is resumed. */
   readonly decision?: { readonly answer: ApprovalAnswer; readonly by: string; readonly at: number }
 }
@@ -65,12 +70,16 @@ export class Approvals {
   /**
    * Records `answer` by `by` on the parked call with this call id (or resume token). The first
    * decision wins: a call decided or settled already throws `APPROVAL_CONFLICT` naming the decision
-   * that stands. A call id parked in several turns needs `turnId`. Rejection settles the call now.
+   * that stands. An answer the call did not offer (see `PendingApproval.answers`) throws
+   * `INVALID_CALL` and leaves it waiting. A call id parked in several turns needs `turnId`.
+   * Rejection settles the call now.
    */
   async decide(id: string, answer: ApprovalAnswer, options: { readonly by: string; readonly turnId?: string }): Promise<PendingApproval> {
     if (!ANSWERS.has(answer)) throw new SeamError('INVALID_CALL', `an approval answer is one of ${[...ANSWERS].join(', ')}, got ${String(answer)}`)
     if (typeof options?.by !== 'string' || options.by.trim() === '') throw new SeamError('INVALID_CALL', 'decide needs `by`: who decided')
     const round = await this.#find(id, options.turnId)
+    // Every way to decide a parked call (console, CLI, an MCP retry, the API) comes through here.
+    if (!round.answers.includes(answer)) throw notOffered(round, answer)
     const coordination = this.#journal.coordination
     const claim = await coordination.decide(round.token, { answer, by: options.by, at: Date.now(), host: coordination.host })
     if (claim === undefined) throw unknown(id)
@@ -141,6 +150,7 @@ function pendingOf(round: ParkedCall): PendingApproval {
     askedAt: round.askedAt,
     host: round.host,
     round: round.round,
+    answers: round.answers,
     ...(round.decision === undefined ? {} : { decision: Object.freeze({ answer: round.decision.answer, by: round.decision.by, at: round.decision.at }) }),
   })
 }
@@ -149,6 +159,13 @@ function unknown(id: string): SeamError {
   return new SeamError('UNKNOWN_APPROVAL', `no parked call has the call id or resume token "${id}"`, {
     details: { id },
     hint: 'list parked calls with root.approvals.pending() or `seam approvals`',
+  })
+}
+
+function notOffered(round: ParkedCall, answer: ApprovalAnswer): SeamError {
+  return new SeamError('INVALID_CALL', `the call "${round.callId}" to ${round.name} offers ${round.answers.join(' or ')}, not ${answer}; it is still waiting`, {
+    details: { callId: round.callId, turnId: round.turnId, answer, answers: round.answers },
+    hint: `decide it with ${round.answers.join(' or ')}`,
   })
 }
 

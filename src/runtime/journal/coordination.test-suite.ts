@@ -16,6 +16,7 @@ export function parkedCall(turnId: string, callId: string, overrides: Partial<Pa
     arguments: '{"text":"hello","password":"hunter2"}',
     summary: 'write_note text="hello" password="[redacted]"',
     reason: 'writes a file',
+    answers: ['allowed-once', 'allowed-session', 'rejected'],
     session: 's1',
     subjectId: 'u1',
     roles: ['staff'],
@@ -70,6 +71,32 @@ export function describeCoordinationContract(name: string, backend: JournalBacke
       expect((await b.coordination.parked()).map((p) => p.turnId)).toEqual(['t1', 't2'])
       expect(await b.coordination.parked({ token: call.token })).toEqual([call])
       await expect(b.coordination.park({ ...call, token: 'another' })).rejects.toMatchObject({ code: 'JOURNAL_DUPLICATE' })
+    })
+
+    it('keeps the answers a round offered, in the order once, session, reject, through park, list, decide and settle', async () => {
+      const [a, b] = await twoHosts()
+      const always = parkedCall('t1', 'c1', { answers: ['rejected', 'allowed-once'] })
+      const once = parkedCall('t2', 'c1', { answers: ['allowed-session', 'rejected'], askedAt: AT + 1 })
+      await a.coordination.park(always)
+      await a.coordination.park(once)
+      expect((await b.coordination.parked()).map((p) => p.answers)).toEqual([
+        ['allowed-once', 'rejected'],
+        ['allowed-session', 'rejected'],
+      ])
+      const decided = await b.coordination.decide(always.token, { answer: 'allowed-once', by: 'ann', at: AT, host: 'host-b' })
+      expect(decided!.call.answers).toEqual(['allowed-once', 'rejected'])
+      const settled = await a.coordination.settle(once.token, { kind: 'reject', host: 'host-a', at: AT })
+      expect(settled!.call.answers).toEqual(['allowed-session', 'rejected'])
+    })
+
+    it('reads a round stored without answers (parked by a build that did not record them) as offering all three', async () => {
+      const [a, b] = await twoHosts()
+      // What a build before `answers` wrote: the same call document, without the field.
+      const { answers: _answers, ...older } = parkedCall('t1', 'c1')
+      await a.coordination.park(older as ParkedCall)
+      const [read] = await b.coordination.parked()
+      expect(read!.answers).toEqual(['allowed-once', 'allowed-session', 'rejected'])
+      expect(read).toEqual({ ...older, answers: ['allowed-once', 'allowed-session', 'rejected'] })
     })
 
     it('keeps the first decision: a second decider loses and sees who decided', async () => {

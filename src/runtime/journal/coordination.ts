@@ -1,4 +1,4 @@
-import type { ApprovalAnswer } from '../approval-types.js'
+import { type ApprovalAnswer, offeredAnswers } from '../approval-types.js'
 import type { ContentBlock } from './types.js'
 
 /**
@@ -61,6 +61,13 @@ export interface ParkedCall {
   /** Readable, with secrets redacted. */
   readonly summary: string
   readonly reason: string
+  /**
+   * The answers the question offered (`ApprovalRequest.answers`), in the order once, session,
+   * reject: a decision must be one of them. Kept in the stored call document, so no schema change
+   * came with it; a round parked by a build that did not record them reads as all three, which is
+   * what such a build offered.
+   */
+  readonly answers: readonly ApprovalAnswer[]
   readonly session: string
   readonly subjectId: string
   readonly roles: readonly string[]
@@ -151,6 +158,19 @@ export interface HostBeat {
 /** Whether two holders are the same call on the same host. */
 export function sameHolder(a: KeyHolder, b: KeyHolder): boolean {
   return a.turnId === b.turnId && a.callId === b.callId && a.host === b.host
+}
+
+/**
+ * A round as a store hands it out: frozen, with its decision and settlement when it has them, and
+ * its offered answers in order (all three for a round stored without them, by an earlier build).
+ */
+export function storedRound(call: ParkedCall, decision?: ParkedDecision | null, settled?: ParkedSettlement | null): ParkedCall {
+  return Object.freeze({
+    ...call,
+    answers: offeredAnswers((call as { answers?: readonly ApprovalAnswer[] }).answers),
+    ...(decision == null ? {} : { decision }),
+    ...(settled == null ? {} : { settled }),
+  })
 }
 
 /** Whether a round matches a query (the memory store's filter; the SQL stores say the same in SQL). */

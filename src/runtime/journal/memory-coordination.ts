@@ -11,7 +11,7 @@ import type {
   SessionGrant,
   StoredResult,
 } from './coordination.js'
-import { matchesParked, sameHolder } from './coordination.js'
+import { matchesParked, sameHolder, storedRound } from './coordination.js'
 import { duplicateError } from './events.js'
 
 /**
@@ -42,7 +42,7 @@ export class MemoryCoordination implements JournalCoordination {
       throw duplicateError({ turnId: call.turnId, seq: call.decidedSeq, kind: 'approval/asked', callId: call.callId }, this.#location)
     }
     this.#rounds.add(round)
-    this.#parked.set(call.token, Object.freeze({ ...call }))
+    this.#parked.set(call.token, storedRound(call))
   }
 
   async parked(query: ParkedQuery = {}): Promise<ParkedCall[]> {

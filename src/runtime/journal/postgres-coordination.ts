@@ -12,6 +12,7 @@ import type {
   SessionGrant,
   StoredResult,
 } from './coordination.js'
+import { storedRound } from './coordination.js'
 import { duplicateError } from './events.js'
 
 /** The database's clock in epoch milliseconds: hosts on several machines compare leases on one clock. */
@@ -197,9 +198,5 @@ export class PostgresCoordination implements JournalCoordination {
 }
 
 function parkedOf(row: ParkedRow): ParkedCall {
-  return Object.freeze({
-    ...row.call,
-    ...(row.decision === null ? {} : { decision: row.decision }),
-    ...(row.settled === null ? {} : { settled: row.settled }),
-  })
+  return storedRound(row.call, row.decision, row.settled)
 }

@@ -12,6 +12,7 @@ import type {
   SessionGrant,
   StoredResult,
 } from './coordination.js'
+import { storedRound } from './coordination.js'
 import { duplicateError } from './events.js'
 import { journalFault } from './sqlite-schema.js'
 
@@ -171,10 +172,9 @@ export class SqliteCoordination implements JournalCoordination {
 }
 
 function parkedOf(row: ParkedRow): ParkedCall {
-  const call = JSON.parse(row.call) as ParkedCall
-  return Object.freeze({
-    ...call,
-    ...(row.decision === null ? {} : { decision: JSON.parse(row.decision) as ParkedDecision }),
-    ...(row.settled === null ? {} : { settled: JSON.parse(row.settled) as ParkedSettlement }),
-  })
+  return storedRound(
+    JSON.parse(row.call) as ParkedCall,
+    row.decision === null ? undefined : (JSON.parse(row.decision) as ParkedDecision),
+    row.settled === null ? undefined : (JSON.parse(row.settled) as ParkedSettlement),
+  )
 }

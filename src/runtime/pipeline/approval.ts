@@ -41,9 +41,10 @@ export async function askAndApply(state: CallState, reason: string, summary: str
   const asked = performance.now()
   const port = turn.unattended ? undefined : turn.ports.approval
   const timeoutMs = turn.policy.approvalTimeoutMs ?? ctx.limits.approvalTimeoutMs
+  const answers = answersFor(state)
   const { decision, error } = await askApproval(
     port,
-    { callId: exec.callId, name: exec.name, arguments: exec.arguments, summary, reason, session: turn.session, answers: answersFor(state) },
+    { callId: exec.callId, name: exec.name, arguments: exec.arguments, summary, reason, session: turn.session, answers },
     state.signal,
     timeoutMs,
     ctx.endSignal,
@@ -54,7 +55,7 @@ export async function askAndApply(state: CallState, reason: string, summary: str
     if (!(await recorded(state, { kind: 'approval/decided', turnId: turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, decision }))) return
     return checkStillLive(state)
   }
-  if (decision === 'deferred') return park(state, reason, summary)
+  if (decision === 'deferred') return park(state, reason, summary, answers)
   return applyDecision(state, decision, reason, error)
 }
 

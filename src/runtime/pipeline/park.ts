@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import type { ApprovalAnswer } from '../approval-types.js'
 import type { ParkedCall } from '../journal/coordination.js'
 import type { ApprovalDecision, JournalStore } from '../journal/types.js'
 import { denial, journalDown } from './denials.js'
@@ -10,9 +11,9 @@ import type { ToolCallOutcome } from './types.js'
  * a resume in another process needs, and two seqs of its turn kept for the `approval/decided` and
  * `tool/result` that will settle it. The call settles `suspended` with `APPROVAL_PENDING` and a
  * resume token; no `tool/result` is written. A resume that asks again parks the next round on the
- * same reserved seqs.
+ * same reserved seqs. `answers` are those the question offered: the round takes no other decision.
  */
-export async function park(state: CallState, reason: string, summary: string): Promise<void> {
+export async function park(state: CallState, reason: string, summary: string, answers: readonly ApprovalAnswer[]): Promise<void> {
   const { ctx, capability, exec } = state
   if (!capability || !exec) return
   const { turn } = ctx
@@ -27,6 +28,7 @@ export async function park(state: CallState, reason: string, summary: string): P
     arguments: JSON.stringify(exec.arguments),
     summary,
     reason,
+    answers,
     session: turn.session,
     subjectId: turn.principal.subjectId,
     roles: turn.principal.roles,
