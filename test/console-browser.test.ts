@@ -8,6 +8,8 @@ import { promisify } from 'node:util'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import type { BrowserContext, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createRoot, deferApprovals, sqliteJournal } from 'seam-runtime'
+import { journalPath } from '../src/cli/workspace.js'
 import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
 import { launchBrowser } from './browser.js'
 
@@ -244,6 +246,48 @@ describe('the seam console in a real browser, on seam dev', () => {
     // The grant holds for this MCP session: the next call runs without a question.
     expect(JSON.stringify((await mcp.callTool({ name: 'tag', arguments: { id: 11, label: 'later' } })).content)).toContain('ticket 11 labelled later')
     await page.getByText('Nothing is waiting for approval.').waitFor()
+  })
+
+  it('offers on each parked call only the answers its question offered, as buttons and as keys', async () => {
+    // Another process on the folder's journal parks two calls for a later decision.
+    const parker = await createRoot({ dir: plugin.dir, journal: sqliteJournal(journalPath(plugin.dir)), approval: deferApprovals() })
+    try {
+      const turn = await parker.beginTurn({ session: 'overnight', principal: { subjectId: 'ann', roles: [] } })
+      const wiping = await turn.tools.execute({ callId: 'w1', name: 'wipe', arguments: '{"id":20}' })
+      const tagging = await turn.tools.execute({ callId: 't1', name: 'tag', arguments: '{"id":20,"label":"later"}' })
+      expect([wiping.status, tagging.status]).toEqual(['suspended', 'suspended'])
+      await turn.end()
+
+      await open('#/approvals')
+      const parked = page.getByRole('list', { name: 'parked calls, oldest first' })
+      const question = (tool: string) => parked.locator('li[data-id]').filter({ has: page.locator('h3', { hasText: new RegExp(`^${tool}$`) }) })
+      await question('tag').waitFor({ timeout: 10_000 })
+      // `wipe` asks every call: a grant for the session would never be consulted, so it was never offered.
+      expect(await question('wipe').getByRole('button').allTextContents()).toEqual(['Allow once', 'Reject'])
+      expect(await question('tag').getByRole('button').allTextContents()).toEqual(['Allow once', 'Allow for the session', 'Reject'])
+      await shot('parked-offered')
+
+      // s is not an answer `wipe` offered: the key sends nothing, and o then allows it once.
+      const sent: (string | null)[] = []
+      const record = (request: Request) => {
+        if (request.method() === 'POST' && request.url().includes('/api/parked/')) sent.push(request.postData())
+      }
+      page.on('request', record)
+      await question('wipe').focus()
+      await page.keyboard.press('s')
+      await page.keyboard.press('o')
+      await question('wipe').getByText('allowed-once by console').waitFor({ timeout: 10_000 })
+      page.off('request', record)
+      expect(sent).toEqual(['{"answer":"allowed-once"}'])
+      await question('tag').getByRole('button', { name: 'Allow for the session' }).click()
+      await question('tag').getByText('allowed-session by console').waitFor({ timeout: 10_000 })
+
+      // Decided in the browser, each runs when the process that parked it resumes it.
+      expect(JSON.stringify((await parker.resume(wiping.resumeToken!)).content)).toContain('wiped ticket 20')
+      expect(JSON.stringify((await parker.resume(tagging.resumeToken!)).content)).toContain('ticket 20 labelled later')
+    } finally {
+      await parker.close()
+    }
   })
 
   it('runs a tool from the form generated from its input schema, journaled as the named principal', async () => {

@@ -140,6 +140,23 @@ describe('the console routes', () => {
     expect((await post('/api/parked/no-such-call', { answer: 'rejected' })).status).toBe(404)
   })
 
+  it('lists each parked call with the answers its call offered, and refuses another with 400, leaving it parked', async () => {
+    const { origin, post } = await consoleServer(undefined, deferApprovals())
+    for (const tool of ['wipe', 'tag']) await post('/api/try', { tool, arguments: '{}', subjectId: 'ada' })
+    const parkedCalls = async () => (await (await fetch(`${origin}/api/parked`)).json()) as ParkedApprovalView[]
+    const [wipe, tag] = await parkedCalls()
+    expect(wipe).toMatchObject({ tool: 'wipe', answers: ['allowed-once', 'rejected'] })
+    expect(tag).toMatchObject({ tool: 'tag', answers: ['allowed-once', 'allowed-session', 'rejected'] })
+
+    const refused = await post(`/api/parked/${wipe!.resumeToken}`, { answer: 'allowed-session' })
+    expect(refused.status).toBe(400)
+    expect(((await refused.json()) as { error: string }).error).toBe(`the call "${wipe!.callId}" to wipe offers allowed-once or rejected, not allowed-session; it is still waiting`)
+    // Refused, the call is still parked and undecided, and takes an answer it offers.
+    expect((await parkedCalls()).find((p) => p.tool === 'wipe')).toEqual(wipe)
+    expect((await post(`/api/parked/${wipe!.resumeToken}`, { answer: 'allowed-once' })).status).toBe(200)
+    expect((await post(`/api/parked/${tag!.resumeToken}`, { answer: 'allowed-session' })).status).toBe(200)
+  })
+
   it('refuses a state change from another origin, without an Origin, or sent as a form', async () => {
     const { post } = await consoleServer()
     const body = { tool: 'echo', arguments: '{"text":"x"}', subjectId: 'mallory' }

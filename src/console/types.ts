@@ -141,6 +141,8 @@ export interface ParkedApprovalView {
   readonly principal: string
   readonly askedAt: number
   readonly host: string
+  /** The answers its question offered, in the order the page shows them; no others are taken (all three for a call parked by a build that did not record them). */
+  readonly answers: readonly ApprovalChoice[]
   /** Present once decided, until the call is resumed. */
   readonly decision?: { readonly answer: string; readonly by: string; readonly at: number }
 }

@@ -8,8 +8,6 @@ const CHOICES: readonly { answer: ApprovalChoice; label: string; key: string }[]
   { answer: 'allowed-session', label: 'Allow for the session', key: 's' },
   { answer: 'rejected', label: 'Reject', key: 'r' },
 ]
-const EVERY: readonly ApprovalChoice[] = CHOICES.map((c) => c.answer)
-
 const offered = (question: Question) => CHOICES.filter((c) => question.answers.includes(c.answer))
 
 /** One question, whichever queue it waits in. */
@@ -82,8 +80,7 @@ export function approvalsView(context: ViewContext): View {
       reason: p.reason,
       arguments: p.arguments,
       meta: `parked ${time(p.askedAt)} by ${p.host} · session ${p.session} · principal ${p.principal}`,
-      // The journal keeps no offer for a parked call: all three, and a resume records an allow its tool does not offer as the one it does.
-      answers: EVERY,
+      answers: p.answers,
       ...(p.decision ? { decided: `${p.decision.answer} by ${p.decision.by}, waiting to be resumed` } : {}),
       answer: (c) => api.decideParked(p.resumeToken, c),
     }
