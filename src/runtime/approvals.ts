@@ -164,7 +164,7 @@ function unknown(id: string): SeamError {
 
 function notOffered(round: ParkedCall, answer: ApprovalAnswer): SeamError {
   return new SeamError('INVALID_CALL', `the call "${round.callId}" to ${round.name} offers ${round.answers.join(' or ')}, not ${answer}; it is still waiting`, {
-    details: { callId: round.callId, turnId: round.turnId, answer, answers: round.answers },
+    details: { callId: round.callId, turnId: round.turnId, tool: round.name, answer, answers: round.answers },
     hint: `decide it with ${round.answers.join(' or ')}`,
   })
 }

@@ -81,6 +81,21 @@ describe('seam approvals', { timeout: 30_000 }, () => {
     expect(after.stdout).toMatch(/tool\/result .*denied DENIED \(approval\)/)
   })
 
+  it('lists the answers each parked call offers, and refuses --decide with another, leaving the call waiting', async () => {
+    const { dir } = await folderWithParkedCall()
+    // `note` asks every call (`approval: 'always'`): a grant for the session was never offered.
+    expect((await seam('approvals', dir)).stdout).toMatch(/ann · chat-1 .* waiting allow\|reject\n/)
+    expect(JSON.parse((await seam('approvals', dir, '--json')).stdout)).toMatchObject([{ callId: 'c1', answers: ['allowed-once', 'rejected'] }])
+    const refused = await seam('approvals', dir, '--decide', 'c1', 'allow-session')
+    expect(refused.code).toBe(2)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr).toBe('seam: c1 (note) offers allow or reject, not allow-session; it is still waiting\nhint: seam approvals --decide c1 allow|reject\n')
+    expect((await seam('approvals', dir)).stdout).toMatch(/c1 .* waiting allow\|reject/)
+    const allowed = await seam('approvals', dir, '--decide', 'c1', 'allow', '--by', 'bob')
+    expect(allowed.code).toBe(0)
+    expect(allowed.stdout).toContain('c1 note: allowed-once by bob')
+  })
+
   it('refuses --decide without a known answer as a usage error', async () => {
     const { dir } = await folderWithParkedCall()
     const bad = await seam('approvals', dir, '--decide', 'c1', 'maybe')

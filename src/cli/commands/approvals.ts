@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os'
 import type { Command } from 'commander'
+import { SeamError } from '../../errors.js'
 import type { ApprovalAnswer } from '../../runtime/approval-types.js'
 import { Approvals, type PendingApproval } from '../../runtime/approvals.js'
 import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
@@ -22,13 +23,15 @@ const ANSWERS: Readonly<Record<string, ApprovalAnswer>> = {
   'allow-session': 'allowed-session',
   reject: 'rejected',
 }
+/** The `--decide` word for each answer. */
+const WORDS: Readonly<Record<ApprovalAnswer, string>> = { 'allowed-once': 'allow', 'allowed-session': 'allow-session', rejected: 'reject' }
 
 export function registerApprovals(program: Command, cli: CliContext): void {
   program
     .command('approvals')
     .description('list the calls parked in <dir>/.seam/journal.db waiting for a decision, or decide one')
     .argument('[dir]', 'the plugin folder', '.')
-    .option('--decide <callId-and-answer...>', 'decide one parked call: <callId or resume token> allow|allow-session|reject')
+    .option('--decide <callId-and-answer...>', 'decide one parked call: <callId or resume token> allow|allow-session|reject, one its question offered')
     .option('--by <name>', 'who decides (default: the current user)')
     .option('--turn <id>', 'the turn of the call, when its call id is parked in several turns')
     .option('--resume', 'after allowing, resume the call here (loads the plugin folder) and print its outcome')
@@ -50,7 +53,9 @@ async function approvals(cli: CliContext, dirArg: string, flags: ApprovalsFlags)
     // The TTL only matters to a host that sweeps; reading and deciding never expire anything here.
     const book = new Approvals(store, Number.MAX_SAFE_INTEGER)
     if (decision === undefined) return list(cli, await book.pending(), flags.json === true, style)
-    decided = await book.decide(decision.id, decision.answer, { by: flags.by ?? currentUser(), turnId: flags.turn })
+    decided = await book.decide(decision.id, decision.answer, { by: flags.by ?? currentUser(), turnId: flags.turn }).catch((error: unknown) => {
+      throw notOffered(error, decision.id) ?? error
+    })
   } finally {
     await store.close()
   }
@@ -82,10 +87,10 @@ function list(cli: CliContext, pending: readonly PendingApproval[], json: boolea
     style.dim(printable(p.reason)),
     printable(`${p.principal} · ${p.session}`),
     style.dim(`${ms(now - p.askedAt)} ago`),
-    p.decision ? `${answerLabel(p.decision.answer, style)} by ${printable(p.decision.by)}, not resumed` : style.yellow('waiting'),
+    p.decision ? `${answerLabel(p.decision.answer, style)} by ${printable(p.decision.by)}, not resumed` : `${style.yellow('waiting')} ${offer(p.answers)}`,
   ])
   for (const row of table(rows)) line(out, row)
-  line(out, style.dim('decide one with `seam approvals --decide <callId> allow|allow-session|reject`'))
+  line(out, style.dim('decide one with `seam approvals --decide <callId> <answer>`, an answer its row offers'))
   return EXIT.ok
 }
 
@@ -107,6 +112,23 @@ function parseDecision(values: readonly string[]): { id: string; answer: Approva
     throw new UsageError('--decide takes a call id (or resume token) and one of allow, allow-session, reject', 'seam approvals --decide c1 allow')
   }
   return { id, answer }
+}
+
+/** The answers a parked call offers, as `--decide` takes them: `allow|reject`. */
+function offer(answers: readonly ApprovalAnswer[]): string {
+  return answers.map((answer) => WORDS[answer]).join('|')
+}
+
+/** The runtime's refusal of an answer the call did not offer, in the words `--decide` takes. */
+function notOffered(error: unknown, id: string): UsageError | undefined {
+  if (!SeamError.is(error, 'INVALID_CALL')) return undefined
+  const { answer, answers, tool } = (error.details ?? {}) as { answer?: ApprovalAnswer; answers?: readonly ApprovalAnswer[]; tool?: string }
+  if (answer === undefined || answers === undefined) return undefined
+  const words = answers.map((a) => WORDS[a])
+  return new UsageError(
+    `${printable(id)} (${printable(tool ?? 'the call')}) offers ${words.join(' or ')}, not ${WORDS[answer]}; it is still waiting`,
+    `seam approvals --decide ${printable(id)} ${words.join('|')}`,
+  )
 }
 
 function answerLabel(answer: ApprovalAnswer, style: Style): string {
