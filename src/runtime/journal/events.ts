@@ -8,14 +8,25 @@ import type { JournalEvent, JournalEventKind } from './types.js'
  */
 export const APPENDED: Promise<void> = Promise.resolve()
 
-/** Kinds that belong to one call and are unique per `(turnId, callId, kind)`; the rest per `(turnId, kind)`. */
-const CALL_KINDS: ReadonlySet<string> = new Set<JournalEventKind>([
-  'tool/call',
-  'approval/asked',
-  'approval/decided',
-  'tool/result',
-])
-const TURN_KINDS: ReadonlySet<string> = new Set<JournalEventKind>(['turn/begin', 'turn/end'])
+/**
+ * Whether `kind` belongs to one call (unique per `(turnId, callId, kind)`), to the turn (unique per
+ * `(turnId, kind)`), or is unknown. A switch, not a set lookup or an `in` test: this runs on every
+ * append, over events of six shapes, where a generic property check goes megamorphic.
+ */
+function scopeOf(kind: unknown): 'call' | 'turn' | undefined {
+  switch (kind) {
+    case 'tool/call':
+    case 'tool/result':
+    case 'approval/asked':
+    case 'approval/decided':
+      return 'call'
+    case 'turn/begin':
+    case 'turn/end':
+      return 'turn'
+    default:
+      return undefined
+  }
+}
 
 /** The columns a SQL store indexes, plus the whole event as JSON. */
 export interface EventRow {
@@ -31,7 +42,7 @@ export interface EventRow {
 
 /** The call an event belongs to, or `undefined` for a turn event. */
 export function callIdOf(event: JournalEvent): string | undefined {
-  return 'callId' in event ? event.callId : undefined
+  return scopeOf(event.kind) === 'call' ? (event as { callId: string }).callId : undefined
 }
 
 /**
@@ -47,10 +58,11 @@ export function checkEvent(event: JournalEvent): void {
   if (!Number.isSafeInteger(event.seq) || event.seq < 1 || event.seq > 0x7fff_ffff) throw badEvent(event, 'a positive 32-bit integer `seq`')
   // Whole milliseconds: the SQL stores keep `at` in an integer column.
   if (!Number.isSafeInteger(event.at)) throw badEvent(event, 'an `at` in whole epoch milliseconds')
-  if (CALL_KINDS.has(event.kind)) {
-    const callId = callIdOf(event)
+  const scope = scopeOf(event.kind)
+  if (scope === 'call') {
+    const callId: unknown = (event as { callId?: unknown }).callId
     if (typeof callId !== 'string' || callId === '') throw badEvent(event, `a non-empty \`callId\` on ${event.kind}`)
-  } else if (!TURN_KINDS.has(event.kind)) {
+  } else if (scope === undefined) {
     throw badEvent(event, 'a known `kind`')
   } else if ((event as { callId?: unknown }).callId !== undefined) {
     // A turn event is unique per turn; with a call id it would be keyed as a call's event instead.

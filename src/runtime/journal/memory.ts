@@ -56,6 +56,24 @@ const KIND_BIT: Readonly<Record<JournalEvent['kind'], number>> = {
   'tool/result': 8,
 }
 
+/** `KIND_BIT[kind]` as a switch: a keyed lookup with a different key on each append goes megamorphic. */
+function kindBit(kind: JournalEvent['kind']): number {
+  switch (kind) {
+    case 'tool/call':
+      return 1
+    case 'tool/result':
+      return 8
+    case 'approval/asked':
+      return 2
+    case 'approval/decided':
+      return 4
+    case 'turn/begin':
+      return 1
+    case 'turn/end':
+      return 2
+  }
+}
+
 interface TurnLog {
   /** In seq order. */
   readonly events: JournalEvent[]
@@ -74,6 +92,8 @@ interface TurnLog {
   bytes: number
   /** Dropped by the bound: its events no longer count for `tail`. */
   evicted: boolean
+  /** Listed in the store's turns that are over (see `#track`). */
+  over: boolean
 }
 
 /** A rough per-event overhead (object, fields, ids, frozen), so many small events count too. */
@@ -110,6 +130,9 @@ class MemoryJournalStore implements MemoryJournal {
   #evictedEvents = 0
   #available = true
   #closed = false
+  /** The turn of the last append: a turn's events come one after another, so most appends skip the map. */
+  #last: TurnLog | undefined
+  #lastTurnId: string | undefined
   readonly coordination: MemoryCoordination
 
   constructor(options: MemoryJournalOptions) {
@@ -208,12 +231,15 @@ class MemoryJournalStore implements MemoryJournal {
 
   /** Stores the event frozen; `false` when a uniqueness rule refuses it. Runs on every append: keep it lean. */
   #insert(event: JournalEvent): boolean {
-    let log = this.#turns.get(event.turnId)
-    if (log === undefined) {
-      log = { events: [], turnKinds: 0, calls: undefined, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false }
-      this.#turns.set(event.turnId, log)
+    const { turnId } = event
+    let log = turnId === this.#lastTurnId ? this.#last : this.#turns.get(turnId)
+    if (log === undefined || log.evicted) {
+      log = { events: [], turnKinds: 0, calls: undefined, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
+      this.#turns.set(turnId, log)
     }
-    const bit = KIND_BIT[event.kind]
+    this.#last = log
+    this.#lastTurnId = turnId
+    const bit = kindBit(event.kind)
     const callId = callIdOf(event)
     const held = callId === undefined ? log.turnKinds : (log.calls?.get(callId) ?? 0)
     if ((held & bit) !== 0) return false
@@ -239,7 +265,7 @@ class MemoryJournalStore implements MemoryJournal {
     this.#bytes += bytes
     if (event.kind === 'tool/call') log.open += 1
     else if (event.kind === 'tool/result' && (held & KIND_BIT['tool/call']) !== 0) log.open -= 1
-    this.#track(event.turnId, log)
+    this.#track(turnId, log)
     if (this.#turns.size > this.#maxTurns || this.#bytes > this.#maxBytes) this.#evict()
     return true
   }
@@ -247,8 +273,11 @@ class MemoryJournalStore implements MemoryJournal {
   /** A turn is over once it has ended (or never began) and no call of it waits for its result. */
   #track(turnId: string, log: TurnLog): void {
     const live = ((log.turnKinds & KIND_BIT['turn/begin']) !== 0 && (log.turnKinds & KIND_BIT['turn/end']) === 0) || log.open > 0
+    // Only a change touches the map: a live turn's appends (nearly all of them) cost no lookup.
+    if (live === !log.over) return
+    log.over = !live
     if (live) this.#over.delete(turnId)
-    else if (!this.#over.has(turnId)) this.#over.set(turnId, log)
+    else this.#over.set(turnId, log)
   }
 
   /** Drops turns that are over, oldest first, until both bounds hold or only live turns are left. */

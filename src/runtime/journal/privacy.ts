@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { SeamError } from '../../errors.js'
-import { isSecretKey, REDACTED, redactText } from './redact.js'
+import { isSecretKey, REDACTED, redactText, scrubValues } from './redact.js'
 import type { ContentBlock, JournalEvent } from './types.js'
 
 export const DEFAULT_MAX_PAYLOAD_BYTES = 64 * 1024
@@ -25,10 +25,11 @@ export interface PrivacyOptions {
 }
 
 /**
- * Every secret key contains one of these fragments (`\u` covers keys written with JSON escapes), so
- * arguments that match none are not parsed: this runs on every append.
+ * Every secret key contains one of these fragments (`\u` covers keys written with JSON escapes), and
+ * so does every shape `redactText` looks for (`basic`, `://`): arguments that match none are neither
+ * parsed nor scanned again, only scrubbed of known secret values. This runs on every append.
  */
-const MAYBE_SECRET = /pass|pwd|pw|secret|token|key|auth|cookie|credential|bearer|session|signature|dsn|\\u/i
+const MAYBE_SECRET = /pass|pwd|pw|secret|token|key|auth|cookie|credential|bearer|basic|session|signature|dsn|:\/\/|\\u/i
 const encoder = new TextEncoder()
 
 export { isSecretKey, REDACTED }
@@ -39,7 +40,7 @@ export { isSecretKey, REDACTED }
  * JSON (truncated, a trailing comma) is redacted by shape; JSON with nothing to redact keeps its spelling.
  */
 export function redactArguments(raw: string): string {
-  if (!MAYBE_SECRET.test(raw)) return redactText(raw)
+  if (!MAYBE_SECRET.test(raw)) return scrubValues(raw)
   try {
     const parsed: unknown = JSON.parse(raw)
     const redacted = redactValue(parsed)

@@ -80,10 +80,16 @@ export function redactText(text: string): string {
   return scrubValues(out)
 }
 
-function scrubValues(text: string): string {
+/** Replaces the known secret values (see `registerSecret` and the environment's) in `text`. */
+export function scrubValues(text: string): string {
   let out = text
-  for (const value of environmentSecrets()) if (out.includes(value)) out = out.split(value).join(REDACTED)
-  for (const value of registered.keys()) if (out.includes(value)) out = out.split(value).join(REDACTED)
+  // Index loops, and no iterator over `registered` while it is empty: this runs on every journaled string.
+  const fromEnv = environmentSecrets()
+  for (let index = 0; index < fromEnv.length; index += 1) {
+    const value = fromEnv[index]!
+    if (out.includes(value)) out = out.split(value).join(REDACTED)
+  }
+  if (registered.size > 0) for (const value of registered.keys()) if (out.includes(value)) out = out.split(value).join(REDACTED)
   return out
 }
 
