@@ -161,6 +161,27 @@ describe('memoryJournal bounds', () => {
     expect(await journal.tail(1_000_000)).toHaveLength(4_000)
   })
 
+  it('keeps the uniqueness rules and call counts when calls of a turn interleave', async () => {
+    const journal = memoryJournal()
+    await journal.append(now(begin('t1', 1)))
+    await journal.append(call('t1', 2, 'c1'))
+    await journal.append(call('t1', 3, 'c2'))
+    // c1 is no longer the turn's latest call, c2 is: each is refused a second result either way.
+    await journal.append(result('t1', 4, 'c1'))
+    await expect(journal.append(result('t1', 5, 'c1'))).rejects.toThrow(/already holds tool\/result for call c1/)
+    await expect(journal.append(call('t1', 5, 'c2'))).rejects.toThrow(/already holds tool\/call for call c2/)
+    await journal.append(call('t1', 5, 'c3'))
+    await expect(journal.append(call('t1', 6, 'c1'))).rejects.toThrow(/already holds tool\/call for call c1/)
+    await expect(journal.append(call('t1', 6, 'c3'))).rejects.toThrow(/already holds tool\/call for call c3/)
+    await journal.append(result('t1', 6, 'c3'))
+    const [summary] = (await journal.turns()).turns
+    expect(summary).toMatchObject({ turnId: 't1', calls: 3 })
+    // c2 has no result: repair closes exactly that call (and the turn, which never ended).
+    expect(await journal.repair({ hosts: 'all' })).toEqual({ results: 1, turns: 1 })
+    const closed = (await journal.read('t1')).filter((event) => event.kind === 'tool/result').map((event) => event.callId)
+    expect(closed).toEqual(['c1', 'c3', 'c2'])
+  })
+
   it('refuses bounds that are not positive integers', () => {
     expect(() => memoryJournal({ maxTurns: 0 })).toThrow('maxTurns must be a positive integer')
     expect(() => memoryJournal({ maxBytes: Number.NaN })).toThrow('maxBytes must be a positive integer')

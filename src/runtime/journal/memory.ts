@@ -80,8 +80,15 @@ interface TurnLog {
   /** Kind bits of the turn events. */
   turnKinds: number
   /** Kind bits per call id. */
-  /** Made on the turn's first call event: most turns a host begins make few calls, many none. */
+  /**
+   * Kind bits per call id, but for `lastCall`'s, which `lastBits` holds (an entry here for it may be
+   * stale): a call's events come one after another, so its result needs no map lookup, and each
+   * call costs one lookup and one store. Made on the turn's second call: most turns make few calls.
+   */
   calls: Map<string, number> | undefined
+  /** The call of the turn's latest call event, and its kind bits. */
+  lastCall: string | undefined
+  lastBits: number
   /** The highest seq held; a later seq needs no search (the common case). */
   lastSeq: number
   /** Its place among begun turns (from 1, in the order their `turn/begin` came); `turns` pages by it. */
@@ -208,7 +215,7 @@ class MemoryJournalStore implements MemoryJournal {
     for (const [turnId, log] of this.#turns) {
       const open = (log.turnKinds & KIND_BIT['turn/end']) === 0
       for (const event of log.events) {
-        if (event.kind === 'tool/call' && ((log.calls?.get(event.callId) ?? 0) & KIND_BIT['tool/result']) === 0) {
+        if (event.kind === 'tool/call' && (bitsOf(log, event.callId) & KIND_BIT['tool/result']) === 0) {
           unsettled.push({ turnId, callId: event.callId, host: event.host, at: event.at })
         } else if (event.kind === 'turn/begin' && open && gone(event)) {
           openTurns.push(turnId)
@@ -234,22 +241,25 @@ class MemoryJournalStore implements MemoryJournal {
     const { turnId } = event
     let log = turnId === this.#lastTurnId ? this.#last : this.#turns.get(turnId)
     if (log === undefined || log.evicted) {
-      log = { events: [], turnKinds: 0, calls: undefined, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
+      log = { events: [], turnKinds: 0, calls: undefined, lastCall: undefined, lastBits: 0, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
       this.#turns.set(turnId, log)
     }
     this.#last = log
     this.#lastTurnId = turnId
     const bit = kindBit(event.kind)
     const callId = callIdOf(event)
-    const held = callId === undefined ? log.turnKinds : (log.calls?.get(callId) ?? 0)
+    const held = callId === undefined ? log.turnKinds : bitsOf(log, callId)
     if ((held & bit) !== 0) return false
     if (event.seq <= log.lastSeq && log.events.some((e) => e.seq === event.seq)) return false
     const safe = protectEvent(event, this.#maxPayload)
     const stored = freeze(this.#host === undefined ? safe : { ...safe, host: this.#host })
     if (callId === undefined) log.turnKinds |= bit
     else {
-      log.calls ??= new Map()
-      log.calls.set(callId, held | bit)
+      if (callId !== log.lastCall) {
+        if (log.lastCall !== undefined) (log.calls ??= new Map()).set(log.lastCall, log.lastBits)
+        log.lastCall = callId
+      }
+      log.lastBits = held | bit
     }
     if (event.kind === 'turn/begin') log.begun = ++this.#begunTurns
     if (event.seq > log.lastSeq) {
@@ -306,6 +316,11 @@ class MemoryJournalStore implements MemoryJournal {
   }
 }
 
+/** The kind bits `log` holds for `callId` (see `TurnLog.calls`). */
+function bitsOf(log: TurnLog, callId: string): number {
+  return callId === log.lastCall ? log.lastBits : (log.calls?.get(callId) ?? 0)
+}
+
 function bound(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback
   if (!Number.isSafeInteger(value) || value < 1) throw new SeamError('INVALID_OPTIONS', `memoryJournal: ${name} must be a positive integer, got ${String(value)}`)
@@ -349,7 +364,8 @@ function freeze(event: JournalEvent): JournalEvent {
 
 function countCalls(log: TurnLog): number {
   let calls = 0
-  for (const kinds of log.calls?.values() ?? []) if ((kinds & KIND_BIT['tool/call']) !== 0) calls += 1
+  if (log.calls) for (const [callId, kinds] of log.calls) if (callId !== log.lastCall && (kinds & KIND_BIT['tool/call']) !== 0) calls += 1
+  if (log.lastCall !== undefined && (log.lastBits & KIND_BIT['tool/call']) !== 0) calls += 1
   return calls
 }
 

@@ -88,10 +88,9 @@ export function appendCall(state: CallState): Promise<void> {
 export function claimCallId(state: CallState): boolean {
   const { callIds } = state.ctx
   const { callId, name } = state.call
-  if (!callIds.has(callId)) {
-    callIds.add(callId)
-    return true
-  }
+  // One set operation: adding an id the set holds leaves its size as it was.
+  const size = callIds.size
+  if (callIds.add(callId).size !== size) return true
   settle(state, {
     status: 'failed',
     code: 'DUPLICATE_CALL',
