@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { BIN, noStack, pluginFolder, put, seam, start, tool, watch } from './cli-kit.js'
 
@@ -165,8 +166,8 @@ describe('seam dev', { timeout: 60_000 }, () => {
     expect(out.text).toMatch(/^ {2}tools +1 {2}echo$/m)
     expect(out.text).toMatch(/^ {2}skills +0$/m)
     expect(out.text).toContain(`journal    ${path.join(dir, '.seam', 'journal.db')}`)
-    // CI installs bubblewrap, so the workspace plugin's run_command is sandboxed.
-    expect(out.text).toMatch(/^ {2}commands {3}sandboxed \(bwrap\)$/m)
+    // Only the repository's own plugin runs commands (its run_command): no sandbox line for this one.
+    expect(out.text).not.toMatch(/^ {2}commands /m)
     expect(out.text).toMatch(/^ {2}mcp {8}http:\/\/127\.0\.0\.1:\d+\/mcp$/m)
 
     let mark = out.text.length
@@ -186,6 +187,24 @@ describe('seam dev', { timeout: 60_000 }, () => {
     expect(await exited).toBe(0)
     expect(out.text).toMatch(/stopped\n$/)
     noStack(out.text)
+  })
+})
+
+describe('seam dev on the repository itself (npm start)', { timeout: 60_000 }, () => {
+  it('serves the workspace plugin and says whether its run_command is sandboxed', async () => {
+    const repository = fileURLToPath(new URL('..', import.meta.url))
+    const child = start(['dev', repository, '--no-mcp', '--no-check'])
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    })
+    const out = watch(child)
+    await out.until(/watching for changes/)
+    expect(out.text).toMatch(/^ {2}tools +\d+ {2}.*\brun_command\b/m)
+    // CI installs bubblewrap, so the workspace plugin's run_command is sandboxed.
+    expect(out.text).toMatch(/^ {2}commands {3}sandboxed \(bwrap\)$/m)
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    child.kill('SIGINT')
+    expect(await exited).toBe(0)
   })
 })
 

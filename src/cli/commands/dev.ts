@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs'
-import { delimiter, join } from 'node:path'
+import { delimiter, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { type Command, Option } from 'commander'
 import { messageOf, SeamError } from '../../errors.js'
 import type { Root } from '../../runtime/root.js'
@@ -79,7 +80,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     line(out, `  tools      ${names(tools)}`)
     line(out, `  skills     ${names(skills)}`)
     line(out, `  journal    ${root.journal.location}`)
-    line(out, `  commands   ${commandSandbox(io.env)}`)
+    if (servesOwnRunCommand(dir, capabilities.tools)) line(out, `  commands   ${commandSandbox(io.env)}`)
     const repaired = root.repaired
     if (repaired && (repaired.results > 0 || repaired.turns > 0)) {
       line(out, style.yellow(`  repaired   ${plural(repaired.results, 'call')} (OUTCOME_UNKNOWN) and ${plural(repaired.turns, 'turn')} left open by a crash`))
@@ -134,6 +135,15 @@ async function startHttp(root: Root, options: HttpServeOptions, style: Style): P
 async function startTelemetry(flag: boolean, env: NodeJS.ProcessEnv) {
   const { otelWanted, startOtel } = await import('../otel.js')
   return otelWanted(flag, env) ? startOtel(env) : undefined
+}
+
+/**
+ * Whether `dir` is this repository's own workspace plugin with its `run_command` (what `npm start`
+ * serves): only that tool runs commands, under the sandbox `commandSandbox` describes.
+ */
+function servesOwnRunCommand(dir: string, tools: readonly { readonly name: string; readonly source: string }[]): boolean {
+  const repository = fileURLToPath(new URL('../../../', import.meta.url))
+  return resolve(dir) === resolve(repository) && tools.some((tool) => tool.name === 'run_command' && tool.source === 'tools/run_command.ts')
 }
 
 /** Whether the workspace plugin's `run_command` runs commands in bubblewrap (see tools/lib/sandbox.ts). */
