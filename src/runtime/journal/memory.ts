@@ -256,7 +256,10 @@ class MemoryJournalStore implements MemoryJournal {
     if (callId === undefined) log.turnKinds |= bit
     else {
       if (callId !== log.lastCall) {
-        if (log.lastCall !== undefined) (log.calls ??= new Map()).set(log.lastCall, log.lastBits)
+        if (log.lastCall !== undefined) {
+          log.calls ??= new Map()
+          log.calls.set(log.lastCall, log.lastBits)
+        }
         log.lastCall = callId
       }
       log.lastBits = held | bit
