@@ -3,18 +3,11 @@
  * (`bench/mcp-stdio-server.ts`): the same zod schema, the same body, the same result shape.
  */
 import { McpServer } from '@modelcontextprotocol/server'
-import { z } from 'zod'
 import { definePlugin, defineTool } from '../src/index.js'
+import { DESCRIPTION, lookupBody, lookupInput as input, NAME } from './lookup-tool.js'
 
-export const NAME = 'lookup_ticket'
-export const DESCRIPTION = 'Look up a ticket.'
+export { NAME }
 export const ARGUMENTS = { id: 'T-1', limit: 3 }
-const input = z.object({ id: z.string(), limit: z.number().int().max(10).optional() })
-
-/** The work both servers share: the tool body itself. */
-async function lookupBody(args: { id: string }): Promise<{ id: string; title: string }> {
-  return { id: args.id, title: 'Printer on fire' }
-}
 
 /** Ours: a plugin with the tool, run by a root (every call through the whole pipeline). */
 export const plugin = definePlugin({

@@ -10,7 +10,6 @@
  * `node --import tsx bench/pipeline.ts` (`--floor`: the floor sketch alone, see `floorAlone`)
  */
 import { Ajv } from 'ajv'
-import { z } from 'zod'
 import { capabilitySeamToken, createRoot, definePlugin, defineTool, type JournalStore, memoryJournal, SeamIntegration, type ToolService } from '../src/index.js'
 import {
   type BenchReport,
@@ -32,6 +31,7 @@ import {
   timeLoop,
   verdict,
 } from './harness.js'
+import { ARGUMENTS_TEXT as ARGUMENTS, DESCRIPTION, lookupBody, lookupInput as zodInput, NAME } from './lookup-tool.js'
 
 const CALLS_PER_ROUND = 4_000
 const ROUNDS = 12
@@ -40,18 +40,11 @@ const TARGET = 4
 /** Issue 14: the whole pipeline at most 1.5× the floor sketch (what the guarantees alone cost). */
 const FLOOR_TARGET = 1.5
 
-const ARGUMENTS = '{"id":"T-1","limit":3}'
-const zodInput = z.object({ id: z.string(), limit: z.number().int().max(10).optional() })
 const jsonInput = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   type: 'object',
   properties: { id: { type: 'string' }, limit: { type: 'integer', maximum: 10 } },
   required: ['id'],
-}
-
-/** The work both sides share: the tool body itself. */
-async function lookupBody(args: { id: string }): Promise<{ id: string; title: string }> {
-  return { id: args.id, title: 'Printer on fire' }
 }
 
 const service: ToolService = {
@@ -64,7 +57,7 @@ const service: ToolService = {
 const plugin = definePlugin({
   name: 'bench',
   setup(ctx) {
-    ctx.addTool('lookup_ticket', defineTool({ description: 'Look up a ticket.', input: zodInput, approval: 'never', execute: lookupBody }))
+    ctx.addTool(NAME, defineTool({ description: DESCRIPTION, input: zodInput, approval: 'never', execute: lookupBody }))
     const seams = new SeamIntegration()
     seams.registerToolService('global', service)
     ctx.resources.provide(capabilitySeamToken, seams, () => seams.dispose())
@@ -119,13 +112,13 @@ function floorRound(): () => Promise<Sample> {
     return timeLoop(CALLS_PER_ROUND, async (index) => {
       const callId = `c${index}`
       const started = performance.now()
-      events.push(Object.freeze({ kind: 'tool/call', turnId: 't', seq: ++seq, at: Date.now(), callId, name: 'lookup_ticket', arguments: ARGUMENTS, generation: 1 }))
+      events.push(Object.freeze({ kind: 'tool/call', turnId: 't', seq: ++seq, at: Date.now(), callId, name: NAME, arguments: ARGUMENTS, generation: 1 }))
       await appended
       const parsed = zodInput.safeParse(JSON.parse(ARGUMENTS))
       if (!parsed.success) throw new Error('invalid')
       const value = deepFreeze(await lookupBody(deepFreeze(parsed.data)))
       const content = Object.freeze([Object.freeze({ type: 'text', text: JSON.stringify(value) })])
-      const outcome = Object.freeze({ callId, name: 'lookup_ticket', generation: 1, status: 'completed', value, content, durationMs: performance.now() - started })
+      const outcome = Object.freeze({ callId, name: NAME, generation: 1, status: 'completed', value, content, durationMs: performance.now() - started })
       events.push(Object.freeze({ kind: 'tool/result', turnId: 't', seq: ++seq, at: Date.now(), callId, status: outcome.status, content, durationMs: outcome.durationMs }))
       await appended
     })
@@ -162,10 +155,10 @@ function baselineRound(kind: 'zod' | 'ajv'): () => Promise<Sample> {
 export async function run(): Promise<BenchReport> {
   const contenders: Contender[] = [
     { label: 'baseline: JSON.parse + zod safeParse + await', round: baselineRound('zod') },
-    { label: 'pipeline: zod tool', round: pipelineRound('lookup_ticket') },
+    { label: 'pipeline: zod tool', round: pipelineRound(NAME) },
     { label: 'baseline: JSON.parse + Ajv + await', round: baselineRound('ajv') },
     { label: 'pipeline: seam tool (Ajv)', round: pipelineRound('fetch_ticket') },
-    { label: 'diagnostic: zod tool, discarding journal', round: pipelineRound('lookup_ticket', discardingJournal) },
+    { label: 'diagnostic: zod tool, discarding journal', round: pipelineRound(NAME, discardingJournal) },
     { label: 'diagnostic: floor sketch, no checks (zod)', round: floorRound() },
   ]
   const measured = await interleave(contenders, { rounds: ROUNDS, warmup: WARMUP })

@@ -9,35 +9,19 @@
  */
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { z } from 'zod'
-import { createRoot, definePlugin, defineTool, type Root } from '../src/index.js'
+import { createRoot, type Root } from '../src/index.js'
 import { type BenchReport, budget, formatBytes, formatMs, isMain, numberOption, printReport, table } from './harness.js'
+import { ARGUMENTS_TEXT as ARGUMENTS, lookupPlugin as plugin, NAME } from './lookup-tool.js'
 
 const CALLS_PER_TURN = 10
 const WINDOW = 100_000
-const ARGUMENTS = '{"id":"T-1","limit":3}'
-
-const plugin = definePlugin({
-  name: 'bench',
-  setup(ctx) {
-    ctx.addTool(
-      'lookup_ticket',
-      defineTool({
-        description: 'Look up a ticket.',
-        input: z.object({ id: z.string(), limit: z.number().int().max(10).optional() }),
-        approval: 'never',
-        execute: async ({ id }) => ({ id, title: 'Printer on fire' }),
-      }),
-    )
-  },
-})
 
 /** `count` turns of `CALLS_PER_TURN` calls each, one after another. */
 async function runTurns(root: Root, count: number, from = 0): Promise<void> {
   for (let t = from; t < from + count; t += 1) {
     const turn = await root.beginTurn({ session: `s${t % 100}`, principal: { subjectId: 'bench' } })
     for (let c = 0; c < CALLS_PER_TURN; c += 1) {
-      const outcome = await turn.tools.execute({ callId: `c${c}`, name: 'lookup_ticket', arguments: ARGUMENTS })
+      const outcome = await turn.tools.execute({ callId: `c${c}`, name: NAME, arguments: ARGUMENTS })
       if (outcome.status !== 'completed') throw new Error(`soak call failed: ${outcome.code}`)
     }
     await turn.end()

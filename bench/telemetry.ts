@@ -8,8 +8,7 @@
  */
 import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics'
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base'
-import { z } from 'zod'
-import { createRoot, definePlugin, defineTool, type Instrumentation, memoryJournal, openTelemetry } from '../src/index.js'
+import { createRoot, type Instrumentation, memoryJournal, openTelemetry } from '../src/index.js'
 import {
   type BenchReport,
   formatMs,
@@ -26,26 +25,12 @@ import {
   timeLoop,
   verdict,
 } from './harness.js'
+import { ARGUMENTS_TEXT, lookupPlugin as plugin, NAME } from './lookup-tool.js'
 
 const CALLS_PER_ROUND = 4_000
 const ROUNDS = 12
 const WARMUP = 3
 const TARGET = 1.05
-
-const plugin = definePlugin({
-  name: 'bench',
-  setup(ctx) {
-    ctx.addTool(
-      'lookup_ticket',
-      defineTool({
-        description: 'Look up a ticket.',
-        input: z.object({ id: z.string(), limit: z.number().int().max(10).optional() }),
-        approval: 'never',
-        execute: async ({ id }) => ({ id, title: 'Printer on fire' }),
-      }),
-    )
-  },
-})
 
 /** Accepts every span and keeps none. */
 class DroppingExporter implements SpanExporter {
@@ -70,7 +55,7 @@ function round(telemetry: () => Instrumentation | undefined): () => Promise<Samp
     try {
       const turn = await root.beginTurn({ session: 'bench', principal: { subjectId: 'bench' } })
       const sample = await timeLoop(CALLS_PER_ROUND, async (index) => {
-        const outcome = await turn.tools.execute({ callId: `c${index}`, name: 'lookup_ticket', arguments: '{"id":"T-1","limit":3}' })
+        const outcome = await turn.tools.execute({ callId: `c${index}`, name: NAME, arguments: ARGUMENTS_TEXT })
         if (outcome.status !== 'completed') throw new Error(`bench call failed: ${outcome.code}`)
       })
       await turn.end()
