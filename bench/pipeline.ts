@@ -10,7 +10,8 @@
  * `node --import tsx bench/pipeline.ts` (`--floor`: the floor sketch alone, see `floorAlone`)
  */
 import { Ajv } from 'ajv'
-import { capabilitySeamToken, createRoot, definePlugin, defineTool, type JournalStore, memoryJournal, SeamIntegration, type ToolService } from '../src/index.js'
+import { capabilitySeamToken, createRoot, definePlugin, defineTool, type JournalEvent, type JournalStore, memoryJournal, SeamIntegration, type ToolService } from '../src/index.js'
+import { APPENDED } from '../src/runtime/journal/events.js'
 import {
   type BenchReport,
   type Contender,
@@ -64,12 +65,15 @@ const plugin = definePlugin({
   },
 })
 
-/** Accepts every event and keeps none: isolates the pipeline's own cost from the journal's. */
+/**
+ * Accepts every event and keeps none, answering at once as the memory journal does (the settled
+ * `APPENDED`, which the pipeline does not wait for): isolates the pipeline's own cost from the journal's.
+ */
 function discardingJournal(): JournalStore {
   return {
     kind: 'discard',
     location: 'nowhere',
-    append: () => Promise.resolve(),
+    append: () => APPENDED,
     read: () => Promise.resolve([]),
     tail: () => Promise.resolve([]),
     repair: () => Promise.resolve({ results: 0, turns: 0 }),
@@ -102,25 +106,31 @@ function pipelineRound(name: string, journal: () => JournalStore = memoryJournal
  * The floor: what any call that keeps the pipeline's guarantees must do, with no checks, no
  * stages, no deadline and no generation: append `tool/call` (kept, frozen), parse and validate
  * the arguments and deep-freeze them, await the body, deep-freeze the value, render it as frozen
- * text content, build a frozen outcome, append `tool/result`.
+ * text content, build a frozen outcome, append `tool/result`. The events are kept in an array, or
+ * given to `journal` (a diagnostic: the floor with the pipeline's own store, to tell the journal's
+ * share of the gap from the pipeline's).
  */
-function floorRound(): () => Promise<Sample> {
+function floorRound(journal?: () => JournalStore): () => Promise<Sample> {
   const appended = Promise.resolve()
   return () => {
     const events: object[] = []
+    const store = journal?.()
+    const keep = (event: object): Promise<void> => {
+      if (store) return store.append(event as JournalEvent)
+      events.push(event)
+      return appended
+    }
     let seq = 0
     return timeLoop(CALLS_PER_ROUND, async (index) => {
       const callId = `c${index}`
       const started = performance.now()
-      events.push(Object.freeze({ kind: 'tool/call', turnId: 't', seq: ++seq, at: Date.now(), callId, name: NAME, arguments: ARGUMENTS, generation: 1 }))
-      await appended
+      await keep(Object.freeze({ kind: 'tool/call', turnId: 't', seq: ++seq, at: Date.now(), callId, name: NAME, arguments: ARGUMENTS, generation: 1 }))
       const parsed = zodInput.safeParse(JSON.parse(ARGUMENTS))
       if (!parsed.success) throw new Error('invalid')
       const value = deepFreeze(await lookupBody(deepFreeze(parsed.data)))
-      const content = Object.freeze([Object.freeze({ type: 'text', text: JSON.stringify(value) })])
-      const outcome = Object.freeze({ callId, name: NAME, generation: 1, status: 'completed', value, content, durationMs: performance.now() - started })
-      events.push(Object.freeze({ kind: 'tool/result', turnId: 't', seq: ++seq, at: Date.now(), callId, status: outcome.status, content, durationMs: outcome.durationMs }))
-      await appended
+      const content = Object.freeze([Object.freeze({ type: 'text' as const, text: JSON.stringify(value) })])
+      const outcome = Object.freeze({ callId, name: NAME, generation: 1, status: 'completed' as const, value, content, durationMs: performance.now() - started })
+      await keep(Object.freeze({ kind: 'tool/result', turnId: 't', seq: ++seq, at: Date.now(), callId, status: outcome.status, content, durationMs: outcome.durationMs }))
     })
   }
 }
@@ -160,14 +170,15 @@ export async function run(): Promise<BenchReport> {
     { label: 'pipeline: seam tool (Ajv)', round: pipelineRound('fetch_ticket') },
     { label: 'diagnostic: zod tool, discarding journal', round: pipelineRound(NAME, discardingJournal) },
     { label: 'diagnostic: floor sketch, no checks (zod)', round: floorRound() },
+    { label: 'diagnostic: floor sketch, memory journal', round: floorRound(memoryJournal) },
   ]
   const measured = await interleave(contenders, { rounds: ROUNDS, warmup: WARMUP })
-  const [zodBase, zodPipe, ajvBase, seamPipe, zodBare, floor] = measured as [Measured, Measured, Measured, Measured, Measured, Measured]
+  const [zodBase, zodPipe, ajvBase, seamPipe, zodBare, floor, floorJournal] = measured as [Measured, Measured, Measured, Measured, Measured, Measured, Measured]
   const row = (m: Measured, base: Measured) => {
     const perCall = msPerOp(m)
     return [m.label, formatRate(1000 / perCall), formatMs(perCall), formatMs(cpuMsPerOp(m)), m === base ? '1.00×' : formatRatio(pairedRatio(m, base)), m === floor ? '1.00×' : formatRatio(pairedCpuRatio(m, floor))]
   }
-  const rows = [row(zodBase, zodBase), row(zodPipe, zodBase), row(ajvBase, ajvBase), row(seamPipe, ajvBase), row(zodBare, zodBase), row(floor, zodBase)]
+  const rows = [row(zodBase, zodBase), row(zodPipe, zodBase), row(ajvBase, ajvBase), row(seamPipe, ajvBase), row(zodBare, zodBase), row(floor, zodBase), row(floorJournal, zodBase)]
   return {
     name: 'pipeline',
     lines: [

@@ -29,7 +29,9 @@ export interface PrivacyOptions {
  * so does every shape `redactText` looks for (`basic`, `://`): arguments that match none are neither
  * parsed nor scanned again, only scrubbed of known secret values. This runs on every append.
  */
-const MAYBE_SECRET = /pass|pwd|pw|secret|token|key|auth|cookie|credential|bearer|basic|session|signature|dsn|:\/\/|\\u/i
+// pass|pw(d)|secret|session|signature|token|key|auth|cookie|credential|bearer|basic|dsn|://|\u, with the
+// shared prefixes factored out: V8 scans an alternation of many words case-insensitively about twice as fast so.
+const MAYBE_SECRET = /p(?:ass|w)|s(?:e(?:cret|ssion)|ignature)|token|key|auth|c(?:ookie|redential)|b(?:earer|asic)|dsn|:\/\/|\\u/i
 const encoder = new TextEncoder()
 
 export { isSecretKey, REDACTED }

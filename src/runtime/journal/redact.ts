@@ -29,7 +29,9 @@ export function isSecretKey(key: string): boolean {
 }
 
 /** Text that may hold something to redact; anything else is returned as is without a regex pass. */
-const MAYBE = /pass|pwd|pw\b|secret|token|key|auth|cookie|credential|bearer|basic|session|signature|dsn|:\/\/|\\u/i
+// pass|pwd|pw\b|secret|session|signature|token|key|auth|cookie|credential|bearer|basic|dsn|://|\u, with the
+// shared prefixes factored out: V8 scans an alternation of many words case-insensitively about twice as fast so.
+const MAYBE = /p(?:ass|wd|w\b)|s(?:e(?:cret|ssion)|ignature)|token|key|auth|c(?:ookie|redential)|b(?:earer|asic)|dsn|:\/\/|\\u/i
 /**
  * `key` `:` or `=` then a value: a quoted string (possibly cut short, as in truncated JSON) or a bare
  * run up to a separator. The key may be quoted too; `isSecretKey` decides.
