@@ -6,7 +6,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import type { BrowserContext, Page, Request } from 'playwright-core'
+import type { BrowserContext, Locator, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRoot, deferApprovals, sqliteJournal } from 'seam-runtime'
 import { journalPath } from '../src/cli/workspace.js'
@@ -106,6 +106,19 @@ describe('the seam console in a real browser, on seam dev', () => {
     await page.locator('main h1').waitFor()
   }
   const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `console-${name}.png`), fullPage: true })
+  /** The question about `tool` in `within` (the live list, or the parked calls). */
+  const questionIn = (within: Locator) => (tool: string) => within.locator('li[data-id]').filter({ has: page.locator('h3', { hasText: new RegExp(`^${tool}$`) }) })
+  /** The answers a question draws, as button labels. */
+  const offered = (question: Locator) => question.getByRole('button').allTextContents()
+  /** Records the bodies the page POSTs to URLs containing `route` until `stop()`. */
+  const posts = (route: string) => {
+    const sent: (string | null)[] = []
+    const record = (request: Request) => {
+      if (request.method() === 'POST' && request.url().includes(route)) sent.push(request.postData())
+    }
+    page.on('request', record)
+    return { sent, stop: () => page.off('request', record) }
+  }
 
   it('shows a reload in the generations timeline within a second', async () => {
     await open('#/generations')
@@ -216,30 +229,26 @@ describe('the seam console in a real browser, on seam dev', () => {
 
   it('offers on each question only the answers its call offers, as buttons and as keys', async () => {
     await open('#/approvals')
-    const question = (tool: string) => page.locator('ol.approvals li[data-id]').filter({ has: page.locator('h3', { hasText: new RegExp(`^${tool}$`) }) })
+    const question = questionIn(page.locator('ol.approvals'))
     const wiping = mcp.callTool({ name: 'wipe', arguments: { id: 10 } })
     await question('wipe').waitFor({ timeout: 10_000 })
     const tagging = mcp.callTool({ name: 'tag', arguments: { id: 10, label: 'urgent' } })
     await question('tag').waitFor({ timeout: 10_000 })
     // `wipe` asks every call (`approval: 'always'`): a grant for the session would never be consulted.
-    expect(await question('wipe').getByRole('button').allTextContents()).toEqual(['Allow once', 'Reject'])
-    expect(await question('tag').getByRole('button').allTextContents()).toEqual(['Allow once', 'Allow for the session', 'Reject'])
+    expect(await offered(question('wipe'))).toEqual(['Allow once', 'Reject'])
+    expect(await offered(question('tag'))).toEqual(['Allow once', 'Allow for the session', 'Reject'])
     await shot('approvals-offered')
 
     // s is not an answer `wipe` offers: the key sends nothing, and r then rejects.
-    const sent: (string | null)[] = []
-    const record = (request: Request) => {
-      if (request.method() === 'POST' && request.url().includes('/api/approvals/')) sent.push(request.postData())
-    }
-    page.on('request', record)
+    const answers = posts('/api/approvals/')
     await question('wipe').focus()
     await page.keyboard.press('s')
     await page.keyboard.press('r')
     const wiped = await wiping
-    page.off('request', record)
+    answers.stop()
     expect(wiped.isError).toBe(true)
     expect(JSON.stringify(wiped.content)).toContain('DENIED')
-    expect(sent).toEqual(['{"answer":"rejected"}'])
+    expect(answers.sent).toEqual(['{"answer":"rejected"}'])
 
     await question('tag').getByRole('button', { name: 'Allow for the session' }).click()
     expect(JSON.stringify((await tagging).content)).toContain('ticket 10 labelled urgent')
@@ -260,25 +269,21 @@ describe('the seam console in a real browser, on seam dev', () => {
 
       await open('#/approvals')
       const parked = page.getByRole('list', { name: 'parked calls, oldest first' })
-      const question = (tool: string) => parked.locator('li[data-id]').filter({ has: page.locator('h3', { hasText: new RegExp(`^${tool}$`) }) })
+      const question = questionIn(parked)
       await question('tag').waitFor({ timeout: 10_000 })
       // `wipe` asks every call: a grant for the session would never be consulted, so it was never offered.
-      expect(await question('wipe').getByRole('button').allTextContents()).toEqual(['Allow once', 'Reject'])
-      expect(await question('tag').getByRole('button').allTextContents()).toEqual(['Allow once', 'Allow for the session', 'Reject'])
+      expect(await offered(question('wipe'))).toEqual(['Allow once', 'Reject'])
+      expect(await offered(question('tag'))).toEqual(['Allow once', 'Allow for the session', 'Reject'])
       await shot('parked-offered')
 
       // s is not an answer `wipe` offered: the key sends nothing, and o then allows it once.
-      const sent: (string | null)[] = []
-      const record = (request: Request) => {
-        if (request.method() === 'POST' && request.url().includes('/api/parked/')) sent.push(request.postData())
-      }
-      page.on('request', record)
+      const answers = posts('/api/parked/')
       await question('wipe').focus()
       await page.keyboard.press('s')
       await page.keyboard.press('o')
       await question('wipe').getByText('allowed-once by console').waitFor({ timeout: 10_000 })
-      page.off('request', record)
-      expect(sent).toEqual(['{"answer":"allowed-once"}'])
+      answers.stop()
+      expect(answers.sent).toEqual(['{"answer":"allowed-once"}'])
       await question('tag').getByRole('button', { name: 'Allow for the session' }).click()
       await question('tag').getByText('allowed-session by console').waitFor({ timeout: 10_000 })
 
