@@ -78,7 +78,12 @@ const CREATE_COORDINATION = `
  */
 export function openJournalDatabase(path: string, synchronous: 'FULL' | 'NORMAL'): Database.Database {
   mkdirSync(dirname(path), { recursive: true })
-  const db = new Database(path)
+  let db: Database.Database
+  try {
+    db = new Database(path)
+  } catch (error) {
+    throw nativeModuleFault(error) ?? error
+  }
   try {
     // A transaction, so two processes creating the same new file agree on who creates the schema.
     db.transaction(() => ensureSchema(db, path)).immediate()
@@ -114,6 +119,24 @@ function corrupt(path: string, message: string, cause?: unknown): SeamError {
     cause,
     details: { file: path },
     hint: 'Point the journal at another file, or move this one aside; it is left as it is.',
+  })
+}
+
+/**
+ * better-sqlite3 loads its compiled module when the first database opens. Where its install script
+ * did not run (npm 11 and later skip the install scripts of packages a project has not allowed) or
+ * built it for another Node, that fails with a loader message that names neither the cause nor the
+ * fix: this says both. `undefined` for any other error.
+ */
+export function nativeModuleFault(error: unknown): SeamError | undefined {
+  const message = error instanceof Error ? error.message : ''
+  const missing = message.includes('Could not locate the bindings file')
+  const otherNode = (error as { code?: unknown } | null)?.code === 'ERR_DLOPEN_FAILED' && message.includes('better_sqlite3.node')
+  if (!missing && !otherNode) return undefined
+  const why = missing ? 'is not built (its install script did not run)' : `was built for another Node.js version than this one (${process.version})`
+  return new SeamError('JOURNAL_UNAVAILABLE', `The SQLite journal needs better-sqlite3's compiled module, which ${why}.`, {
+    cause: error,
+    hint: 'build it with `npm rebuild better-sqlite3` (on npm 11 or later, first allow it: `npm install-scripts approve better-sqlite3`); or use memoryJournal() or postgresJournal()',
   })
 }
 

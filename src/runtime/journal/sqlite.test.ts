@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -6,6 +7,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { SeamError } from '../../errors.js'
 import { begin, call, describeJournalContract, now, result } from './contract.test-suite.js'
 import { type SqliteJournalOptions, sqliteJournal } from './sqlite.js'
+import { nativeModuleFault } from './sqlite-schema.js'
 import type { JournalStore } from './types.js'
 
 /** A temporary folder removed when the test finishes. */
@@ -157,3 +159,37 @@ describe('sqliteJournal', () => {
     ])
   })
 })
+
+describe('a better-sqlite3 whose compiled module cannot load', () => {
+  it('is told as JOURNAL_UNAVAILABLE with the cause and how to build it, from the loaders’ own errors', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seam-native-'))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+    const require = createRequire(import.meta.url)
+    // What better-sqlite3 meets when its install script never ran: `bindings` finds no build.
+    const bindings = require(require.resolve('bindings', { paths: [require.resolve('better-sqlite3')] })) as (options: object) => unknown
+    const notBuilt = catchError(() => bindings({ bindings: 'better_sqlite3.node', module_root: dir }))
+    // ... and when it was built for another Node: the dynamic loader refuses the file.
+    const file = join(dir, 'better_sqlite3.node')
+    writeFileSync(file, 'not a shared object')
+    const otherNode = catchError(() => process.dlopen({ exports: {} }, file))
+
+    const missing = nativeModuleFault(notBuilt)
+    expect(missing).toMatchObject({ code: 'JOURNAL_UNAVAILABLE', cause: notBuilt })
+    expect(missing?.message).toBe("The SQLite journal needs better-sqlite3's compiled module, which is not built (its install script did not run).")
+    expect(missing?.hint).toContain('npm rebuild better-sqlite3')
+    expect(missing?.hint).toContain('npm install-scripts approve better-sqlite3')
+    expect(nativeModuleFault(otherNode)?.message).toContain(`was built for another Node.js version than this one (${process.version})`)
+    // Anything else is left as it was (a SQLite error, a permission error).
+    expect(nativeModuleFault(new Database.SqliteError('disk I/O error', 'SQLITE_IOERR'))).toBeUndefined()
+    expect(nativeModuleFault(Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }))).toBeUndefined()
+  })
+})
+
+function catchError(run: () => unknown): Error {
+  try {
+    run()
+  } catch (error) {
+    return error as Error
+  }
+  throw new Error('expected a throw')
+}
