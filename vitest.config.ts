@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { configDefaults, defineConfig } from 'vitest/config'
 
@@ -23,5 +24,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Vitest's default on two cores is one file at a time (cores - 1), which leaves a core idle
+    // while a file waits on the processes it spawns (seam, MCP servers, Chromium, tsc).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 })
