@@ -213,6 +213,15 @@ export function describeJournalContract(name: string, backend: JournalBackend): 
       expect(await store.tail(0)).toEqual([])
     })
 
+    it('tails in append order, also when events came after later seqs of their turn', async () => {
+      const store = (await storage()).open()
+      // t1's seqs arrive 1, 5, 4, 3, 2: its newest event is its second by seq.
+      const appended = [begin('t2', 1), begin('t1', 1), call('t1', 5, 'c1'), call('t1', 4, 'c2'), call('t1', 3, 'c3'), call('t1', 2, 'c4')]
+      for (const event of appended) await store.append(event)
+      expect((await store.read('t1')).map((event) => event.seq)).toEqual([1, 2, 3, 4, 5])
+      for (let limit = 1; limit <= 7; limit += 1) expect(unhosted(await store.tail(limit)), `tail(${limit})`).toEqual(appended.slice(-limit))
+    })
+
     it('repairs open calls with OUTCOME_UNKNOWN and open turns as interrupted, numbered after their last event', async () => {
       const { writer, repairer: store } = writerAndRepairer(await storage(), deadHostId())
       const open = await writeInterruptedTurns(writer)

@@ -77,9 +77,18 @@ function kindBit(kind: JournalEvent['kind']): number {
 interface TurnLog {
   /** In seq order. */
   readonly events: JournalEvent[]
+  /**
+   * When each of `events` was appended (the store's append count then): `tail`'s order across
+   * turns. Numbers, not the events again in one list for the whole store: an array of small
+   * integers is never scanned by the garbage collector, nor written through its barrier.
+   */
+  readonly orders: number[]
+  /** The latest of `orders`. */
+  lastOrder: number
+  /** `events` are in append order too (no event came before a later seq of its turn). */
+  inOrder: boolean
   /** Kind bits of the turn events. */
   turnKinds: number
-  /** Kind bits per call id. */
   /**
    * Kind bits per call id, but for `lastCall`'s, which `lastBits` holds (an entry here for it may be
    * stale): a call's events come one after another, so its result needs no map lookup, and each
@@ -97,7 +106,7 @@ interface TurnLog {
   open: number
   /** The estimated size of `events`. */
   bytes: number
-  /** Dropped by the bound: its events no longer count for `tail`. */
+  /** Dropped by the bound (the cached log of the last append may still be this one: see `#insert`). */
   evicted: boolean
   /** Listed in the store's turns that are over (see `#track`). */
   over: boolean
@@ -131,10 +140,8 @@ class MemoryJournalStore implements MemoryJournal {
   /** Turns that are over, in the order they became so: the next to drop comes first. */
   readonly #over = new Map<string, TurnLog>()
   #bytes = 0
-  /** Every event in append order, for `tail`, with its turn's log (evicted ones are skipped, then swept). */
-  #all: JournalEvent[] = []
-  #allLogs: TurnLog[] = []
-  #evictedEvents = 0
+  /** Events appended so far: each one's place in the store's append order (see `TurnLog.orders`). */
+  #appended = 0
   #available = true
   #closed = false
   /** The turn of the last append: a turn's events come one after another, so most appends skip the map. */
@@ -177,12 +184,24 @@ class MemoryJournalStore implements MemoryJournal {
     return this.#turns.get(turnId)?.events.slice() ?? []
   }
 
+  /**
+   * The `limit` latest events, oldest first. Turns are visited latest append first, and only until
+   * the events picked are all newer than anything the next turn holds: a tail of the live turn
+   * reads that turn alone, whatever else is kept.
+   */
   async tail(limit: number): Promise<JournalEvent[]> {
-    const out: JournalEvent[] = []
-    for (let index = this.#all.length - 1; index >= 0 && out.length < limit; index -= 1) {
-      if (!this.#allLogs[index]!.evicted) out.push(this.#all[index]!)
+    if (!(limit >= 1)) return []
+    const logs = [...this.#turns.values()].sort((a, b) => b.lastOrder - a.lastOrder)
+    let picked: { order: number; event: JournalEvent }[] = []
+    for (const log of logs) {
+      if (picked.length >= limit && picked[limit - 1]!.order > log.lastOrder) break
+      // A turn in append order gives its last `limit` events; another is looked at whole.
+      const from = log.inOrder ? Math.max(0, log.events.length - limit) : 0
+      for (let index = from; index < log.events.length; index += 1) picked.push({ order: log.orders[index]!, event: log.events[index]! })
+      picked.sort((a, b) => b.order - a.order)
+      if (picked.length > limit) picked = picked.slice(0, limit)
     }
-    return out.reverse()
+    return picked.reverse().map((entry) => entry.event)
   }
 
   /** See `JournalStore.turns`. Memory journals are small and bounded, so this one scans. */
@@ -241,7 +260,7 @@ class MemoryJournalStore implements MemoryJournal {
     const { turnId } = event
     let log = turnId === this.#lastTurnId ? this.#last : this.#turns.get(turnId)
     if (log === undefined || log.evicted) {
-      log = { events: [], turnKinds: 0, calls: undefined, lastCall: undefined, lastBits: 0, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
+      log = { events: [], orders: [], lastOrder: 0, inOrder: true, turnKinds: 0, calls: undefined, lastCall: undefined, lastBits: 0, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
       this.#turns.set(turnId, log)
     }
     this.#last = log
@@ -265,14 +284,15 @@ class MemoryJournalStore implements MemoryJournal {
       log.lastBits = held | bit
     }
     if (event.kind === 'turn/begin') log.begun = ++this.#begunTurns
+    const order = ++this.#appended
+    log.lastOrder = order
     if (event.seq > log.lastSeq) {
       log.lastSeq = event.seq
       log.events.push(stored)
+      log.orders.push(order)
     } else {
-      insertBySeq(log.events, stored)
+      insertBySeq(log, stored, order)
     }
-    this.#all.push(stored)
-    this.#allLogs.push(log)
     const bytes = sizeOf(stored)
     log.bytes += bytes
     this.#bytes += bytes
@@ -301,20 +321,6 @@ class MemoryJournalStore implements MemoryJournal {
       this.#turns.delete(turnId)
       this.#bytes -= log.bytes
       log.evicted = true
-      this.#evictedEvents += log.events.length
-    }
-    // Sweep `tail`'s list once most of it is dropped turns: amortised O(1) per event.
-    if (this.#evictedEvents * 2 > this.#all.length) {
-      const all: JournalEvent[] = []
-      const logs: TurnLog[] = []
-      for (let index = 0; index < this.#all.length; index += 1) {
-        if (this.#allLogs[index]!.evicted) continue
-        all.push(this.#all[index]!)
-        logs.push(this.#allLogs[index]!)
-      }
-      this.#all = all
-      this.#allLogs = logs
-      this.#evictedEvents = 0
     }
   }
 }
@@ -362,7 +368,8 @@ function freeze(event: JournalEvent): JournalEvent {
     for (let index = 0; index < content.length; index += 1) Object.freeze(content[index])
     Object.freeze(content)
   }
-  return Object.isFrozen(event) ? event : Object.freeze(event)
+  // Freezing is idempotent, and a check first would cost as much as the freeze it skips.
+  return Object.freeze(event)
 }
 
 function countCalls(log: TurnLog): number {
@@ -372,11 +379,17 @@ function countCalls(log: TurnLog): number {
   return calls
 }
 
-/** Events almost always arrive in seq order, so this is a push; an early seq is placed by a scan from the end. */
-function insertBySeq(events: JournalEvent[], event: JournalEvent): void {
+/**
+ * Places an event that came before a later seq of its turn (events almost always arrive in seq
+ * order, and are pushed): by a scan from the end. The turn's events are no longer in append order.
+ */
+function insertBySeq(log: TurnLog, event: JournalEvent, order: number): void {
+  const { events } = log
   let index = events.length
   while (index > 0 && events[index - 1]!.seq > event.seq) index -= 1
   events.splice(index, 0, event)
+  log.orders.splice(index, 0, order)
+  log.inOrder = false
 }
 
 function payloadLength(block: ContentBlock): number {

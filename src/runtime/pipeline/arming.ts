@@ -50,17 +50,26 @@ export function unwatch(signal: AbortSignal, run: Listener): void {
  * them). Runs that finished meanwhile are skipped, and dropped early when many pile up (calls
  * awaited one after another never leave the microtask queue).
  */
+const COMPACT_AT = 64
+
 class ArmingQueue {
   #runs: Armable[] = []
   #scheduled = false
+  #compactAt = COMPACT_AT
 
   defer(run: Armable): void {
     this.#runs.push(run)
     if (!this.#scheduled) {
       this.#scheduled = true
       setImmediate(this.#flush)
-    } else if (this.#runs.length >= 64) {
-      this.#runs = this.#runs.filter((r) => !r.finished)
+    } else if (this.#runs.length >= this.#compactAt) {
+      // Compacted in place: calls awaited one after another get here every 64 calls. Many runs
+      // still going (a large batch) raise the mark, so compacting stays amortised O(1) per run.
+      const runs = this.#runs
+      let kept = 0
+      for (let index = 0; index < runs.length; index += 1) if (!runs[index]!.finished) runs[kept++] = runs[index]!
+      runs.length = kept
+      this.#compactAt = Math.max(COMPACT_AT, kept * 2)
     }
   }
 
@@ -68,6 +77,7 @@ class ArmingQueue {
     this.#scheduled = false
     const runs = this.#runs
     this.#runs = []
+    this.#compactAt = COMPACT_AT
     for (const run of runs) run.arm()
   }
 }

@@ -11,6 +11,18 @@ import type { DispatchResult, ExecuteWrapper, ToolExecution } from './types.js'
 const ABANDONED: unique symbol = Symbol('abandoned')
 type BodyResult = DispatchResult | typeof ABANDONED
 
+/** What commits a call once its body has settled (`commitCall`), and what it hands back (`finish`). */
+export type Commit = (state: CallState, finish: (state: CallState) => unknown) => unknown
+
+/**
+ * Runs the body of a call no wrapper stands around, and commits the call itself once the body
+ * settles (or is abandoned): the promise returned is the call's own, resolving with what `commit`
+ * makes of it. Nothing else is allocated to wait for the body (see `runCall`).
+ */
+export function runBody<T>(state: CallState, commit: Commit, finish: (state: CallState) => T): Promise<T> {
+  return new BodyRun(state).run(commit, finish) as Promise<T>
+}
+
 /**
  * Stage 7: `execute` wrappers around dispatch, then the body or `ToolService.execute`. The body's
  * signal fuses the caller's signal, a wrapper's replacement and the deadline. A body still running
@@ -22,7 +34,7 @@ export function dispatch(state: CallState): Promise<void> | undefined {
   const wrappers = state.ctx.generation.hooks.execute
   const run = new BodyRun(state)
   // Without wrappers the run decides the call itself when the body settles: one promise less.
-  if (wrappers.length === 0) return run.run()
+  if (wrappers.length === 0) return run.run(undefined, undefined) as Promise<void>
   const decided = (r: BodyResult) => {
     run.finish()
     decide(state, run, r)
@@ -175,8 +187,11 @@ class BodyRun implements Due {
   #onOwnAbort: (() => void) | undefined
   #queued = false
   #grace: RunTimer | undefined
-  #resolve: ((r: BodyResult | undefined) => void) | undefined
+  #resolve: ((value: unknown) => void) | undefined
   #decides = false
+  /** For a run that settles its call (`runBody`): what commits it then, and the caller's `finish`. */
+  #commit: Commit | undefined
+  #finishCall: ((state: CallState) => unknown) | undefined
   #release: (() => void) | undefined
   #settled = false
   #armed = false
@@ -217,15 +232,35 @@ class BodyRun implements Due {
   start(substituted: AbortSignal | undefined): Promise<BodyResult> {
     // A wrapper that calls next() after it returned: its call has settled, nothing may run now.
     if (this.#finished) return Promise.reject(new SeamError('INVALID_CALL', 'an execute wrapper called next() after its call had settled'))
-    return new Promise<BodyResult>((resolve) => this.#begin(substituted, false, resolve as (r: BodyResult | undefined) => void))
+    return new Promise<BodyResult>((resolve) => this.#begin(substituted, false, resolve as (value: unknown) => void))
   }
 
-  /** Runs the body and settles the call from its result (no wrappers): one promise in all. */
-  run(): Promise<void> {
-    return new Promise<void>((resolve) => this.#begin(undefined, true, resolve as (r: BodyResult | undefined) => void))
+  /**
+   * Runs the body and settles the call from its result (no wrappers): one promise in all. With
+   * `commit`, it then commits the call too and resolves with what that returns.
+   */
+  run(commit: Commit | undefined, finish: ((state: CallState) => unknown) | undefined): Promise<unknown> {
+    this.#commit = commit
+    this.#finishCall = finish
+    BodyRun.#starting = this
+    return new Promise(BodyRun.#startRun)
   }
 
-  #begin(substituted: AbortSignal | undefined, decides: boolean, resolve: (r: BodyResult | undefined) => void): void {
+  /** The run whose promise is being made: `#startRun` picks it up at once. */
+  static #starting: BodyRun | undefined
+  /** The executor of every `run()`: one function for all runs, so a call allocates no closure for it. */
+  static readonly #startRun = (resolve: (value: unknown) => void): void => {
+    const run = BodyRun.#starting!
+    BodyRun.#starting = undefined
+    try {
+      run.#begin(undefined, true, resolve)
+    } catch (error) {
+      // Only a fault of the runtime's own gets here (the body's throws are caught inside): the call still settles.
+      run.#bodySettled({ ok: false, error: messageOf(error), details: { internal: true } })
+    }
+  }
+
+  #begin(substituted: AbortSignal | undefined, decides: boolean, resolve: (value: unknown) => void): void {
     const { state } = this
     state.dispatched = true
     this.#decides = decides
@@ -367,7 +402,20 @@ class BodyRun implements Due {
     } catch (error) {
       settle(this.state, { status: 'failed', code: 'TOOL_ERROR', message: `The call to "${this.state.call.name}" failed inside the runtime: ${messageOf(error)}`, details: { internal: true } })
     }
-    resolve(undefined)
+    const commit = this.#commit
+    if (commit === undefined) {
+      resolve(undefined)
+      return
+    }
+    // Resolving with the commit's promise (a journal that waits) adopts it. `commit` settles its
+    // own faults; a `finish` that throws rejects the call's promise rather than leave it pending.
+    let committed: unknown
+    try {
+      committed = commit(this.state, this.#finishCall!)
+    } catch (error) {
+      committed = Promise.reject(error)
+    }
+    resolve(committed)
   }
 
   #abort(reason: unknown): void {

@@ -7,10 +7,16 @@ import type { CallState } from './state.js'
 /**
  * Stage 11: the durable `tool/result`, paired with the `tool/call` written in stage 1. When the
  * journal fails here or stalls past its deadline, the outcome stands and crash repair closes the
- * call as `OUTCOME_UNKNOWN` on the next start. Never rejects.
+ * call as `OUTCOME_UNKNOWN` on the next start. Never rejects, never throws.
  */
 export function journalResult(state: CallState): Promise<void> | undefined {
-  const appending = appendResult(state)
+  let appending: Promise<void> | undefined
+  try {
+    appending = appendResult(state)
+  } catch {
+    // A journal that throws instead of rejecting: the outcome stands all the same.
+    return undefined
+  }
   // Nothing written, or already stored (the memory journal): nothing to wait for.
   if (appending === undefined || appending === APPENDED) return undefined
   return untilDue(appending, undefined, state.ctx.limits.journalTimeoutMs).then(unrecorded, unrecorded)

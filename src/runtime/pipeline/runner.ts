@@ -1,7 +1,7 @@
 import { messageOf } from '../../errors.js'
 import { checkApproval } from './approval.js'
 import { checkAbort, parseArguments } from './arguments.js'
-import { dispatch } from './dispatch.js'
+import { type Commit, dispatch, runBody } from './dispatch.js'
 import { checkGeneration, checkStillLive } from './generation-check.js'
 import { checkGuards } from './guards.js'
 import { claimIdempotency, settleIdempotency } from './idempotency.js'
@@ -62,39 +62,98 @@ export const commitment = [...settlement, ['tool/result', journalResult]] as con
 const afterCall: Stages = [...admission.slice(1), ...execution]
 
 /**
- * One call, start to finish, in one async frame: a stage that finishes synchronously costs
- * nothing more than its own work, one that returns a promise costs one await. Faults are settled
- * here (fail closed); nothing escapes. Resolves with what `finish` makes of the settled call, so the
- * caller needs no async frame of its own.
+ * One call, start to finish. Stages that finish synchronously run in this step, with no async
+ * frame and no promise of their own: a call whose admission is synchronous (the memory journal, no
+ * hooks that wait) returns its body run's promise, which commits the call and resolves with what
+ * `finish` makes of it once the body settles (one promise and one reaction on the body's promise
+ * in all). The first stage that returns a promise hands the rest to `continueCall`, one await per
+ * such stage. Faults are settled here (fail closed); the promise never rejects.
  */
-export async function runCall<T>(state: CallState, finish: (state: CallState) => T): Promise<T> {
+export function runCall<T>(state: CallState, finish: (state: CallState) => T): Promise<T> {
   state.waited = false
-  const journaling = journalCall(state)
+  let journaling: Promise<void> | undefined
+  try {
+    journaling = journalCall(state)
+  } catch (error) {
+    fault(state, error)
+  }
   if (journaling !== undefined) {
     state.waited = true
-    await journaling
+    return continueCall(state, finish, 0, journaling)
   }
   for (let index = 0; index < afterCall.length && !state.settled; index += 1) {
+    let pending: Promise<void> | undefined
     try {
-      const pending = afterCall[index]![1](state)
-      if (pending !== undefined) {
-        state.waited = true
-        await pending
-      }
+      if (index === EXECUTE && runsBodyAlone(state)) return runBody(state, commitCall as Commit, finish)
+      pending = afterCall[index]![1](state) as Promise<void> | undefined
+    } catch (error) {
+      fault(state, error)
+    }
+    if (pending !== undefined) {
+      state.waited = true
+      return continueCall(state, finish, index + 1, pending)
+    }
+  }
+  const committed = commitCall(state, finish)
+  return committed instanceof Promise ? committed : Promise.resolve(committed)
+}
+
+/** The execute stage's place in `afterCall` (its last). */
+const EXECUTE = afterCall.length - 1
+
+/** No wrapper stands around the body, and it is to run: the body run then commits the call itself. */
+function runsBodyAlone(state: CallState): boolean {
+  return state.ctx.generation.hooks.execute.length === 0 && !state.replayed && state.args !== undefined
+}
+
+/** `runCall` from stage `from` on, once a stage returned `pending`: one await per stage that waits. */
+async function continueCall<T>(state: CallState, finish: (state: CallState) => T, from: number, pending: Promise<void>): Promise<T> {
+  try {
+    await pending
+  } catch (error) {
+    fault(state, error)
+  }
+  for (let index = from; index < afterCall.length && !state.settled; index += 1) {
+    try {
+      const next = afterCall[index]![1](state)
+      if (next !== undefined) await next
     } catch (error) {
       fault(state, error)
     }
   }
+  return commitCall(state, finish)
+}
+
+/**
+ * Stages 8–11, then `finish`: synchronous while every stage is (the memory journal's `tool/result`
+ * is stored at once), else a promise. Never throws: a stage that does is settled by `recover`.
+ */
+export function commitCall<T>(state: CallState, finish: (state: CallState) => T): T | Promise<T> {
+  for (let index = 0; index < settlement.length; index += 1) {
+    let pending: Promise<void> | undefined
+    try {
+      pending = settlement[index]![1](state) as Promise<void> | undefined
+    } catch (error) {
+      return recover(state, error).then(() => finish(state))
+    }
+    if (pending !== undefined) return finishSettlement(state, finish, index + 1, pending)
+  }
+  // Stage 11: the outcome stands if the journal fails or stalls here (`journalResult` never rejects).
+  const appended = journalResult(state)
+  return appended === undefined ? finish(state) : appended.then(() => finish(state))
+}
+
+async function finishSettlement<T>(state: CallState, finish: (state: CallState) => T, from: number, pending: Promise<void>): Promise<T> {
   try {
-    for (let index = 0; index < settlement.length; index += 1) {
-      const pending = settlement[index]![1](state)
-      if (pending !== undefined) await pending
+    await pending
+    for (let index = from; index < settlement.length; index += 1) {
+      const next = settlement[index]![1](state)
+      if (next !== undefined) await next
     }
   } catch (error) {
     await recover(state, error)
     return finish(state)
   }
-  // Stage 11: the outcome stands if the journal fails or stalls here (`journalResult` never rejects).
   const appended = journalResult(state)
   if (appended !== undefined) await appended
   return finish(state)
@@ -174,9 +233,5 @@ async function recover(state: CallState, error: unknown): Promise<void> {
     durationMs: performance.now() - state.startedAt,
   })
   observe(state)
-  try {
-    await journalResult(state)
-  } catch {
-    // A journal that throws synchronously: crash repair closes the call.
-  }
+  await journalResult(state)
 }
