@@ -165,6 +165,24 @@ class RunTimer implements Due {
 }
 
 /**
+ * What a run holds only once it is aborted, armed, abandoned or wrapped: most runs settle before
+ * any of that, and never allocate it (see `BodyRun.#more`).
+ */
+class RunSignals {
+  controller: AbortController | undefined = undefined
+  /** Set once the body's signal is (or would be) aborted. */
+  reason: { value: unknown } | undefined = undefined
+  watched: AbortSignal[] | undefined = undefined
+  own: AbortSignal | undefined = undefined
+  onOwnAbort: (() => void) | undefined = undefined
+  grace: RunTimer | undefined = undefined
+  /** Ends the generation lease of an abandoned body (once it really settles). */
+  release: (() => void) | undefined = undefined
+  /** A wrapper's replacement for the dispatch signal. */
+  substituted: AbortSignal | undefined = undefined
+}
+
+/**
  * One body invocation with its deadline, grace period and signals. The body's `AbortController`
  * is created only when the body (or provider) reads its signal: creating an `AbortSignal` costs
  * microseconds on Node 20, and most bodies finish without ever looking at it.
@@ -173,49 +191,54 @@ class BodyRun implements Due {
   readonly state: CallState
   /** The deadline: the run is its own entry in the deadline queue (no timer object per call). */
   due = 0
-  readonly timeoutMs: number
-  readonly graceMs: number
   timedOut = false
   abandoned = false
   /** The body failed because of the caller's abort (not a failure of its own). */
   abortCaused = false
-  #controller: AbortController | undefined
-  /** Set once the body's signal is (or would be) aborted. */
-  #reason: { value: unknown } | undefined
-  #watched: AbortSignal[] | undefined
-  #own: AbortSignal | undefined
-  #onOwnAbort: (() => void) | undefined
+  /** Signals, timers and leases, made on first need. */
+  #signals: RunSignals | undefined
   #queued = false
-  #grace: RunTimer | undefined
   #resolve: ((value: unknown) => void) | undefined
   #decides = false
   /** For a run that settles its call (`runBody`): what commits it then, and the caller's `finish`. */
   #commit: Commit | undefined
   #finishCall: ((state: CallState) => unknown) | undefined
-  #release: (() => void) | undefined
   #settled = false
   #armed = false
   #finished = false
-  #substituted: AbortSignal | undefined
   /** The tool service's id, for a seam tool. */
   #seam: string | undefined
 
   constructor(state: CallState) {
     this.state = state
-    const { ctx, capability } = state
-    this.timeoutMs = capability?.timeoutMs ?? ctx.turn.policy.timeoutMs ?? ctx.limits.timeoutMs
-    this.graceMs = ctx.turn.policy.graceMs ?? ctx.limits.graceMs
+  }
+
+  /** The body's deadline (a tool's own wins over the turn's policy and the root's limit). */
+  get timeoutMs(): number {
+    const { ctx, capability } = this.state
+    return capability?.timeoutMs ?? ctx.turn.policy.timeoutMs ?? ctx.limits.timeoutMs
+  }
+
+  get graceMs(): number {
+    const { ctx } = this.state
+    return ctx.turn.policy.graceMs ?? ctx.limits.graceMs
+  }
+
+  #more(): RunSignals {
+    this.#signals ??= new RunSignals()
+    return this.#signals
   }
 
   /** The signal handed to the body: created on first read, already aborted if the run was. */
   get signal(): AbortSignal {
-    if (!this.#controller) {
+    const more = this.#more()
+    if (!more.controller) {
       // A body that reads its signal is told of an abort at once.
       this.arm()
-      this.#controller = new AbortController()
-      if (this.#reason) this.#controller.abort(this.#reason.value)
+      more.controller = new AbortController()
+      if (more.reason) more.controller.abort(more.reason.value)
     }
-    return this.#controller.signal
+    return more.controller.signal
   }
 
   abandonedResult(): DispatchResult {
@@ -265,7 +288,7 @@ class BodyRun implements Due {
     state.dispatched = true
     this.#decides = decides
     this.#resolve = resolve
-    this.#substituted = substituted
+    if (substituted !== undefined) this.#more().substituted = substituted
     // A call that awaited nothing since it began starts its body in the same synchronous step: its
     // deadline counts from the call's start (earlier by the admission's own work), with no clock read.
     this.due = (state.waited ? performance.now() : state.startedAt) + this.timeoutMs
@@ -318,7 +341,7 @@ class BodyRun implements Due {
     const { state } = this
     // Re-fuse the caller's signal: a wrapper may replace the dispatch signal, never drop the caller's.
     this.#link(state.signal)
-    const substituted = this.#substituted
+    const substituted = this.#signals?.substituted
     if (substituted && substituted !== state.signal) this.#link(substituted)
     if (this.#finished) return
     this.#queued = true
@@ -334,11 +357,13 @@ class BodyRun implements Due {
     if (!this.#armed) return
     if (this.#queued) deadlines.delete(this)
     this.#queued = false
-    if (this.#grace) deadlines.delete(this.#grace)
-    if (this.#watched) for (const signal of this.#watched) unwatch(signal, this)
-    this.#watched = undefined
-    if (this.#own && this.#onOwnAbort) this.#own.removeEventListener('abort', this.#onOwnAbort)
-    this.#own = undefined
+    const more = this.#signals
+    if (more === undefined) return
+    if (more.grace) deadlines.delete(more.grace)
+    if (more.watched) for (const signal of more.watched) unwatch(signal, this)
+    more.watched = undefined
+    if (more.own && more.onOwnAbort) more.own.removeEventListener('abort', more.onOwnAbort)
+    more.own = undefined
   }
 
   /** The caller's (or a wrapper's) signal aborted. */
@@ -373,7 +398,7 @@ class BodyRun implements Due {
     const { ctx, call } = this.state
     this.abandoned = true
     // The body outlived its deadline: keep its generation alive until it really settles.
-    this.#release = ctx.lease()
+    this.#more().release = ctx.lease()
     this.state.probe?.abandoned()
     ctx.onAbandoned({ callId: call.callId, name: call.name, generation: ctx.generation.number, since: Date.now() })
     this.#complete(ABANDONED)
@@ -381,8 +406,9 @@ class BodyRun implements Due {
 
   #bodySettled(result: DispatchResult): void {
     this.#settled = true
-    if (this.#release) {
-      this.#release()
+    const release = this.#signals?.release
+    if (release) {
+      release()
       this.state.probe?.returnedLate()
     }
     this.#complete(result)
@@ -419,9 +445,10 @@ class BodyRun implements Due {
   }
 
   #abort(reason: unknown): void {
-    if (this.#reason) return
-    this.#reason = { value: reason }
-    this.#controller?.abort(reason)
+    const more = this.#more()
+    if (more.reason) return
+    more.reason = { value: reason }
+    more.controller?.abort(reason)
   }
 
   #link(signal: AbortSignal): void {
@@ -432,27 +459,30 @@ class BodyRun implements Due {
     }
     if (signal === this.state.signal && this.state.ownSignal) {
       // A signal of this call alone (an MCP request's): one listener, removed when the run ends.
-      this.#onOwnAbort = () => this.abortFrom(signal)
-      signal.addEventListener('abort', this.#onOwnAbort, { once: true })
-      this.#own = signal
+      const more = this.#more()
+      more.onOwnAbort = () => this.abortFrom(signal)
+      signal.addEventListener('abort', more.onOwnAbort, { once: true })
+      more.own = signal
       return
     }
     watch(signal, this)
-    this.#watched ??= []
-    this.#watched.push(signal)
+    const more = this.#more()
+    more.watched ??= []
+    more.watched.push(signal)
   }
 
 
   #startGrace(): void {
-    if (this.#grace) return
-    this.#grace = new RunTimer(performance.now() + this.graceMs, () => this.abandon())
-    deadlines.add(this.#grace)
+    const more = this.#more()
+    if (more.grace) return
+    more.grace = new RunTimer(performance.now() + this.graceMs, () => this.abandon())
+    deadlines.add(more.grace)
   }
 
   #failure(error: unknown): DispatchResult {
     // An abort the run has not heard of yet (it arms at the end of the turn) still explains the failure.
     this.arm()
-    const reason = this.#reason
+    const reason = this.#signals?.reason
     if (reason && (error === reason.value || (error instanceof Error && error.name === 'AbortError'))) {
       this.abortCaused = true
     }
