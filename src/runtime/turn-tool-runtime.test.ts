@@ -265,10 +265,14 @@ describe('TurnToolRuntime: lookup and arguments', () => {
     expect(await journalKinds(journal, turn.turnId)).toEqual(['turn/begin'])
   })
 
-  it('throws only for caller misuse: a call without a callId', async () => {
+  it('throws only for caller misuse: a call without a callId, or with a blank one', async () => {
     const { root } = await rootWith(() => {})
     const turn = await beginTurn(root)
-    await expect(turn.tools.execute({ callId: '', name: 'x', arguments: '{}' })).rejects.toMatchObject({ code: 'INVALID_CALL' })
+    for (const callId of ['', ' ', ' \t\n', '\u00a0', '\u3000 ']) {
+      await expect(turn.tools.execute({ callId, name: 'x', arguments: '{}' }), JSON.stringify(callId)).rejects.toMatchObject({ code: 'INVALID_CALL' })
+    }
+    // An id with something visible in it is an id, spaces and all.
+    expect(await turn.tools.execute({ callId: ' c1', name: 'x', arguments: '{}' })).toMatchObject({ callId: ' c1', code: 'UNKNOWN_TOOL' })
   })
 
   it('refuses calls after turn.end() with TURN_ENDED before anything is journaled, so the turn ends with turn/end', async () => {

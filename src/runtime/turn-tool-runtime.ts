@@ -339,9 +339,15 @@ function assertSignal(signal: unknown, method: string): void {
   }
 }
 
+/** Empty or white space only. An id that starts with a visible ASCII character is neither, and is not trimmed (a call, and maybe a copy). */
+function isBlank(text: string): boolean {
+  const first = text.charCodeAt(0)
+  return !(first > 32 && first < 127) && text.trim() === ''
+}
+
 function assertCall(call: ToolCall): void {
   if (call === null || typeof call !== 'object') throw new SeamError('INVALID_CALL', 'a tool call must be an object')
-  if (typeof call.callId !== 'string' || call.callId.trim() === '') {
+  if (typeof call.callId !== 'string' || isBlank(call.callId)) {
     throw new SeamError('INVALID_CALL', 'a tool call needs a non-blank string callId')
   }
   if (typeof call.name !== 'string') throw new SeamError('INVALID_CALL', `call "${call.callId}": name must be a string`)

@@ -255,9 +255,13 @@ class MemoryJournalStore implements MemoryJournal {
     this.#closed = true
   }
 
-  /** Stores the event frozen; `false` when a uniqueness rule refuses it. Runs on every append: keep it lean. */
+  /**
+   * Stores the event frozen; `false` when a uniqueness rule refuses it. Runs on every append: keep
+   * it lean. Events come in many shapes, so each property read here is a megamorphic lookup: the
+   * fields are read once.
+   */
   #insert(event: JournalEvent): boolean {
-    const { turnId } = event
+    const { turnId, kind, seq } = event
     let log = turnId === this.#lastTurnId ? this.#last : this.#turns.get(turnId)
     if (log === undefined || log.evicted) {
       log = { events: [], orders: [], lastOrder: 0, inOrder: true, turnKinds: 0, calls: undefined, lastCall: undefined, lastBits: 0, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
@@ -265,11 +269,11 @@ class MemoryJournalStore implements MemoryJournal {
     }
     this.#last = log
     this.#lastTurnId = turnId
-    const bit = kindBit(event.kind)
+    const bit = kindBit(kind)
     const callId = callIdOf(event)
     const held = callId === undefined ? log.turnKinds : bitsOf(log, callId)
     if ((held & bit) !== 0) return false
-    if (event.seq <= log.lastSeq && log.events.some((e) => e.seq === event.seq)) return false
+    if (seq <= log.lastSeq && log.events.some((e) => e.seq === seq)) return false
     const safe = protectEvent(event, this.#maxPayload)
     const stored = freeze(this.#host === undefined ? safe : { ...safe, host: this.#host })
     if (callId === undefined) log.turnKinds |= bit
@@ -283,11 +287,11 @@ class MemoryJournalStore implements MemoryJournal {
       }
       log.lastBits = held | bit
     }
-    if (event.kind === 'turn/begin') log.begun = ++this.#begunTurns
+    if (kind === 'turn/begin') log.begun = ++this.#begunTurns
     const order = ++this.#appended
     log.lastOrder = order
-    if (event.seq > log.lastSeq) {
-      log.lastSeq = event.seq
+    if (seq > log.lastSeq) {
+      log.lastSeq = seq
       log.events.push(stored)
       log.orders.push(order)
     } else {
@@ -296,8 +300,8 @@ class MemoryJournalStore implements MemoryJournal {
     const bytes = sizeOf(stored)
     log.bytes += bytes
     this.#bytes += bytes
-    if (event.kind === 'tool/call') log.open += 1
-    else if (event.kind === 'tool/result' && (held & KIND_BIT['tool/call']) !== 0) log.open -= 1
+    if (kind === 'tool/call') log.open += 1
+    else if (kind === 'tool/result' && (held & KIND_BIT['tool/call']) !== 0) log.open -= 1
     this.#track(turnId, log)
     if (this.#turns.size > this.#maxTurns || this.#bytes > this.#maxBytes) this.#evict()
     return true

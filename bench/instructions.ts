@@ -1,0 +1,96 @@
+/**
+ * The pipeline against the floor sketch in instructions rather than time: each contender runs in
+ * its own process under valgrind's callgrind, warms up, then counts the instructions its main
+ * thread executes over 8,000 calls. On a shared machine a time ratio moves by tens of percent
+ * from run to run (the garbage collector's helper threads, other work, which contender a major
+ * collection lands in); this count repeats to within about 1 % whatever else the machine does, so
+ * it shows what a change to the pipeline's own work is worth. It leaves out the collector's helper
+ * threads (their share shows in `npm run bench -- pipeline`, judged on CPU time).
+ *
+ * Opt-in, not part of `npm run bench` (it needs valgrind, `apt-get install -y valgrind`, and about
+ * 3 minutes): `node --import tsx bench/instructions.ts`. Contenders run two at a time.
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { formatRatio, isMain, table } from './harness.js'
+import { CALLS_PER_ROUND, floorRound, pipelineRound } from './pipeline.js'
+import { NAME } from './lookup-tool.js'
+
+const WARMUP_ROUNDS = 3
+const COUNTED_ROUNDS = 2
+
+const CONTENDERS = {
+  floor: { label: 'floor sketch, no checks (zod)', round: () => floorRound() },
+  zod: { label: 'pipeline: zod tool', round: () => pipelineRound(NAME) },
+  seam: { label: 'pipeline: seam tool (Ajv)', round: () => pipelineRound('fetch_ticket') },
+} as const
+type Name = keyof typeof CONTENDERS
+
+/** In the child, under callgrind: warm up uncounted, count `COUNTED_ROUNDS` rounds. */
+async function child(name: Name): Promise<void> {
+  const round = CONTENDERS[name].round()
+  for (let index = 0; index < WARMUP_ROUNDS; index += 1) await round()
+  await instrument('on')
+  for (let index = 0; index < COUNTED_ROUNDS; index += 1) await round()
+  await instrument('off')
+}
+
+/** Switches callgrind's counting on or off for this process (it answers between JavaScript turns). */
+function instrument(state: 'on' | 'off'): Promise<void> {
+  return new Promise((resolve, reject) => {
+    spawn('callgrind_control', [`--instr=${state}`, String(process.pid)], { stdio: 'ignore' })
+      .on('error', reject)
+      .on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`callgrind_control --instr=${state} exited with ${String(code)}`))))
+  })
+}
+
+/** Runs one contender under callgrind; its main thread's instructions per call. */
+async function count(name: Name, dir: string): Promise<number> {
+  const out = join(dir, `callgrind.${name}`)
+  const args = ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), '--child', name]
+  const started = performance.now()
+  const code = await new Promise<number | null>((resolve, reject) => spawn('valgrind', args, { stdio: ['ignore', 'ignore', 'pipe'] }).on('error', reject).on('close', resolve))
+  if (code !== 0) throw new Error(`valgrind … bench/instructions.ts --child ${name} exited with ${String(code)}`)
+  // Thread 1 is the main thread: its file is `<out>-01`.
+  const annotated = spawnSync('callgrind_annotate', [`${out}-01`], { encoding: 'utf8' })
+  const total = /([\d,]+) \([\s\d.]+%\)\s+PROGRAM TOTALS/.exec(annotated.stdout ?? '')?.[1]
+  if (total === undefined) throw new Error(`callgrind_annotate found no totals for ${name}: ${annotated.stderr}`)
+  console.error(`  ${name}: counted in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+  return Number(total.replaceAll(',', '')) / (COUNTED_ROUNDS * CALLS_PER_ROUND)
+}
+
+async function main(): Promise<void> {
+  if (spawnSync('valgrind', ['--version']).error) {
+    console.error('bench/instructions.ts needs valgrind (apt-get install -y valgrind)')
+    process.exitCode = 1
+    return
+  }
+  const names = Object.keys(CONTENDERS) as Name[]
+  const dir = mkdtempSync(join(tmpdir(), 'seam-instructions-'))
+  const perCall = new Map<Name, number>()
+  try {
+    // Two at a time at most: each is one busy thread, and the rest of a small machine stays free.
+    const lanes = Math.max(1, Math.min(2, cpus().length))
+    const queue = [...names]
+    await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        for (let name = queue.shift(); name !== undefined; name = queue.shift()) perCall.set(name, await count(name, dir))
+      }),
+    )
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const floor = perCall.get('floor')!
+  const rows = names.map((name) => [CONTENDERS[name].label, Math.round(perCall.get(name)!).toLocaleString('en-US'), formatRatio(perCall.get(name)! / floor)])
+  console.log(`instructions per call, main thread (callgrind; ${WARMUP_ROUNDS} rounds of ${CALLS_PER_ROUND.toLocaleString('en-US')} calls warm up, ${COUNTED_ROUNDS} are counted)`)
+  for (const line of table(['', 'instructions', 'vs floor'], rows)) console.log(line)
+}
+
+if (isMain(import.meta.url)) {
+  const at = process.argv.indexOf('--child')
+  if (at === -1) await main()
+  else await child(process.argv[at + 1] as Name)
+}
