@@ -49,7 +49,8 @@ export function parseArguments(state: CallState): void {
     invalid(state, 'the arguments must be one JSON object, not ' + (Array.isArray(args) ? 'an array' : String(args)) + '.', [])
     return
   }
-  if (typeof call.arguments === 'string' && tooDeep(args)) {
+  // Each level of nesting takes an opening and a closing bracket: shorter text cannot be too deep.
+  if (typeof call.arguments === 'string' && call.arguments.length > 2 * MAX_ARGUMENT_DEPTH && tooDeep(args)) {
     invalid(state, `the arguments ${DEEP.problem}. Send a flatter object.`, [])
     return
   }
