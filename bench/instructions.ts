@@ -1,14 +1,15 @@
 /**
  * The pipeline against the floor sketch in instructions rather than time: each contender runs in
  * its own process under valgrind's callgrind, warms up, then counts the instructions its main
- * thread executes over 8,000 calls. On a shared machine a time ratio moves by tens of percent
- * from run to run (the garbage collector's helper threads, other work, which contender a major
- * collection lands in); this count repeats to within about 1 % whatever else the machine does, so
- * it shows what a change to the pipeline's own work is worth. It leaves out the collector's helper
- * threads (their share shows in `npm run bench -- pipeline`, judged on CPU time).
+ * thread executes over 12,000 calls (a pipeline round's root and turn are made and closed
+ * uncounted). On a shared machine a time ratio moves by tens of percent from run to run (other
+ * work, which contender a collection lands in); this count moves by a few percent (when a
+ * background compile finishes under valgrind, how much of a collection the main thread does), so
+ * it shows what a change to the pipeline's own work is worth. The collector's helper threads are
+ * left out: their share shows in `npm run bench -- pipeline`, judged on CPU time.
  *
  * Opt-in, not part of `npm run bench` (it needs valgrind, `apt-get install -y valgrind`, and about
- * 3 minutes): `node --import tsx bench/instructions.ts`. Contenders run two at a time.
+ * 2 minutes): `node --import tsx bench/instructions.ts`. The two contenders run side by side.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -16,26 +17,34 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { formatRatio, isMain, table } from './harness.js'
-import { CALLS_PER_ROUND, floorRound, pipelineRound } from './pipeline.js'
+import { CALLS_PER_ROUND, floorRound, type Loop, pipelineRound } from './pipeline.js'
 import { NAME } from './lookup-tool.js'
 
-const WARMUP_ROUNDS = 3
-const COUNTED_ROUNDS = 2
+const WARMUP_ROUNDS = 6
+const COUNTED_ROUNDS = 3
 
 const CONTENDERS = {
-  floor: { label: 'floor sketch, no checks (zod)', round: () => floorRound() },
-  zod: { label: 'pipeline: zod tool', round: () => pipelineRound(NAME) },
-  seam: { label: 'pipeline: seam tool (Ajv)', round: () => pipelineRound('fetch_ticket') },
+  floor: { label: 'floor sketch, no checks (zod)', round: (loop: Loop) => floorRound(undefined, loop) },
+  zod: { label: 'pipeline: zod tool', round: (loop: Loop) => pipelineRound(NAME, undefined, loop) },
 } as const
 type Name = keyof typeof CONTENDERS
 
-/** In the child, under callgrind: warm up uncounted, count `COUNTED_ROUNDS` rounds. */
+/**
+ * In the child, under callgrind: warm up uncounted, then count the calls of `COUNTED_ROUNDS`
+ * rounds, and only the calls (a pipeline round's root and turn are made and closed uncounted).
+ */
 async function child(name: Name): Promise<void> {
-  const round = CONTENDERS[name].round()
+  let counting = false
+  const loop: Loop = async (ops, op) => {
+    if (counting) await instrument('on')
+    for (let index = 0; index < ops; index += 1) await op(index)
+    if (counting) await instrument('off')
+    return { ms: 0, ops }
+  }
+  const round = CONTENDERS[name].round(loop)
   for (let index = 0; index < WARMUP_ROUNDS; index += 1) await round()
-  await instrument('on')
+  counting = true
   for (let index = 0; index < COUNTED_ROUNDS; index += 1) await round()
-  await instrument('off')
 }
 
 /** Switches callgrind's counting on or off for this process (it answers between JavaScript turns). */
@@ -50,7 +59,8 @@ function instrument(state: 'on' | 'off'): Promise<void> {
 /** Runs one contender under callgrind; its main thread's instructions per call. */
 async function count(name: Name, dir: string): Promise<number> {
   const out = join(dir, `callgrind.${name}`)
-  const args = ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), '--child', name]
+  const node = [process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), '--child', name]
+  const args = ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${out}`, ...node]
   const started = performance.now()
   const code = await new Promise<number | null>((resolve, reject) => spawn('valgrind', args, { stdio: ['ignore', 'ignore', 'pipe'] }).on('error', reject).on('close', resolve))
   if (code !== 0) throw new Error(`valgrind … bench/instructions.ts --child ${name} exited with ${String(code)}`)
@@ -72,7 +82,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'seam-instructions-'))
   const perCall = new Map<Name, number>()
   try {
-    // Two at a time at most: each is one busy thread, and the rest of a small machine stays free.
+    // Two at a time at most: each is one busy thread.
     const lanes = Math.max(1, Math.min(2, cpus().length))
     const queue = [...names]
     await Promise.all(

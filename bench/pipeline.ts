@@ -89,13 +89,16 @@ function discardingJournal(): JournalStore {
   }
 }
 
+/** How a round runs its calls: `timeLoop` here; `bench/instructions.ts` counts instructions instead. */
+export type Loop = (ops: number, op: (index: number) => unknown) => Promise<Sample>
+
 /** One round through the pipeline: a fresh root and turn (untimed), then `CALLS_PER_ROUND` calls. */
-export function pipelineRound(name: string, journal: () => JournalStore = memoryJournal): () => Promise<Sample> {
+export function pipelineRound(name: string, journal: () => JournalStore = memoryJournal, loop: Loop = timeLoop): () => Promise<Sample> {
   return async () => {
     const root = await createRoot({ plugin, journal: journal(), repair: false })
     try {
       const turn = await root.beginTurn({ session: 'bench', principal: { subjectId: 'bench' } })
-      const sample = await timeLoop(CALLS_PER_ROUND, async (index) => {
+      const sample = await loop(CALLS_PER_ROUND, async (index) => {
         const outcome = await turn.tools.execute({ callId: `c${index}`, name, arguments: ARGUMENTS })
         if (outcome.status !== 'completed') throw new Error(`bench call failed: ${outcome.code} ${JSON.stringify(outcome.content)}`)
       })
@@ -115,7 +118,7 @@ export function pipelineRound(name: string, journal: () => JournalStore = memory
  * given to `journal` (a diagnostic: the floor with the pipeline's own store, to tell the journal's
  * share of the gap from the pipeline's).
  */
-export function floorRound(journal?: () => JournalStore): () => Promise<Sample> {
+export function floorRound(journal?: () => JournalStore, loop: Loop = timeLoop): () => Promise<Sample> {
   const appended = Promise.resolve()
   return () => {
     const events: object[] = []
@@ -126,7 +129,7 @@ export function floorRound(journal?: () => JournalStore): () => Promise<Sample> 
       return appended
     }
     let seq = 0
-    return timeLoop(CALLS_PER_ROUND, async (index) => {
+    return loop(CALLS_PER_ROUND, async (index) => {
       const callId = `c${index}`
       const started = performance.now()
       await keep(Object.freeze({ kind: 'tool/call', turnId: 't', seq: ++seq, at: Date.now(), callId, name: NAME, arguments: ARGUMENTS, generation: 1 }))
