@@ -107,4 +107,56 @@ describe.each(journals)('turn.end() with a call in flight (%s journal)', (_name,
     expect(ran).toBe(false)
     expect(await kinds(root.journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c1', 'approval/asked:c1', 'approval/decided:c1', 'tool/result:c1', 'turn/end'])
   })
+
+  it('withdraws a question first asked after turn.end() began: the turn ends without waiting for an answer', async () => {
+    const held = deferred<void>()
+    const release = deferred<void>()
+    const asked: AbortSignal[] = []
+    const approval: ApprovalPort = {
+      request(request) {
+        asked.push(request.signal)
+        return new Promise(() => {})
+      },
+    }
+    let ran = false
+    const root = await createRoot({
+      journal: await open(),
+      approval,
+      plugin: definePlugin({
+        name: 'root',
+        setup(ctx) {
+          // Holds the call before its approval stage until the turn has begun to end.
+          ctx.hooks.preExecute(async (_exec, next) => {
+            held.resolve()
+            await release.promise
+            return next()
+          })
+          ctx.addTool(
+            'risky',
+            defineTool({
+              description: 'Asks every time.',
+              input: z.object({}),
+              approval: 'always',
+              execute() {
+                ran = true
+                return 'ran'
+              },
+            }),
+          )
+        },
+      }),
+    })
+    onTestFinished(() => root.close())
+    const turn = await beginTurn(root)
+    const outcome = turn.tools.execute({ callId: 'c1', name: 'risky', arguments: '{}' })
+    await held.promise
+    const ended = turn.end()
+    release.resolve()
+    await ended
+    expect(await outcome).toMatchObject({ status: 'failed', code: 'GENERATION_RETIRED' })
+    expect(ran).toBe(false)
+    // If the port was asked at all, it was told at once that the question is withdrawn.
+    for (const signal of asked) expect(signal.aborted).toBe(true)
+    expect((await kinds(root.journal, turn.turnId)).at(-1)).toBe('turn/end')
+  })
 })

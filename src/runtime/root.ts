@@ -273,7 +273,15 @@ export class Root {
       const capabilities = await this.ingress.read(generation, envelope.owner, envelope)
       let seq = 0
       let ended = false
-      const ending = new AbortController()
+      // Made when a question first needs it (see `TurnToolRuntimeOptions.endSignal`).
+      let ending: AbortController | undefined
+      const endSignal = (): AbortSignal => {
+        if (ending === undefined) {
+          ending = new AbortController()
+          if (ended) ending.abort()
+        }
+        return ending.signal
+      }
       const nextSeq = () => ++seq
       const begun = this.journal.append({ kind: 'turn/begin', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), session: envelope.session, subjectId: envelope.principal.subjectId, generation: generation.number, owner: envelope.owner })
       // Already stored (the memory journal): nothing to wait for.
@@ -291,7 +299,7 @@ export class Root {
         generation,
         capabilities,
         ended: () => ended,
-        endSignal: ending.signal,
+        endSignal,
         nextSeq,
         activity: this.#activity,
         onContexts: input.onContexts,
@@ -304,7 +312,7 @@ export class Root {
         tools,
         end: async () => {
           ended = true
-          ending.abort()
+          ending?.abort()
           this.#turns.delete(turn)
           try {
             // turn/end is the turn's last event: calls in flight settle and journal their results

@@ -64,8 +64,12 @@ export interface TurnToolRuntimeOptions {
    * journaled; calls already admitted that have not reached their body settle as `GENERATION_RETIRED`.
    */
   readonly ended?: () => boolean
-  /** Aborted when the turn ends; withdraws open approval questions (see `ended`). */
-  readonly endSignal?: AbortSignal
+  /**
+   * Aborted when the turn ends; withdraws open approval questions (see `ended`). Or a function that
+   * makes that signal when a question first needs it (aborted already if the turn has ended): an
+   * `AbortSignal` costs microseconds to create on Node 20, and most turns ask nothing.
+   */
+  readonly endSignal?: AbortSignal | (() => AbortSignal)
   readonly nextSeq?: () => number
   /** Counts this runtime's work in flight with others' (the root's, for `close()`). */
   readonly activity?: Activity
@@ -103,7 +107,7 @@ export class TurnToolRuntime {
       grants: options.grants ?? new ApprovalGrants(journal.coordination),
       limits: resolveLimits(options.limits),
       ended: options.ended ?? (() => false),
-      endSignal: options.endSignal,
+      endSignal: lazySignal(options.endSignal),
       nextSeq: options.nextSeq ?? (() => ++seq),
       callIds: new Set(),
       append: probe?.appended ? timedAppend(journal, probe) : (event: JournalEvent) => journal.append(event),
@@ -300,6 +304,10 @@ export class TurnToolRuntime {
 }
 
 function ignore(): void {}
+
+function lazySignal(signal: AbortSignal | (() => AbortSignal) | undefined): (() => AbortSignal) | undefined {
+  return signal instanceof AbortSignal ? () => signal : signal
+}
 
 /** `journal.append`, each append's latency told to the probe. */
 function timedAppend(journal: JournalStore, probe: TurnProbe): (event: JournalEvent) => Promise<void> {

@@ -47,7 +47,7 @@ export async function askAndApply(state: CallState, reason: string, summary: str
     { callId: exec.callId, name: exec.name, arguments: exec.arguments, summary, reason, session: turn.session, answers },
     state.signal,
     timeoutMs,
-    ctx.endSignal,
+    ctx.endSignal?.(),
   )
   state.probe?.approvalDecided(decision, performance.now() - asked)
   if (decision === 'cancelled' && ctx.ended() && !state.signal.aborted) {
