@@ -40,7 +40,7 @@ import {
 import { ARGUMENTS_TEXT as ARGUMENTS, DESCRIPTION, lookupBody, lookupInput as zodInput, NAME } from './lookup-tool.js'
 
 export const CALLS_PER_ROUND = 4_000
-const ROUNDS = 12
+const ROUNDS = 24
 const WARMUP = 3
 const TARGET = 4
 /** Issue 14: the whole pipeline at most 1.5× the floor sketch (what the guarantees alone cost). */

@@ -28,7 +28,7 @@ import {
 } from './harness.js'
 
 const TURNS_PER_ROUND = 500
-const ROUNDS = 10
+const ROUNDS = 20
 const WARMUP = 2
 const BUDGET_MS = 0.02
 const SIZES = [10, 1_000, 10_000] as const
