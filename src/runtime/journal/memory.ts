@@ -192,15 +192,20 @@ class MemoryJournalStore implements MemoryJournal {
   async tail(limit: number): Promise<JournalEvent[]> {
     if (!(limit >= 1)) return []
     const logs = [...this.#turns.values()].sort((a, b) => b.lastOrder - a.lastOrder)
-    let picked: { order: number; event: JournalEvent }[] = []
+    const newestFirst = (a: { order: number }, b: { order: number }) => b.order - a.order
+    // Newest first and cut to `limit` once it holds that many (then `picked[limit - 1]` is the oldest kept).
+    const picked: { order: number; event: JournalEvent }[] = []
     for (const log of logs) {
       if (picked.length >= limit && picked[limit - 1]!.order > log.lastOrder) break
       // A turn in append order gives its last `limit` events; another is looked at whole.
       const from = log.inOrder ? Math.max(0, log.events.length - limit) : 0
       for (let index = from; index < log.events.length; index += 1) picked.push({ order: log.orders[index]!, event: log.events[index]! })
-      picked.sort((a, b) => b.order - a.order)
-      if (picked.length > limit) picked = picked.slice(0, limit)
+      if (picked.length >= limit) {
+        picked.sort(newestFirst)
+        picked.length = limit
+      }
     }
+    if (picked.length < limit) picked.sort(newestFirst)
     return picked.reverse().map((entry) => entry.event)
   }
 
