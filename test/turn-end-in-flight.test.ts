@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { type ApprovalPort, createRoot, definePlugin, defineTool, type JournalStore, memoryJournal, sqliteJournal } from 'seam-runtime'
+import { type ApprovalPort, createRoot, definePlugin, defineTool, type JournalStore, memoryJournal, type PreDecision, sqliteJournal } from 'seam-runtime'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { z } from 'zod'
 import { beginTurn, deferred } from './kit.js'
@@ -17,6 +17,38 @@ const journals: [string, () => Promise<JournalStore>][] = [
     },
   ],
 ]
+
+/**
+ * A root whose one tool, `risky`, asks for approval on every call; `hold` (a pre-execute hook) may
+ * keep a call before its approval stage. `ran` tells whether the body ever ran.
+ */
+async function riskyRoot(journal: JournalStore, approval: ApprovalPort, hold?: (next: () => Promise<PreDecision>) => Promise<PreDecision>) {
+  let ran = false
+  const root = await createRoot({
+    journal,
+    approval,
+    plugin: definePlugin({
+      name: 'root',
+      setup(ctx) {
+        if (hold) ctx.hooks.preExecute((_exec, next) => hold(next))
+        ctx.addTool(
+          'risky',
+          defineTool({
+            description: 'Asks every time.',
+            input: z.object({}),
+            approval: 'always',
+            execute() {
+              ran = true
+              return 'ran'
+            },
+          }),
+        )
+      },
+    }),
+  })
+  onTestFinished(() => root.close())
+  return { root, ran: () => ran }
+}
 
 const kinds = async (journal: JournalStore, turnId: string) =>
   (await journal.read(turnId)).map((e) => ('callId' in e && e.callId !== undefined ? `${e.kind}:${e.callId}` : e.kind))
@@ -75,36 +107,14 @@ describe.each(journals)('turn.end() with a call in flight (%s journal)', (_name,
         return new Promise(() => {})
       },
     }
-    let ran = false
-    const root = await createRoot({
-      journal: await open(),
-      approval,
-      plugin: definePlugin({
-        name: 'root',
-        setup(ctx) {
-          ctx.addTool(
-            'risky',
-            defineTool({
-              description: 'Asks every time.',
-              input: z.object({}),
-              approval: 'always',
-              execute() {
-                ran = true
-                return 'ran'
-              },
-            }),
-          )
-        },
-      }),
-    })
-    onTestFinished(() => root.close())
+    const { root, ran } = await riskyRoot(await open(), approval)
     const turn = await beginTurn(root)
     const outcome = turn.tools.execute({ callId: 'c1', name: 'risky', arguments: '{}' })
     const question = await asked.promise
     await turn.end()
     expect(question.aborted).toBe(true)
     expect(await outcome).toMatchObject({ status: 'failed', code: 'GENERATION_RETIRED' })
-    expect(ran).toBe(false)
+    expect(ran()).toBe(false)
     expect(await kinds(root.journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c1', 'approval/asked:c1', 'approval/decided:c1', 'tool/result:c1', 'turn/end'])
   })
 
@@ -118,35 +128,12 @@ describe.each(journals)('turn.end() with a call in flight (%s journal)', (_name,
         return new Promise(() => {})
       },
     }
-    let ran = false
-    const root = await createRoot({
-      journal: await open(),
-      approval,
-      plugin: definePlugin({
-        name: 'root',
-        setup(ctx) {
-          // Holds the call before its approval stage until the turn has begun to end.
-          ctx.hooks.preExecute(async (_exec, next) => {
-            held.resolve()
-            await release.promise
-            return next()
-          })
-          ctx.addTool(
-            'risky',
-            defineTool({
-              description: 'Asks every time.',
-              input: z.object({}),
-              approval: 'always',
-              execute() {
-                ran = true
-                return 'ran'
-              },
-            }),
-          )
-        },
-      }),
+    // Holds the call before its approval stage until the turn has begun to end.
+    const { root, ran } = await riskyRoot(await open(), approval, async (next) => {
+      held.resolve()
+      await release.promise
+      return next()
     })
-    onTestFinished(() => root.close())
     const turn = await beginTurn(root)
     const outcome = turn.tools.execute({ callId: 'c1', name: 'risky', arguments: '{}' })
     await held.promise
@@ -154,7 +141,7 @@ describe.each(journals)('turn.end() with a call in flight (%s journal)', (_name,
     release.resolve()
     await ended
     expect(await outcome).toMatchObject({ status: 'failed', code: 'GENERATION_RETIRED' })
-    expect(ran).toBe(false)
+    expect(ran()).toBe(false)
     // If the port was asked at all, it was told at once that the question is withdrawn.
     for (const signal of asked) expect(signal.aborted).toBe(true)
     expect((await kinds(root.journal, turn.turnId)).at(-1)).toBe('turn/end')
