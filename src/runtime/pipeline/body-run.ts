@@ -1,0 +1,421 @@
+/**
+ * One body invocation (`BodyRun`): its deadline and grace period, its signals, and how its result
+ * settles the call (`decide`). `dispatch.ts` puts the execute wrappers around it.
+ */
+import { SeamError, messageOf } from '../../errors.js'
+import type { ToolExecutionResult } from '../../seams/types.js'
+import { NEVER_ABORTED } from '../turn-ingress.js'
+import { arming, unwatch, watch } from './arming.js'
+import { SeamBodyContext, ToolBodyContext } from './body-context.js'
+import { type Due, deadlines } from './deadlines.js'
+import { type CallState, settle } from './state.js'
+import type { DispatchResult } from './types.js'
+
+/** What a run resolves with for wrappers when its body was abandoned. */
+export const ABANDONED: unique symbol = Symbol('abandoned')
+export type BodyResult = DispatchResult | typeof ABANDONED
+
+/** What commits a call once its body has settled (`commitCall`), and what it hands back (`finish`). */
+export type Commit = (state: CallState, finish: (state: CallState) => unknown) => unknown
+
+/** Settles the call from what its run produced: a value, a failure, a timeout or an abandoned body. */
+export function decide(state: CallState, run: BodyRun, result: BodyResult): void {
+  const name = state.call.name
+  if (run.timedOut) {
+    settle(state, {
+      status: 'failed',
+      code: 'TOOL_TIMEOUT',
+      message: `The tool "${name}" did not finish within ${run.timeoutMs} ms and was stopped. Try a smaller request.`,
+      details: run.abandoned ? { abandoned: true } : undefined,
+    })
+    return
+  }
+  const cancelled = state.signal.aborted
+  if (result === ABANDONED) {
+    settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled.`, details: { abandoned: true } })
+    return
+  }
+  state.dispatch = result
+  if (result.ok) {
+    if (cancelled) {
+      settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled; its result was discarded.` })
+      return
+    }
+    state.value = result.value
+    // A provider that answered with content alone has no value (its content is the whole result).
+    state.hasValue = result.content === undefined || result.value !== undefined
+    state.providerContent = result.content
+    return
+  }
+  if (cancelled && run.abortCaused) {
+    settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled.` })
+    return
+  }
+  if (result.unavailable) {
+    settle(state, {
+      status: 'failed',
+      code: 'PROVIDER_UNAVAILABLE',
+      message: `The tool "${name}" is unavailable right now: ${result.error}`,
+      details: result.details,
+    })
+    return
+  }
+  settle(state, {
+    status: 'failed',
+    code: 'TOOL_ERROR',
+    message: `The tool "${name}" failed: ${result.error}`,
+    details: result.details,
+  })
+}
+
+/** A run's deadline, then its grace period, in the shared deadline queue. */
+class RunTimer implements Due {
+  constructor(
+    readonly due: number,
+    readonly fire: () => void,
+  ) {}
+}
+
+/**
+ * What a run holds only once it is aborted, armed, abandoned or wrapped: most runs settle before
+ * any of that, and never allocate it (see `BodyRun.#more`).
+ */
+class RunSignals {
+  controller: AbortController | undefined = undefined
+  /** Set once the body's signal is (or would be) aborted. */
+  reason: { value: unknown } | undefined = undefined
+  watched: AbortSignal[] | undefined = undefined
+  own: AbortSignal | undefined = undefined
+  onOwnAbort: (() => void) | undefined = undefined
+  grace: RunTimer | undefined = undefined
+  /** Ends the generation lease of an abandoned body (once it really settles). */
+  release: (() => void) | undefined = undefined
+  /** A wrapper's replacement for the dispatch signal. */
+  substituted: AbortSignal | undefined = undefined
+}
+
+/**
+ * One body invocation with its deadline, grace period and signals. The body's `AbortController`
+ * is created only when the body (or provider) reads its signal: creating an `AbortSignal` costs
+ * microseconds on Node 20, and most bodies finish without ever looking at it.
+ */
+export class BodyRun implements Due {
+  readonly state: CallState
+  /** The deadline: the run is its own entry in the deadline queue (no timer object per call). */
+  due = 0
+  timedOut = false
+  abandoned = false
+  /** The body failed because of the caller's abort (not a failure of its own). */
+  abortCaused = false
+  /** Signals, timers and leases, made on first need. */
+  #signals: RunSignals | undefined
+  #queued = false
+  #resolve: ((value: unknown) => void) | undefined
+  #decides = false
+  /** For a run that settles its call (`runBody`): what commits it then, and the caller's `finish`. */
+  #commit: Commit | undefined
+  #finishCall: ((state: CallState) => unknown) | undefined
+  #settled = false
+  #armed = false
+  #finished = false
+  /** The tool service's id, for a seam tool. */
+  #seam: string | undefined
+
+  constructor(state: CallState) {
+    this.state = state
+  }
+
+  /** The body's deadline (a tool's own wins over the turn's policy and the root's limit). */
+  get timeoutMs(): number {
+    const { ctx, capability } = this.state
+    return capability?.timeoutMs ?? ctx.turn.policy.timeoutMs ?? ctx.limits.timeoutMs
+  }
+
+  get graceMs(): number {
+    const { ctx } = this.state
+    return ctx.turn.policy.graceMs ?? ctx.limits.graceMs
+  }
+
+  #more(): RunSignals {
+    this.#signals ??= new RunSignals()
+    return this.#signals
+  }
+
+  /** The signal handed to the body: created on first read, already aborted if the run was. */
+  get signal(): AbortSignal {
+    const more = this.#more()
+    if (!more.controller) {
+      // A body that reads its signal is told of an abort at once.
+      this.arm()
+      more.controller = new AbortController()
+      if (more.reason) more.controller.abort(more.reason.value)
+    }
+    return more.controller.signal
+  }
+
+  abandonedResult(): DispatchResult {
+    return { ok: false, error: 'abandoned' }
+  }
+
+  /** Deadline reached (the deadline queue calls this). */
+  fire(): void {
+    this.#queued = false
+    this.expire()
+  }
+
+  /** Runs the body; resolves with its result (for the wrappers around it). */
+  start(substituted: AbortSignal | undefined): Promise<BodyResult> {
+    // A wrapper that calls next() after it returned: its call has settled, nothing may run now.
+    if (this.#finished) return Promise.reject(new SeamError('INVALID_CALL', 'an execute wrapper called next() after its call had settled'))
+    return new Promise<BodyResult>((resolve) => this.#begin(substituted, false, resolve as (value: unknown) => void))
+  }
+
+  /**
+   * Runs the body and settles the call from its result (no wrappers): one promise in all. With
+   * `commit`, it then commits the call too and resolves with what that returns.
+   */
+  run(commit: Commit | undefined, finish: ((state: CallState) => unknown) | undefined): Promise<unknown> {
+    this.#commit = commit
+    this.#finishCall = finish
+    BodyRun.#starting = this
+    return new Promise(BodyRun.#startRun)
+  }
+
+  /** The run whose promise is being made: `#startRun` picks it up at once. */
+  static #starting: BodyRun | undefined
+  /** The executor of every `run()`: one function for all runs, so a call allocates no closure for it. */
+  static readonly #startRun = (resolve: (value: unknown) => void): void => {
+    const run = BodyRun.#starting!
+    BodyRun.#starting = undefined
+    try {
+      run.#begin(undefined, true, resolve)
+    } catch (error) {
+      // Only a fault of the runtime's own gets here (the body's throws are caught inside): the call still settles.
+      run.#bodySettled({ ok: false, error: messageOf(error), details: { internal: true } })
+    }
+  }
+
+  #begin(substituted: AbortSignal | undefined, decides: boolean, resolve: (value: unknown) => void): void {
+    const { state } = this
+    state.dispatched = true
+    this.#decides = decides
+    this.#resolve = resolve
+    if (substituted !== undefined) this.#more().substituted = substituted
+    // A call that awaited nothing since it began starts its body in the same synchronous step: its
+    // deadline counts from the call's start (earlier by the admission's own work), with no clock read.
+    this.due = (state.waited ? performance.now() : state.startedAt) + this.timeoutMs
+    // Listening for aborts and joining the deadline queue wait for the end of this event-loop turn:
+    // most bodies settle within it and never pay for either (see `arming`).
+    arming.defer(this)
+    let pending: Promise<unknown>
+    try {
+      const { binding, args, call } = state
+      if (binding!.kind === 'seam') {
+        const { service } = binding!
+        this.#seam = service.id
+        const context = new SeamBodyContext(this, state, binding!)
+        const { probe } = state
+        const result: unknown = probe
+          ? probe.within(service.execute, service, binding!.scope, call.name, args!, context)
+          : service.execute(binding!.scope, call.name, args!, context)
+        // A provider written in plain JavaScript may answer synchronously (or with a foreign thenable).
+        pending = result instanceof Promise ? result : Promise.resolve(result)
+      } else {
+        const { definition } = binding!.slot
+        const context = new ToolBodyContext(this, state, binding!)
+        const { probe } = state
+        const value: unknown = probe ? probe.within(definition.execute, definition, args as never, context) : definition.execute(args as never, context)
+        if (!(value instanceof Promise)) {
+          this.#bodySettled({ ok: true, value })
+          return
+        }
+        pending = value
+      }
+    } catch (error) {
+      this.#bodySettled(this.#failure(error))
+      return
+    }
+    pending.then(
+      (value) => this.#bodySettled(this.#seam === undefined ? { ok: true, value } : seamResult(value as ToolExecutionResult, this.#seam)),
+      (error: unknown) => this.#bodySettled(this.#failure(error)),
+    )
+  }
+
+  /**
+   * Starts listening to the caller's (and a wrapper's) signal and joins the deadline queue. Done at
+   * the end of the event-loop turn the body started in, or at once when the body reads its signal;
+   * an abort that came before is seen here (`#link` checks `aborted`), and the deadline counts from
+   * the start of the body either way.
+   */
+  arm(): void {
+    if (this.#armed || this.#finished) return
+    this.#armed = true
+    const { state } = this
+    // Re-fuse the caller's signal: a wrapper may replace the dispatch signal, never drop the caller's.
+    this.#link(state.signal)
+    const substituted = this.#signals?.substituted
+    if (substituted && substituted !== state.signal) this.#link(substituted)
+    if (this.#finished) return
+    this.#queued = true
+    deadlines.add(this)
+  }
+
+  get finished(): boolean {
+    return this.#finished
+  }
+
+  finish(): void {
+    this.#finished = true
+    if (!this.#armed) return
+    if (this.#queued) deadlines.delete(this)
+    this.#queued = false
+    const more = this.#signals
+    if (more === undefined) return
+    if (more.grace) deadlines.delete(more.grace)
+    if (more.watched) for (const signal of more.watched) unwatch(signal, this)
+    more.watched = undefined
+    if (more.own && more.onOwnAbort) more.own.removeEventListener('abort', more.onOwnAbort)
+    more.own = undefined
+  }
+
+  /** The caller's (or a wrapper's) signal aborted. */
+  abortFrom(signal: AbortSignal): void {
+    this.#abort(signal.reason)
+    this.#startGrace()
+  }
+
+  expire(): void {
+    this.timedOut = true
+    this.state.probe?.timedOut(this.timeoutMs)
+    this.#abort(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'))
+    this.#startGrace()
+  }
+
+  /**
+   * The wrappers around this run outlived the stage: stop and abandon a body still running.
+   * True when this run reported an abandoned body (now or before).
+   */
+  cutOff(): boolean {
+    if (this.state.dispatched && !this.#settled && !this.abandoned) {
+      this.timedOut = true
+      this.#abort(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'))
+      this.abandon()
+    }
+    this.finish()
+    return this.abandoned
+  }
+
+  abandon(): void {
+    if (this.#settled) return
+    const { ctx, call } = this.state
+    this.abandoned = true
+    // The body outlived its deadline: keep its generation alive until it really settles.
+    this.#more().release = ctx.lease()
+    this.state.probe?.abandoned()
+    ctx.onAbandoned({ callId: call.callId, name: call.name, generation: ctx.generation.number, since: Date.now() })
+    this.#complete(ABANDONED)
+  }
+
+  #bodySettled(result: DispatchResult): void {
+    this.#settled = true
+    const release = this.#signals?.release
+    if (release) {
+      release()
+      this.state.probe?.returnedLate()
+    }
+    this.#complete(result)
+  }
+
+  #complete(result: BodyResult): void {
+    const resolve = this.#resolve
+    if (resolve === undefined) return
+    this.#resolve = undefined
+    if (!this.#decides) {
+      resolve(result)
+      return
+    }
+    this.finish()
+    try {
+      decide(this.state, this, result)
+    } catch (error) {
+      settle(this.state, { status: 'failed', code: 'TOOL_ERROR', message: `The call to "${this.state.call.name}" failed inside the runtime: ${messageOf(error)}`, details: { internal: true } })
+    }
+    const commit = this.#commit
+    if (commit === undefined) {
+      resolve(undefined)
+      return
+    }
+    // Resolving with the commit's promise (a journal that waits) adopts it. `commit` settles its
+    // own faults; a `finish` that throws rejects the call's promise rather than leave it pending.
+    let committed: unknown
+    try {
+      committed = commit(this.state, this.#finishCall!)
+    } catch (error) {
+      committed = Promise.reject(error)
+    }
+    resolve(committed)
+  }
+
+  #abort(reason: unknown): void {
+    const more = this.#more()
+    if (more.reason) return
+    more.reason = { value: reason }
+    more.controller?.abort(reason)
+  }
+
+  #link(signal: AbortSignal): void {
+    if (signal === NEVER_ABORTED) return
+    if (signal.aborted) {
+      this.abortFrom(signal)
+      return
+    }
+    if (signal === this.state.signal && this.state.ownSignal) {
+      // A signal of this call alone (an MCP request's): one listener, removed when the run ends.
+      const more = this.#more()
+      more.onOwnAbort = () => this.abortFrom(signal)
+      signal.addEventListener('abort', more.onOwnAbort, { once: true })
+      more.own = signal
+      return
+    }
+    watch(signal, this)
+    const more = this.#more()
+    more.watched ??= []
+    more.watched.push(signal)
+  }
+
+
+  #startGrace(): void {
+    const more = this.#more()
+    if (more.grace) return
+    more.grace = new RunTimer(performance.now() + this.graceMs, () => this.abandon())
+    deadlines.add(more.grace)
+  }
+
+  #failure(error: unknown): DispatchResult {
+    // An abort the run has not heard of yet (it arms at the end of the turn) still explains the failure.
+    this.arm()
+    const reason = this.#signals?.reason
+    if (reason && (error === reason.value || (error instanceof Error && error.name === 'AbortError'))) {
+      this.abortCaused = true
+    }
+    let details: Record<string, unknown> | undefined
+    try {
+      details = this.state.ctx.locate(error)
+    } catch {
+      details = undefined
+    }
+    // A provider that is down says so with a coded error: the call never reached the tool.
+    if (this.#seam !== undefined && SeamError.is(error, 'PROVIDER_UNAVAILABLE')) return { ok: false, error: messageOf(error), details, unavailable: true }
+    return { ok: false, error: messageOf(error), details }
+  }
+}
+
+function seamResult(r: ToolExecutionResult | undefined, serviceId: string): DispatchResult {
+  if (r?.success === true) {
+    if (r.content === undefined) return { ok: true, value: r.output }
+    if (!Array.isArray(r.content)) return { ok: false, error: `the tool service "${serviceId}" returned content that is not an array of blocks` }
+    return { ok: true, value: r.output, content: r.content }
+  }
+  if (r?.success === false) return { ok: false, error: String(r.error), details: r.metadata ? { metadata: r.metadata } : undefined }
+  return { ok: false, error: `the tool service "${serviceId}" returned an invalid result` }
+}
