@@ -9,7 +9,8 @@
  * left out: their share shows in `npm run bench -- pipeline`, judged on CPU time.
  *
  * Opt-in, not part of `npm run bench` (it needs valgrind, `apt-get install -y valgrind`, and about
- * 2 minutes): `node --import tsx bench/instructions.ts`. The two contenders run side by side.
+ * 2 minutes): `node --import tsx bench/instructions.ts [--single-threaded]`. The two contenders run side
+ * by side.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -20,6 +21,12 @@ import { formatRatio, isMain, table } from './harness.js'
 import { CALLS_PER_ROUND, floorRound, type Loop, pipelineRound } from './pipeline.js'
 import { NAME } from './lookup-tool.js'
 
+/**
+ * `--single-threaded`: V8 collects and compiles on the main thread too, so the count includes the
+ * collector's work (the floor sketch's and the pipeline's garbage alike) and no background compile
+ * lands at a different moment from run to run.
+ */
+const SINGLE_THREADED = process.argv.includes('--single-threaded')
 const WARMUP_ROUNDS = 6
 const COUNTED_ROUNDS = 3
 
@@ -59,7 +66,7 @@ function instrument(state: 'on' | 'off'): Promise<void> {
 /** Runs one contender under callgrind; its main thread's instructions per call. */
 async function count(name: Name, dir: string): Promise<number> {
   const out = join(dir, `callgrind.${name}`)
-  const node = [process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), '--child', name]
+  const node = [process.execPath, ...(SINGLE_THREADED ? ['--single-threaded'] : []), ...process.execArgv, fileURLToPath(import.meta.url), '--child', name]
   const args = ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${out}`, ...node]
   const started = performance.now()
   const code = await new Promise<number | null>((resolve, reject) => spawn('valgrind', args, { stdio: ['ignore', 'ignore', 'pipe'] }).on('error', reject).on('close', resolve))
@@ -95,7 +102,8 @@ async function main(): Promise<void> {
   }
   const floor = perCall.get('floor')!
   const rows = names.map((name) => [CONTENDERS[name].label, Math.round(perCall.get(name)!).toLocaleString('en-US'), formatRatio(perCall.get(name)! / floor)])
-  console.log(`instructions per call, main thread (callgrind; ${WARMUP_ROUNDS} rounds of ${CALLS_PER_ROUND.toLocaleString('en-US')} calls warm up, ${COUNTED_ROUNDS} are counted)`)
+  const mode = SINGLE_THREADED ? ', collector and compiler on it too (--single-threaded)' : ''
+  console.log(`instructions per call, main thread${mode} (callgrind; ${WARMUP_ROUNDS} rounds of ${CALLS_PER_ROUND.toLocaleString('en-US')} calls warm up, ${COUNTED_ROUNDS} are counted)`)
   for (const line of table(['', 'instructions', 'vs floor'], rows)) console.log(line)
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { begin, call, describeJournalContract, end, now, result } from './contract.test-suite.js'
 import { memoryJournal } from './memory.js'
-import type { JournalStore } from './types.js'
+import { registerSecret } from './redact.js'
+import type { JournalEvent, JournalStore } from './types.js'
 
 describeJournalContract('memory', {
   shared: false,
@@ -97,6 +98,48 @@ describe('memoryJournal', () => {
       ['tool/call', 'web-1'],
       ['tool/result', 'web-1'],
     ])
+  })
+})
+
+describe('memoryJournal redaction', () => {
+  const approval = (turnId: string, seq: number, callId: string, summary: string): JournalEvent => ({ kind: 'approval/asked', turnId, seq, at: 1, callId, name: 'n', summary, reason: 'r' })
+
+  it('redacts by shape when events are read, once: later reads return the same frozen events', async () => {
+    const journal = memoryJournal()
+    await journal.append(begin('t1', 1))
+    await journal.append(call('t1', 2, 'c1', '{"password":"hunter2-shape","q":1}'))
+    await journal.append(approval('t1', 3, 'c1', 'n token=tok-shape-77'))
+    await journal.append(result('t1', 4, 'c1', 'connect postgres://app:pw-shape-1@db/x'))
+    const first = await journal.read('t1')
+    expect(JSON.stringify(first)).not.toMatch(/hunter2-shape|tok-shape-77|pw-shape-1/)
+    expect(first[1]).toMatchObject({ arguments: '{"password":"[redacted]","q":1}' })
+    expect(first[3]).toMatchObject({ content: [{ text: 'connect postgres://app:[redacted]@db/x' }] })
+    expect(first.every((event) => Object.isFrozen(event))).toBe(true)
+    const again = await journal.read('t1')
+    expect(again.every((event, index) => event === first[index])).toBe(true)
+    expect(await journal.tail(2)).toEqual([first[2], first[3]])
+  })
+
+  it('scrubs a registered secret when it is appended, so it stays hidden once unregistered before the read', async () => {
+    const journal = memoryJournal()
+    const dispose = registerSecret('vault-value-4c3b2a')
+    await journal.append(call('t1', 1, 'c1', '{"q":"vault-value-4c3b2a"}'))
+    await journal.append(approval('t1', 2, 'c1', 'about vault-value-4c3b2a'))
+    await journal.append({ ...result('t1', 3, 'c1'), content: [{ type: 'resource', resource: { uri: 'mem://x', text: 'is vault-value-4c3b2a' } }] } as JournalEvent)
+    dispose()
+    const events = await journal.read('t1')
+    expect(JSON.stringify(events)).not.toContain('vault-value-4c3b2a')
+    expect(events[0]).toMatchObject({ arguments: '{"q":"[redacted]"}' })
+  })
+
+  it('redacts an event placed before later seqs of its turn after those were read', async () => {
+    const journal = memoryJournal()
+    await journal.append(begin('t1', 1))
+    await journal.append(call('t1', 3, 'c2'))
+    await journal.read('t1')
+    await journal.append(call('t1', 2, 'c1', '{"api_key":"late-key-5512"}'))
+    expect((await journal.read('t1')).map((event) => (event.kind === 'tool/call' ? event.arguments : event.kind))).toEqual(['turn/begin', '{"api_key":"[redacted]"}', '{}'])
+    expect(JSON.stringify(await journal.tail(10))).not.toContain('late-key-5512')
   })
 })
 

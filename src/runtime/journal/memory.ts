@@ -1,7 +1,7 @@
 import { SeamError } from '../../errors.js'
 import { APPENDED, callIdOf, checkEvent, closedError, duplicateError } from './events.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
-import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
+import { type PrivacyOptions, payloadLimit, protectEvent, scrubEvent } from './privacy.js'
 import { MemoryCoordination } from './memory-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { encodeCursor, eventMatches, planTurnQuery, summarizeTurn } from './turn-query.js'
@@ -75,8 +75,13 @@ function kindBit(kind: JournalEvent['kind']): number {
 }
 
 interface TurnLog {
-  /** In seq order. */
+  /**
+   * In seq order. Those from `readableTo` on are kept as appended, with known secret values scrubbed
+   * but not yet redacted by shape (see `#readable`).
+   */
   readonly events: JournalEvent[]
+  /** `events` before this index are redacted as a reader may see them. */
+  readableTo: number
   /**
    * When each of `events` was appended (the store's append count then): `tail`'s order across
    * turns. Numbers, not the events again in one list for the whole store: an array of small
@@ -181,7 +186,8 @@ class MemoryJournalStore implements MemoryJournal {
   }
 
   async read(turnId: string): Promise<JournalEvent[]> {
-    return this.#turns.get(turnId)?.events.slice() ?? []
+    const log = this.#turns.get(turnId)
+    return log === undefined ? [] : this.#readable(log).slice()
   }
 
   /**
@@ -197,9 +203,10 @@ class MemoryJournalStore implements MemoryJournal {
     const picked: { order: number; event: JournalEvent }[] = []
     for (const log of logs) {
       if (picked.length >= limit && picked[limit - 1]!.order > log.lastOrder) break
+      const events = this.#readable(log)
       // A turn in append order gives its last `limit` events; another is looked at whole.
-      const from = log.inOrder ? Math.max(0, log.events.length - limit) : 0
-      for (let index = from; index < log.events.length; index += 1) picked.push({ order: log.orders[index]!, event: log.events[index]! })
+      const from = log.inOrder ? Math.max(0, events.length - limit) : 0
+      for (let index = from; index < events.length; index += 1) picked.push({ order: log.orders[index]!, event: events[index]! })
       if (picked.length >= limit) {
         picked.sort(newestFirst)
         picked.length = limit
@@ -261,6 +268,24 @@ class MemoryJournalStore implements MemoryJournal {
   }
 
   /**
+   * The turn's events as a reader may see them: those appended since the last read are redacted
+   * now (`protectEvent`), once, in place. Appends only scrub known secret values (`scrubEvent`):
+   * redacting by shape costs a regular expression scan of every payload, a tenth of a call, and
+   * what a memory journal holds is read rarely, mostly never. Nothing reads `events` but through
+   * here, but `repair` and `turns`, which look at no payload.
+   */
+  #readable(log: TurnLog): JournalEvent[] {
+    const { events } = log
+    for (let index = log.readableTo; index < events.length; index += 1) {
+      const event = events[index]!
+      const safe = protectEvent(event, this.#maxPayload)
+      if (safe !== event) events[index] = freeze(safe)
+    }
+    log.readableTo = events.length
+    return events
+  }
+
+  /**
    * Stores the event frozen; `false` when a uniqueness rule refuses it. Runs on every append: keep
    * it lean. Events come in many shapes, so each property read here is a megamorphic lookup: the
    * fields are read once.
@@ -269,7 +294,7 @@ class MemoryJournalStore implements MemoryJournal {
     const { turnId, kind, seq } = event
     let log = turnId === this.#lastTurnId ? this.#last : this.#turns.get(turnId)
     if (log === undefined || log.evicted) {
-      log = { events: [], orders: [], lastOrder: 0, inOrder: true, turnKinds: 0, calls: undefined, lastCall: undefined, lastBits: 0, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
+      log = { events: [], readableTo: 0, orders: [], lastOrder: 0, inOrder: true, turnKinds: 0, calls: undefined, lastCall: undefined, lastBits: 0, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
       this.#turns.set(turnId, log)
     }
     this.#last = log
@@ -279,7 +304,8 @@ class MemoryJournalStore implements MemoryJournal {
     const held = callId === undefined ? log.turnKinds : bitsOf(log, callId)
     if ((held & bit) !== 0) return false
     if (seq <= log.lastSeq && log.events.some((e) => e.seq === seq)) return false
-    const safe = protectEvent(event, this.#maxPayload)
+    // Redacted by shape when read (see `#readable`), unless a payload is too large to keep whole.
+    const safe = scrubEvent(event, this.#maxPayload) ?? protectEvent(event, this.#maxPayload)
     const stored = freeze(this.#host === undefined ? safe : { ...safe, host: this.#host })
     if (callId === undefined) log.turnKinds |= bit
     else {
@@ -398,6 +424,8 @@ function insertBySeq(log: TurnLog, event: JournalEvent, order: number): void {
   while (index > 0 && events[index - 1]!.seq > event.seq) index -= 1
   events.splice(index, 0, event)
   log.orders.splice(index, 0, order)
+  // The events after it moved up one place; those read before are redacted again (it changes nothing).
+  log.readableTo = Math.min(log.readableTo, index)
   log.inOrder = false
 }
 

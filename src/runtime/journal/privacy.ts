@@ -145,6 +145,78 @@ export function protectEvent(event: JournalEvent, maxBytes: number = DEFAULT_MAX
   }
 }
 
+/**
+ * What a store that redacts when events are read (the memory journal) keeps at append: `event` with
+ * the known secret values scrubbed (`registerSecret`'s and the environment's, which may change before
+ * the read), as is when there are none. Redacting by shape is a pure function of the text, so it can
+ * wait for `protectEvent` at read. `undefined` when a payload may exceed `maxBytes`: redacting after a
+ * cut could miss a secret the cut split, so such an event is protected whole at once.
+ */
+export function scrubEvent(event: JournalEvent, maxBytes: number): JournalEvent | undefined {
+  switch (event.kind) {
+    case 'tool/call': {
+      if (!fits(event.arguments, maxBytes)) return undefined
+      const args = scrubValues(event.arguments)
+      return args === event.arguments ? event : { ...event, arguments: args }
+    }
+    case 'approval/asked': {
+      if (!fits(event.summary, maxBytes) || !fits(event.reason, maxBytes)) return undefined
+      const summary = scrubValues(event.summary)
+      const reason = scrubValues(event.reason)
+      return summary === event.summary && reason === event.reason ? event : { ...event, summary, reason }
+    }
+    case 'tool/result': {
+      const { content } = event
+      let copy: ContentBlock[] | undefined
+      // An index loop, no closure: this runs on every tool/result.
+      for (let index = 0; index < content.length; index += 1) {
+        const block = content[index]!
+        if (!blockFits(block, maxBytes)) return undefined
+        const next = scrubBlock(block)
+        if (next !== block) {
+          copy ??= content.slice()
+          copy[index] = next
+        }
+      }
+      return copy === undefined ? event : { ...event, content: copy }
+    }
+    default:
+      return event
+  }
+}
+
+/** Fits in `maxBytes` UTF-8 bytes whatever it holds (a UTF-16 unit is at most 3 bytes). */
+function fits(text: string, maxBytes: number): boolean {
+  return text.length * 3 <= maxBytes
+}
+
+function blockFits(block: ContentBlock, maxBytes: number): boolean {
+  switch (block.type) {
+    case 'text':
+      return fits(block.text, maxBytes)
+    case 'image':
+    case 'audio':
+      return fits(block.data, maxBytes)
+    case 'resource':
+      return fits('text' in block.resource ? block.resource.text : block.resource.blob, maxBytes)
+    default:
+      return true
+  }
+}
+
+/** The block with the known secret values scrubbed from its text (see `scrubEvent`). */
+function scrubBlock(block: ContentBlock): ContentBlock {
+  if (block.type === 'text') {
+    const text = scrubValues(block.text)
+    return text === block.text ? block : { ...block, text }
+  }
+  if (block.type === 'resource' && 'text' in block.resource) {
+    const text = scrubValues(block.resource.text)
+    return text === block.resource.text ? block : { ...block, resource: { ...block.resource, text } }
+  }
+  return block
+}
+
 function protectContent(content: ContentBlock[], maxBytes: number): ContentBlock[] {
   // An index loop, no closure: this runs on every tool/result.
   let copy: ContentBlock[] | undefined
