@@ -5,8 +5,8 @@ import { type PrivacyOptions, payloadLimit, protectEvent, scrubEvent } from './p
 import { MemoryCoordination } from './memory-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { encodeCursor, eventMatches, planTurnQuery, summarizeTurn } from './turn-query.js'
+import { bitsOf, countCalls, emptyTurnLog, freezeEvent, insertBySeq, KIND_BIT, kindBit, sizeOf, type TurnLog } from './turn-log.js'
 import type {
-  ContentBlock,
   JournalEvent,
   JournalStore,
   RepairOptions,
@@ -45,81 +45,6 @@ export interface MemoryJournal extends JournalStore {
   /** While `false`, every append rejects (reads keep working, so a test can look at what was kept). */
   setAvailable(available: boolean): void
 }
-
-/** One bit per kind: what a turn (or one call of it) already holds. */
-const KIND_BIT: Readonly<Record<JournalEvent['kind'], number>> = {
-  'turn/begin': 1,
-  'turn/end': 2,
-  'tool/call': 1,
-  'approval/asked': 2,
-  'approval/decided': 4,
-  'tool/result': 8,
-}
-
-/** `KIND_BIT[kind]` as a switch: a keyed lookup with a different key on each append goes megamorphic. */
-function kindBit(kind: JournalEvent['kind']): number {
-  switch (kind) {
-    case 'tool/call':
-      return 1
-    case 'tool/result':
-      return 8
-    case 'approval/asked':
-      return 2
-    case 'approval/decided':
-      return 4
-    case 'turn/begin':
-      return 1
-    case 'turn/end':
-      return 2
-  }
-}
-
-interface TurnLog {
-  /**
-   * In seq order. Those from `readableTo` on are kept as appended, with known secret values scrubbed
-   * but not yet redacted by shape (see `#readable`).
-   */
-  readonly events: JournalEvent[]
-  /** `events` before this index are redacted as a reader may see them. */
-  readableTo: number
-  /**
-   * When each of `events` was appended (the store's append count then): `tail`'s order across
-   * turns. Numbers, not the events again in one list for the whole store: an array of small
-   * integers is never scanned by the garbage collector, nor written through its barrier.
-   */
-  readonly orders: number[]
-  /** The latest of `orders`. */
-  lastOrder: number
-  /** `events` are in append order too (no event came before a later seq of its turn). */
-  inOrder: boolean
-  /** Kind bits of the turn events. */
-  turnKinds: number
-  /**
-   * Kind bits per call id, but for `lastCall`'s, which `lastBits` holds (an entry here for it may be
-   * stale): a call's events come one after another, so its result needs no map lookup, and each
-   * call costs one lookup and one store. Made on the turn's second call: most turns make few calls.
-   */
-  calls: Map<string, number> | undefined
-  /** The call of the turn's latest call event, and its kind bits. */
-  lastCall: string | undefined
-  lastBits: number
-  /** The highest seq held; a later seq needs no search (the common case). */
-  lastSeq: number
-  /** Its place among begun turns (from 1, in the order their `turn/begin` came); `turns` pages by it. */
-  begun: number | undefined
-  /** Calls with a `tool/call` and no `tool/result` yet. */
-  open: number
-  /** The estimated size of `events`. */
-  bytes: number
-  /** Dropped by the bound (the cached log of the last append may still be this one: see `#insert`). */
-  evicted: boolean
-  /** Listed in the store's turns that are over (see `#track`). */
-  over: boolean
-}
-
-/** A rough per-event overhead (object, fields, ids, frozen), so many small events count too. */
-const EVENT_BYTES = 200
-
 
 /**
  * A journal held in memory: for tests, development and throwaway runs; production hosts use
@@ -279,7 +204,7 @@ class MemoryJournalStore implements MemoryJournal {
     for (let index = log.readableTo; index < events.length; index += 1) {
       const event = events[index]!
       const safe = protectEvent(event, this.#maxPayload)
-      if (safe !== event) events[index] = freeze(safe)
+      if (safe !== event) events[index] = freezeEvent(safe)
     }
     log.readableTo = events.length
     return events
@@ -294,7 +219,7 @@ class MemoryJournalStore implements MemoryJournal {
     const { turnId, kind, seq } = event
     let log = turnId === this.#lastTurnId ? this.#last : this.#turns.get(turnId)
     if (log === undefined || log.evicted) {
-      log = { events: [], readableTo: 0, orders: [], lastOrder: 0, inOrder: true, turnKinds: 0, calls: undefined, lastCall: undefined, lastBits: 0, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
+      log = emptyTurnLog()
       this.#turns.set(turnId, log)
     }
     this.#last = log
@@ -306,7 +231,7 @@ class MemoryJournalStore implements MemoryJournal {
     if (seq <= log.lastSeq && log.events.some((e) => e.seq === seq)) return false
     // Redacted by shape when read (see `#readable`), unless a payload is too large to keep whole.
     const safe = scrubEvent(event, this.#maxPayload) ?? protectEvent(event, this.#maxPayload)
-    const stored = freeze(this.#host === undefined ? safe : { ...safe, host: this.#host })
+    const stored = freezeEvent(this.#host === undefined ? safe : { ...safe, host: this.#host })
     if (callId === undefined) log.turnKinds |= bit
     else {
       if (callId !== log.lastCall) {
@@ -360,85 +285,8 @@ class MemoryJournalStore implements MemoryJournal {
   }
 }
 
-/** The kind bits `log` holds for `callId` (see `TurnLog.calls`). */
-function bitsOf(log: TurnLog, callId: string): number {
-  return callId === log.lastCall ? log.lastBits : (log.calls?.get(callId) ?? 0)
-}
-
 function bound(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback
   if (!Number.isSafeInteger(value) || value < 1) throw new SeamError('INVALID_OPTIONS', `memoryJournal: ${name} must be a positive integer, got ${String(value)}`)
   return value
-}
-
-/** An estimate of what `event` holds in memory: a fixed overhead plus its payload strings. */
-function sizeOf(event: JournalEvent): number {
-  switch (event.kind) {
-    case 'tool/call':
-      return EVENT_BYTES + event.arguments.length + event.name.length
-    case 'approval/asked':
-      return EVENT_BYTES + event.summary.length + event.reason.length
-    case 'tool/result': {
-      let bytes = EVENT_BYTES
-      for (let index = 0; index < event.content.length; index += 1) {
-        const block = event.content[index]!
-        bytes += 64 + payloadLength(block)
-      }
-      return bytes
-    }
-    default:
-      return EVENT_BYTES
-  }
-}
-
-/**
- * Frozen, so neither the caller nor a reader can change what was journaled. An event the runtime
- * handed over is frozen in place (it keeps no other use for it); content blocks too.
- */
-function freeze(event: JournalEvent): JournalEvent {
-  if (event.kind === 'tool/result') {
-    // Each block too, even in a frozen array: freezing is idempotent and cheap.
-    // An index loop: `for…of` makes an iterator per append.
-    const content = event.content
-    for (let index = 0; index < content.length; index += 1) Object.freeze(content[index])
-    Object.freeze(content)
-  }
-  // Freezing is idempotent, and a check first would cost as much as the freeze it skips.
-  return Object.freeze(event)
-}
-
-function countCalls(log: TurnLog): number {
-  let calls = 0
-  if (log.calls) for (const [callId, kinds] of log.calls) if (callId !== log.lastCall && (kinds & KIND_BIT['tool/call']) !== 0) calls += 1
-  if (log.lastCall !== undefined && (log.lastBits & KIND_BIT['tool/call']) !== 0) calls += 1
-  return calls
-}
-
-/**
- * Places an event that came before a later seq of its turn (events almost always arrive in seq
- * order, and are pushed): by a scan from the end. The turn's events are no longer in append order.
- */
-function insertBySeq(log: TurnLog, event: JournalEvent, order: number): void {
-  const { events } = log
-  let index = events.length
-  while (index > 0 && events[index - 1]!.seq > event.seq) index -= 1
-  events.splice(index, 0, event)
-  log.orders.splice(index, 0, order)
-  // The events after it moved up one place; those read before are redacted again (it changes nothing).
-  log.readableTo = Math.min(log.readableTo, index)
-  log.inOrder = false
-}
-
-function payloadLength(block: ContentBlock): number {
-  switch (block.type) {
-    case 'text':
-      return block.text.length
-    case 'image':
-    case 'audio':
-      return block.data.length
-    case 'resource':
-      return block.resource.uri.length + ('text' in block.resource ? block.resource.text.length : block.resource.blob.length)
-    default:
-      return block.uri.length + block.name.length + (block.description?.length ?? 0)
-  }
 }
