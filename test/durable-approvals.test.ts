@@ -158,6 +158,32 @@ describe('parked calls', () => {
     expect(ran).toEqual(['hi'])
   })
 
+  it('closes the root only once a call resumed through root.resume has settled and journaled its result, past the generation grace', async () => {
+    let finish!: () => void
+    const gate = new Promise<void>((resolve) => {
+      finish = resolve
+    })
+    const { root, journal } = await rootWith(
+      (ctx) => {
+        ctx.addTool('slow', defineTool({ description: 'Slow.', input: z.object({}), approval: 'always', execute: () => gate.then(() => 'done') }))
+      },
+      // A body may run far past the grace a disposed generation gets: its own deadline bounds it.
+      { approval: deferApprovals(), defaults: { graceMs: 100 } },
+    )
+    const turn = await beginTurn(root)
+    const parked = await turn.tools.execute({ callId: 'c1', name: 'slow', arguments: '{}' })
+    await turn.end()
+    await root.approvals.decide('c1', 'allowed-once', { by: 'ann' })
+    const resumed = root.resume(parked.resumeToken!)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const closed = root.close()
+    setTimeout(finish, 400)
+    expect(await resumed).toMatchObject({ status: 'completed', content: [{ text: 'done' }] })
+    await closed
+    await expectPaired(journal, turn.turnId)
+    expect((await journal.read(turn.turnId)).filter((event) => event.kind === 'tool/result')).toMatchObject([{ callId: 'c1', status: 'completed' }])
+  })
+
   it('settles a call parked longer than approvalTtlMs as APPROVAL_TIMEOUT, once', async () => {
     const ran: string[] = []
     const { root, journal } = await rootWith(tools(ran), { approval: deferApprovals(), defaults: { approvalTtlMs: 1 } })

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { TIMED_OUT, untilDue } from './abort.js'
+import { untilDue } from './abort.js'
 import { rescanEnvironment } from './journal/redact.js'
 import { Activity } from './activity.js'
 import { SeamError } from '../errors.js'
@@ -12,7 +12,7 @@ import { type AgentCapabilities, CapabilityIngress } from './capability-ingress.
 import type { Generation } from './generation.js'
 import { type GenerationEvent, GenerationStore, type ReloadFailedEvent, type ReloadResult } from './generation-store.js'
 import { openTelemetry, type TelemetryOptions } from '../telemetry/open-telemetry.js'
-import type { Instrumentation, TurnProbe } from './instrumentation.js'
+import type { Instrumentation } from './instrumentation.js'
 import { memoryJournal } from './journal/memory.js'
 import type { JournalStore, RepairReport } from './journal/types.js'
 import { Logger, type LogSink } from './logger.js'
@@ -21,20 +21,18 @@ import type { AbandonedCall, RuntimeLimits } from './pipeline/state.js'
 import type { PipelineHooks, ToolCallOutcome } from './pipeline/types.js'
 import { ProviderWatch } from './provider-watch.js'
 import { DisposableScope } from './scope.js'
-import { Turn } from './turn.js'
-import { createTurnIngress, NEVER_ABORTED, type TurnIngressInput } from './turn-ingress.js'
-import { resolveLimits, TurnToolRuntime } from './turn-tool-runtime.js'
-import type { DeferredContext } from '../features/define-tool.js'
+import { type BeginTurnInput, openTurn, resumeParked, type Turn, type TurnHost } from './turn.js'
+import { resolveLimits } from './turn-tool-runtime.js'
 import type { ProviderStatus } from '../seams/types.js'
 import { locateError } from '../features/loader/index.js'
 import { FolderSource } from './hmr/folder-source.js'
 import { createWatcher } from './hmr/watcher.js'
-import { APPENDED } from './journal/events.js'
 
 /** How long closing waits to retire this host's heartbeat (never longer than the journal deadline). */
 const RETIRE_TIMEOUT_MS = 2_000
 
 export type { GenerationEvent, ReloadFailedEvent, ReloadResult } from './generation-store.js'
+export type { BeginTurnInput } from './turn.js'
 
 const DEFAULT_LEASE_MS = 30_000
 
@@ -82,14 +80,6 @@ interface RootEvents {
   provider: ProviderStatus
 }
 
-export interface BeginTurnInput extends Omit<TurnIngressInput, 'journal' | 'signal' | 'session' | 'principal'> {
-  session: string
-  principal: { subjectId: string; roles?: readonly string[] }
-  signal?: AbortSignal
-  /** Called after each `execute`/`executeBatch` commits, with the deferred contexts in model order. */
-  onContexts?: (contexts: readonly DeferredContext[]) => void
-}
-
 /**
  * The host: owns the root plugin, its generation store, the journal, the watcher and the open
  * turns. Build with `createRoot()`. A reload builds a candidate aside and publishes it by one pointer
@@ -115,6 +105,8 @@ export class Root {
   readonly #activity = new Activity()
   readonly #source: FolderSource
   readonly #providers = new ProviderWatch((status) => this.#emit('provider', status))
+  /** What every turn this root begins is lent (see `openTurn`). */
+  readonly #turnHost: TurnHost
 
   /** Prefer `createRoot()`; the constructor only assigns. */
   constructor(options: RootOptions) {
@@ -128,6 +120,18 @@ export class Root {
     this.#logger = new Logger(options.log ?? (() => {}))
     this.approvals = new Approvals(this.journal, this.#limits.approvalTtlMs)
     this.#grants = new ApprovalGrants(this.journal.coordination)
+    this.#turnHost = {
+      journal: this.journal,
+      ingress: this.ingress,
+      grants: this.#grants,
+      limits: this.#limits,
+      activity: this.#activity,
+      telemetry: this.#telemetry,
+      approval: options.approval,
+      onAbandoned: this.#onAbandoned,
+      locate,
+      forget: (turn) => this.#turns.delete(turn),
+    }
     // Also without a folder of its own: a child plugin may declare one.
     this.#source = new FolderSource(options.dir, hostModules)
     this.#generations = new GenerationStore({
@@ -263,72 +267,7 @@ export class Root {
     const generation = this.#generations.active!
     const release = generation.lease()
     try {
-      const approval = input.ports?.approval ?? (input.unattended ? undefined : this.#options.approval)
-      const envelope = createTurnIngress({
-        ...input,
-        signal: input.signal ?? NEVER_ABORTED,
-        ports: { ...input.ports, approval },
-        journal: this.journal,
-      })
-      const capabilities = await this.ingress.read(generation, envelope.owner, envelope)
-      let seq = 0
-      let ended = false
-      // Made when a question first needs it (see `TurnToolRuntimeOptions.endSignal`).
-      let ending: AbortController | undefined
-      const endSignal = (): AbortSignal => {
-        if (ending === undefined) {
-          ending = new AbortController()
-          if (ended) ending.abort()
-        }
-        return ending.signal
-      }
-      const nextSeq = () => ++seq
-      const begun = this.journal.append({ kind: 'turn/begin', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), session: envelope.session, subjectId: envelope.principal.subjectId, generation: generation.number, owner: envelope.owner })
-      // Already stored (the memory journal): nothing to wait for.
-      if (begun !== APPENDED && (await untilDue(begun, undefined, this.#limits.journalTimeoutMs)) === TIMED_OUT) {
-        throw new SeamError('JOURNAL_UNAVAILABLE', `the journal did not record the turn's beginning within ${this.#limits.journalTimeoutMs} ms`)
-      }
-      const probe = this.#telemetry?.turn(envelope, generation.number)
-      const tools = new TurnToolRuntime({
-        ingress: this.ingress,
-        grants: this.#grants,
-        limits: this.#limits,
-        onAbandoned: this.#onAbandoned,
-        locate,
-        turn: envelope,
-        generation,
-        capabilities,
-        ended: () => ended,
-        endSignal,
-        nextSeq,
-        activity: this.#activity,
-        onContexts: input.onContexts,
-        probe,
-      })
-      const turn = new Turn({
-        envelope,
-        generation,
-        capabilities,
-        tools,
-        end: async () => {
-          ended = true
-          ending?.abort()
-          this.#turns.delete(turn)
-          try {
-            // turn/end is the turn's last event: calls in flight settle and journal their results
-            // first, each within its own deadlines (a body past timeoutMs + graceMs is settled as
-            // TOOL_TIMEOUT and abandoned; a call that has not reached its body settles as
-            // GENERATION_RETIRED, an open approval question withdrawn). Aborting the turn's signal
-            // ends running bodies sooner.
-            await tools.idle()
-            // A stalled journal cannot hold the end (or close) up: crash repair marks the turn interrupted.
-            await untilDue(this.journal.append({ kind: 'turn/end', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), reason: 'ended' }), undefined, this.#limits.journalTimeoutMs)
-          } finally {
-            release()
-            probe?.ended('ended')
-          }
-        },
-      })
+      const turn = await openTurn(this.#turnHost, generation, input, release)
       this.#turns.add(turn)
       if (this.closed) {
         // close() began while this turn was starting and may already have ended the open turns:
@@ -351,51 +290,16 @@ export class Root {
   async resume(token: string, options: { signal?: AbortSignal } = {}): Promise<ToolCallOutcome> {
     this.#assertOpen()
     if (typeof token !== 'string' || token === '') throw new SeamError('INVALID_CALL', 'resume needs a resume token')
-    const [round] = await this.journal.coordination.parked({ token, settled: true })
-    if (round === undefined) throw new SeamError('UNKNOWN_APPROVAL', `no parked call has the resume token "${token}"`, { details: { token } })
-    const generation = this.#generations.active!
-    const release = generation.lease()
-    let tools: TurnToolRuntime | undefined
-    let probe: TurnProbe | undefined
+    // In flight from here, as a turn's calls are: `close()` waits for the resumed call to settle and
+    // journal its result (within its deadlines), whatever grace a generation gets when disposed.
+    this.#activity.begin()
     try {
-      const envelope = createTurnIngress({
-        turnId: round.turnId,
-        session: round.session,
-        principal: { subjectId: round.subjectId, roles: round.roles },
-        origin: round.origin,
-        owner: round.owner,
-        signal: options.signal ?? NEVER_ABORTED,
-        ports: { approval: this.#options.approval },
-        journal: this.journal,
-      })
-      const capabilities = await this.ingress.read(generation, envelope.owner, envelope)
-      // Traced as a turn of its own under the parked call's turn id: the turn that parked it has ended.
-      probe = this.#telemetry?.turn(envelope, generation.number)
-      tools = new TurnToolRuntime({ ...this.#runtimeOptions(), turn: envelope, generation, capabilities, probe })
-      return await tools.resume(token)
+      const [round] = await this.journal.coordination.parked({ token, settled: true })
+      if (round === undefined) throw new SeamError('UNKNOWN_APPROVAL', `no parked call has the resume token "${token}"`, { details: { token } })
+      const generation = this.#generations.active!
+      return await resumeParked(this.#turnHost, generation, round, options.signal, generation.lease())
     } finally {
-      // A body abandoned past its deadline keeps the generation until it settles.
-      if (tools === undefined) {
-        probe?.ended('interrupted')
-        release()
-      } else {
-        const ended = probe
-        void tools.idle().then(() => {
-          ended?.ended('ended')
-          release()
-        })
-      }
-    }
-  }
-
-  /** What every turn's runtime shares with the root. */
-  #runtimeOptions() {
-    return {
-      ingress: this.ingress,
-      grants: this.#grants,
-      limits: this.#limits,
-      onAbandoned: this.#onAbandoned,
-      locate,
+      this.#activity.end()
     }
   }
 
