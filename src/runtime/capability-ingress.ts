@@ -7,6 +7,7 @@ import type { PermissionHost } from './approval-types.js'
 import { featureTemplate } from './feature-capability.js'
 import type { Generation, ToolSlot } from './generation.js'
 import type { TurnEnvelope } from './turn-ingress.js'
+import { planOf, type ToolPlan } from './tool-plan.js'
 
 /** A projected tool: the canonical policy metadata of a Feature or Seam tool. Frozen. */
 export interface ToolCapability {
@@ -59,7 +60,7 @@ export interface AgentCapabilities {
  * `featureTemplate`), so its binding belongs to the generation, not to the object.
  */
 export type ToolBinding =
-  | { readonly kind: 'feature'; readonly capability: ToolCapability; readonly generation: Generation; readonly slot: ToolSlot }
+  | { readonly kind: 'feature'; readonly capability: ToolCapability; readonly generation: Generation; readonly slot: ToolSlot; readonly plan: ToolPlan }
   | { readonly kind: 'seam'; readonly capability: ToolCapability; readonly generation: Generation; readonly service: ToolService; readonly scope: string }
 
 interface Projection {
@@ -246,7 +247,7 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
     if (!ownsFor(slot.owner, owner)) continue
     // An unchanged tool is the object the last generation had; only its binding is this generation's.
     const capability = featureTemplate(slot)
-    if (capability !== undefined) claimTool({ kind: 'feature', capability, generation, slot })
+    if (capability !== undefined) claimTool({ kind: 'feature', capability, generation, slot, plan: planOf(slot.definition) })
   }
 
   for (const service of generation.seam?.tools.getFor(owner) ?? []) {

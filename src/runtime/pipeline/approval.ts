@@ -132,10 +132,10 @@ function unlessGranted(state: CallState, reason: string): string | undefined | P
 /** The tool's risk reason; a `risk()` past its deadline (or cut short by an abort) settles the call. */
 async function riskOf(state: CallState): Promise<string | undefined> {
   const { capability, binding, args, ctx } = state
-  if (binding?.kind === 'feature' && binding.slot.definition.risk) {
-    const { slot } = binding
+  if (binding?.kind === 'feature' && binding.plan.risk) {
+    const { slot, plan } = binding
     try {
-      let reason: unknown = slot.definition.risk!(args as never, {
+      let reason: unknown = plan.risk!.call(plan.definition, args as never, {
         turn: ctx.turn,
         owner: slot.owner,
         use: (token) => slot.plugin.resources.use(token),

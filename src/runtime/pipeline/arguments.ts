@@ -54,7 +54,7 @@ export function parseArguments(state: CallState): void {
     invalid(state, `the arguments ${DEEP.problem}. Send a flatter object.`, [])
     return
   }
-  const schema = binding.kind === 'feature' ? binding.slot.definition.input : capability.parameters
+  const schema = binding.kind === 'feature' ? binding.plan.input : capability.parameters
   const result = validators.forSchema(schema, binding.kind === 'seam')(args)
   if (!result.ok) {
     invalid(

@@ -221,10 +221,10 @@ export class BodyRun implements Due {
         // A provider written in plain JavaScript may answer synchronously (or with a foreign thenable).
         pending = result instanceof Promise ? result : Promise.resolve(result)
       } else {
-        const { definition } = binding!.slot
+        const { plan } = binding!
         const context = new ToolBodyContext(this, state, binding!)
         const { probe } = state
-        const value: unknown = probe ? probe.within(definition.execute, definition, args as never, context) : definition.execute(args as never, context)
+        const value: unknown = probe ? probe.within(plan.execute, plan.definition, args as never, context) : plan.execute.call(plan.definition, args as never, context)
         if (!(value instanceof Promise)) {
           this.#bodySettled({ ok: true, value })
           return

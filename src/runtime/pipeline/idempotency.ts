@@ -106,8 +106,8 @@ function keyOf(state: CallState): string | undefined {
   if (!capability || !binding || !args) return undefined
   let key: unknown
   if (binding.kind === 'feature') {
-    const { slot } = binding
-    key = slot.definition.idempotencyKey?.(args as never, {
+    const { slot, plan } = binding
+    key = plan.idempotencyKey?.call(plan.definition, args as never, {
       turn: ctx.turn,
       owner: slot.owner,
       callId: state.call.callId,

@@ -15,7 +15,7 @@ import type { ToolCallOutcome } from './types.js'
  * Produces the frozen outcome.
  */
 export function normalize(state: CallState): void {
-  const definition = state.binding?.kind === 'feature' ? state.binding.slot.definition : undefined
+  const plan = state.binding?.kind === 'feature' ? state.binding.plan : undefined
   if (!state.settled && state.hasValue) checkValue(state)
   let content: ContentBlock[]
   // Content built here from fresh objects needs neither validation nor a defensive copy.
@@ -29,7 +29,7 @@ export function normalize(state: CallState): void {
     content = state.providerContent
   } else {
     content = renderValue(state)
-    owned = !definition?.render || state.settled !== undefined
+    owned = !plan?.render || state.settled !== undefined
   }
   // Content from a render or a post-execute replacement is checked whatever the call's status:
   // a hook may replace the content of a failed call too.
@@ -44,10 +44,10 @@ export function normalize(state: CallState): void {
     owned = true
   }
   let details: Record<string, unknown> | undefined = state.settled?.details
-  if (definition?.finalizeContent) {
+  if (plan?.finalizeContent) {
     const settled = state.settled
     try {
-      const finalized = definition.finalizeContent(content, {
+      const finalized = plan.finalizeContent.call(plan.definition, content, {
         callId: state.call.callId,
         name: state.call.name,
         status: settled?.status ?? 'completed',
@@ -107,7 +107,7 @@ function checkValue(state: CallState): void {
 
 function checkLossless(state: CallState): void {
   const binding = state.binding
-  const output = binding?.kind === 'feature' ? binding.slot.definition.output : state.capability?.outputSchema
+  const output = binding?.kind === 'feature' ? binding.plan.output : state.capability?.outputSchema
   // Without an output schema the value is the outcome's: checked and frozen in one walk.
   const lossy = output === undefined ? freezeLossless(state.value) : findLossy(state.value)
   if (lossy) {
@@ -136,10 +136,11 @@ function checkLossless(state: CallState): void {
 }
 
 function renderValue(state: CallState): ContentBlock[] {
-  const render = state.binding?.kind === 'feature' ? state.binding.slot.definition.render : undefined
+  const plan = state.binding?.kind === 'feature' ? state.binding.plan : undefined
+  const render = plan?.render
   if (render) {
     try {
-      const rendered = render(state.args as never, state.value as never)
+      const rendered = render.call(plan!.definition, state.args as never, state.value as never)
       return typeof rendered === 'string' ? text(rendered) : rendered
     } catch (error) {
       settle(state, { status: 'failed', code: 'INVALID_OUTPUT', message: `The tool "${state.call.name}" could not render its result: ${messageOf(error)}` })

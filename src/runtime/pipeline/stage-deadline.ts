@@ -29,7 +29,7 @@ export function journalWait<T>(state: CallState, work: PromiseLike<T>): Promise<
 
 export function policyTimeout(state: CallState): number {
   const { binding, ctx } = state
-  const own = binding?.kind === 'feature' ? binding.slot.definition.policyTimeoutMs : undefined
+  const own = binding?.kind === 'feature' ? binding.plan.policyTimeoutMs : undefined
   return own ?? ctx.turn.policy.policyTimeoutMs ?? ctx.limits.policyTimeoutMs
 }
 
