@@ -6,7 +6,9 @@
  * call of the floor sketch, which does only what the guarantees cannot do without (two journal
  * events kept, frozen arguments, rendered and frozen content, a frozen outcome) with none of the
  * pipeline's checks (both alternate on a shared machine, where wall time includes waiting for a
- * core). Two diagnostic rows, measured in a process of their own (see `diagnostics`): the zod tool
+ * core). Each timed round starts after a pause in which the collector finishes what earlier rounds
+ * left it (see `interleave`'s `settle`): without it, a round's CPU time held another contender's
+ * collections, and one run's ratio ranged over 0.6–2.9× from round to round. Two diagnostic rows, measured in a process of their own (see `diagnostics`): the zod tool
  * against a journal that keeps nothing (the pipeline's own cost without the memory journal's), and
  * the floor sketch handing its events to the memory journal (that store's share).
  * `node --import tsx bench/pipeline.ts` (`--floor`: the floor sketch alone, see `floorAlone`;
@@ -178,7 +180,7 @@ export async function run(): Promise<BenchReport> {
     { label: 'pipeline: seam tool (Ajv)', round: pipelineRound('fetch_ticket') },
     { label: 'floor sketch, no checks (zod)', round: floorRound() },
   ]
-  const measured = await interleave(contenders, { rounds: ROUNDS, warmup: WARMUP })
+  const measured = await interleave(contenders, { rounds: ROUNDS, warmup: WARMUP, settle: true })
   const [zodBase, zodPipe, ajvBase, seamPipe, floor] = measured as [Measured, Measured, Measured, Measured, Measured]
   const [ownBase, ownFloor, zodBare, floorJournal] = await diagnostics()
   const rows = [
@@ -258,6 +260,6 @@ async function floorAlone(): Promise<BenchReport> {
 }
 
 if (isMain(import.meta.url)) {
-  if (process.argv.includes('--diagnostics')) process.stdout.write(JSON.stringify(await interleave(diagnosticContenders(), { rounds: ROUNDS, warmup: WARMUP })))
+  if (process.argv.includes('--diagnostics')) process.stdout.write(JSON.stringify(await interleave(diagnosticContenders(), { rounds: ROUNDS, warmup: WARMUP, settle: true })))
   else printReport(await (process.argv.includes('--floor') ? floorAlone() : run()))
 }

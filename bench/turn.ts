@@ -4,7 +4,10 @@
  * which 1,000 are gated by 10 distinct permissions (half granted), against reading a prebuilt frozen
  * array (the floor of "the catalog is already there"). Turns are ended after each round, untimed.
  * Targets: ≤ 20 µs per turn at 10,000 tools (CPU time: on a shared machine the wall time includes
- * waiting for a core); 10,000 tools ≤ 1.5× 10 tools (O(1) in the tool count).
+ * waiting for a core); 10,000 tools ≤ 1.5× 10 tools (O(1) in the tool count). Each timed round
+ * starts after a pause in which the collector finishes what earlier rounds left it (`settle`): the
+ * heap of four roots' schemas made that work land on random rounds (a row at 47 µs in one run, 12 µs
+ * in the next).
  * `node --import tsx bench/turn.ts`
  */
 import { z } from 'zod'
@@ -98,7 +101,7 @@ export async function run(): Promise<BenchReport> {
       label: `beginTurn + catalog, 10,000 tools, ${GATED.toLocaleString('en-US')} gated by ${PERMISSIONS} permissions`,
       round: turnRound(gatedRoot, 10_000 - GATED / 2),
     })
-    const measured = await interleave(contenders, { rounds: ROUNDS, warmup: WARMUP })
+    const measured = await interleave(contenders, { rounds: ROUNDS, warmup: WARMUP, settle: true })
     const [base, small, , large, gated] = measured as [Measured, Measured, Measured, Measured, Measured]
     const rows = measured.map((m) => [
       m.label,
