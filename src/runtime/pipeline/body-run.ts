@@ -1,72 +1,19 @@
 /**
- * One body invocation (`BodyRun`): its deadline and grace period, its signals, and how its result
- * settles the call (`decide`). `dispatch.ts` puts the execute wrappers around it.
+ * One body invocation (`BodyRun`): its deadline and grace period, and its signals; `decide.ts`
+ * settles the call from its result, and `dispatch.ts` puts the execute wrappers around it.
  */
 import { SeamError, messageOf } from '../../errors.js'
 import type { ToolExecutionResult } from '../../seams/types.js'
 import { NEVER_ABORTED } from '../turn-ingress.js'
 import { arming, unwatch, watch } from './arming.js'
 import { SeamBodyContext, ToolBodyContext } from './body-context.js'
+import { ABANDONED, type BodyResult, decide } from './decide.js'
 import { type Due, deadlines } from './deadlines.js'
 import { type CallState, settle } from './state.js'
 import type { DispatchResult } from './types.js'
 
-/** What a run resolves with for wrappers when its body was abandoned. */
-export const ABANDONED: unique symbol = Symbol('abandoned')
-export type BodyResult = DispatchResult | typeof ABANDONED
-
 /** What commits a call once its body has settled (`commitCall`), and what it hands back (`finish`). */
 export type Commit = (state: CallState, finish: (state: CallState) => unknown) => unknown
-
-/** Settles the call from what its run produced: a value, a failure, a timeout or an abandoned body. */
-export function decide(state: CallState, run: BodyRun, result: BodyResult): void {
-  const name = state.call.name
-  if (run.timedOut) {
-    settle(state, {
-      status: 'failed',
-      code: 'TOOL_TIMEOUT',
-      message: `The tool "${name}" did not finish within ${run.timeoutMs} ms and was stopped. Try a smaller request.`,
-      details: run.abandoned ? { abandoned: true } : undefined,
-    })
-    return
-  }
-  const cancelled = state.signal.aborted
-  if (result === ABANDONED) {
-    settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled.`, details: { abandoned: true } })
-    return
-  }
-  state.dispatch = result
-  if (result.ok) {
-    if (cancelled) {
-      settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled; its result was discarded.` })
-      return
-    }
-    state.value = result.value
-    // A provider that answered with content alone has no value (its content is the whole result).
-    state.hasValue = result.content === undefined || result.value !== undefined
-    state.providerContent = result.content
-    return
-  }
-  if (cancelled && run.abortCaused) {
-    settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled.` })
-    return
-  }
-  if (result.unavailable) {
-    settle(state, {
-      status: 'failed',
-      code: 'PROVIDER_UNAVAILABLE',
-      message: `The tool "${name}" is unavailable right now: ${result.error}`,
-      details: result.details,
-    })
-    return
-  }
-  settle(state, {
-    status: 'failed',
-    code: 'TOOL_ERROR',
-    message: `The tool "${name}" failed: ${result.error}`,
-    details: result.details,
-  })
-}
 
 /** A run's deadline, then its grace period, in the shared deadline queue. */
 class RunTimer implements Due {

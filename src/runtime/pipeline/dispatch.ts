@@ -1,6 +1,7 @@
 import { messageOf, SeamError } from '../../errors.js'
 import { ABORTED, TIMED_OUT, untilDue } from '../abort.js'
-import { ABANDONED, BodyRun, type BodyResult, type Commit, decide } from './body-run.js'
+import { BodyRun, type Commit } from './body-run.js'
+import { ABANDONED, type BodyResult, decide } from './decide.js'
 import { type CallState, notStarted, settle } from './state.js'
 import type { DispatchResult, ExecuteWrapper, ToolExecution } from './types.js'
 

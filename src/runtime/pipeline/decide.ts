@@ -1,0 +1,61 @@
+/**
+ * How a body run's result settles its call: a value, a failure, a timeout, a cancellation or an
+ * abandoned body (see `BodyRun`).
+ */
+import type { BodyRun } from './body-run.js'
+import { type CallState, settle } from './state.js'
+import type { DispatchResult } from './types.js'
+
+/** What a run resolves with for wrappers when its body was abandoned. */
+export const ABANDONED: unique symbol = Symbol('abandoned')
+export type BodyResult = DispatchResult | typeof ABANDONED
+
+/** Settles the call from what its run produced: a value, a failure, a timeout or an abandoned body. */
+export function decide(state: CallState, run: BodyRun, result: BodyResult): void {
+  const name = state.call.name
+  if (run.timedOut) {
+    settle(state, {
+      status: 'failed',
+      code: 'TOOL_TIMEOUT',
+      message: `The tool "${name}" did not finish within ${run.timeoutMs} ms and was stopped. Try a smaller request.`,
+      details: run.abandoned ? { abandoned: true } : undefined,
+    })
+    return
+  }
+  const cancelled = state.signal.aborted
+  if (result === ABANDONED) {
+    settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled.`, details: { abandoned: true } })
+    return
+  }
+  state.dispatch = result
+  if (result.ok) {
+    if (cancelled) {
+      settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled; its result was discarded.` })
+      return
+    }
+    state.value = result.value
+    // A provider that answered with content alone has no value (its content is the whole result).
+    state.hasValue = result.content === undefined || result.value !== undefined
+    state.providerContent = result.content
+    return
+  }
+  if (cancelled && run.abortCaused) {
+    settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled.` })
+    return
+  }
+  if (result.unavailable) {
+    settle(state, {
+      status: 'failed',
+      code: 'PROVIDER_UNAVAILABLE',
+      message: `The tool "${name}" is unavailable right now: ${result.error}`,
+      details: result.details,
+    })
+    return
+  }
+  settle(state, {
+    status: 'failed',
+    code: 'TOOL_ERROR',
+    message: `The tool "${name}" failed: ${result.error}`,
+    details: result.details,
+  })
+}
