@@ -8,9 +8,10 @@
  * pipeline's checks (both alternate on a shared machine, where wall time includes waiting for a
  * core). Each timed round starts after a pause in which the collector finishes what earlier rounds
  * left it (see `interleave`'s `settle`): without it, a round's CPU time held another contender's
- * collections, and one run's ratio ranged over 0.6–2.9× from round to round. Two diagnostic rows, measured in a process of their own (see `diagnostics`): the zod tool
- * against a journal that keeps nothing (the pipeline's own cost without the memory journal's), and
- * the floor sketch handing its events to the memory journal (that store's share).
+ * collections, and one run's ratio ranged over 0.6–2.9× from round to round. Two diagnostic rows,
+ * measured in a process of their own (see `diagnostics`): the zod tool against a journal that keeps
+ * nothing (the pipeline's own cost without the memory journal's), and the floor sketch handing its
+ * events to the memory journal (that store's share).
  * `node --import tsx bench/pipeline.ts` (`--floor`: the floor sketch alone, see `floorAlone`;
  * `--diagnostics`: the diagnostic rounds alone, printed as JSON)
  */
