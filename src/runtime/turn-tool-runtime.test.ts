@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { defineTool, SeamIntegration, capabilitySeamToken, memoryJournal, } from 'seam-runtime'
+import { defineTool, SeamIntegration, capabilitySeamToken, memoryJournal } from 'seam-runtime'
 import { beginTurn, expectPaired, journalKinds, rootWith, sleep } from '../../test/kit.js'
+import type { MemoryJournal } from './journal/memory.js'
+
+/** The journal with its `append` replaced by a wrapper that calls it. */
+function wrappedAppend(journal: MemoryJournal): MemoryJournal {
+  const append = journal.append.bind(journal)
+  journal.append = (event) => append(event)
+  return journal
+}
 
 const echo = (calls: unknown[]) =>
   defineTool({
@@ -294,47 +302,56 @@ describe('TurnToolRuntime: lookup and arguments', () => {
 describe('TurnToolRuntime: one call id, one call', () => {
   const seqs = async (journal: Awaited<ReturnType<typeof rootWith>>['journal'], turnId: string) => (await journal.read(turnId)).map((e) => e.seq)
 
-  it('settles a reused call id as DUPLICATE_CALL: the body does not run again, nothing is journaled, the sequence has no gap', async () => {
-    const calls: unknown[] = []
-    const { root, journal } = await rootWith((ctx) => {
-      ctx.addTool('echo', echo(calls))
-    })
-    const turn = await beginTurn(root)
-    const first = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"one"}' })
-    const again = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"two"}' })
-    const next = await turn.tools.execute({ callId: 'c2', name: 'echo', arguments: '{"message":"three"}' })
-    await turn.end()
-    expect(first.status).toBe('completed')
-    expect(again).toMatchObject({ callId: 'c1', status: 'failed', code: 'DUPLICATE_CALL' })
-    expect(again.content[0]?.type === 'text' && again.content[0].text).toContain('already has a call with id "c1"')
-    expect(next.status).toBe('completed')
-    expect(calls).toEqual([{ message: 'one' }, { message: 'three' }])
-    expect(await journalKinds(journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c1', 'tool/result:c1', 'tool/call:c2', 'tool/result:c2', 'turn/end'])
-    expect(await seqs(journal, turn.turnId)).toEqual([1, 2, 3, 4, 5, 6])
-  })
+  // A memory journal claims call ids by its own uniqueness rule as it stores each `tool/call`, and
+  // gives back the seq a refused one took; with its `append` wrapped, the turn claims them in a set.
+  for (const [label, journalOf] of [
+    ['a memory journal', () => memoryJournal()],
+    ['a memory journal whose append is wrapped', () => wrappedAppend(memoryJournal())],
+  ] as const) {
+    describe(`with ${label}`, () => {
+      it('settles a reused call id as DUPLICATE_CALL: the body does not run again, nothing is journaled, the sequence has no gap', async () => {
+        const calls: unknown[] = []
+        const { root, journal } = await rootWith((ctx) => {
+          ctx.addTool('echo', echo(calls))
+        }, { journal: journalOf() })
+        const turn = await beginTurn(root)
+        const first = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"one"}' })
+        const again = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"two"}' })
+        const next = await turn.tools.execute({ callId: 'c2', name: 'echo', arguments: '{"message":"three"}' })
+        await turn.end()
+        expect(first.status).toBe('completed')
+        expect(again).toMatchObject({ callId: 'c1', status: 'failed', code: 'DUPLICATE_CALL' })
+        expect(again.content[0]?.type === 'text' && again.content[0].text).toContain('already has a call with id "c1"')
+        expect(next.status).toBe('completed')
+        expect(calls).toEqual([{ message: 'one' }, { message: 'three' }])
+        expect(await journalKinds(journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c1', 'tool/result:c1', 'tool/call:c2', 'tool/result:c2', 'turn/end'])
+        expect(await seqs(journal, turn.turnId)).toEqual([1, 2, 3, 4, 5, 6])
+      })
 
-  it('settles the same way in a batch: an id used earlier in the turn or earlier in the batch is DUPLICATE_CALL, in model order', async () => {
-    const calls: unknown[] = []
-    const { root, journal } = await rootWith((ctx) => {
-      ctx.addTool('echo', echo(calls))
+      it('settles the same way in a batch: an id used earlier in the turn or earlier in the batch is DUPLICATE_CALL, in model order', async () => {
+        const calls: unknown[] = []
+        const { root, journal } = await rootWith((ctx) => {
+          ctx.addTool('echo', echo(calls))
+        }, { journal: journalOf() })
+        const turn = await beginTurn(root)
+        await turn.tools.execute({ callId: 'c0', name: 'echo', arguments: '{"message":"before"}' })
+        const outcomes = await turn.tools.executeBatch([
+          { callId: 'c0', name: 'echo', arguments: '{"message":"reused"}' },
+          { callId: 'c1', name: 'echo', arguments: '{"message":"first"}' },
+          { callId: 'c1', name: 'echo', arguments: '{"message":"repeated"}' },
+        ])
+        await turn.end()
+        expect(outcomes.map((o) => [o.callId, o.code ?? o.status])).toEqual([
+          ['c0', 'DUPLICATE_CALL'],
+          ['c1', 'completed'],
+          ['c1', 'DUPLICATE_CALL'],
+        ])
+        expect(calls).toEqual([{ message: 'before' }, { message: 'first' }])
+        expect(await journalKinds(journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c0', 'tool/result:c0', 'tool/call:c1', 'tool/result:c1', 'turn/end'])
+        expect(await seqs(journal, turn.turnId)).toEqual([1, 2, 3, 4, 5, 6])
+      })
     })
-    const turn = await beginTurn(root)
-    await turn.tools.execute({ callId: 'c0', name: 'echo', arguments: '{"message":"before"}' })
-    const outcomes = await turn.tools.executeBatch([
-      { callId: 'c0', name: 'echo', arguments: '{"message":"reused"}' },
-      { callId: 'c1', name: 'echo', arguments: '{"message":"first"}' },
-      { callId: 'c1', name: 'echo', arguments: '{"message":"repeated"}' },
-    ])
-    await turn.end()
-    expect(outcomes.map((o) => [o.callId, o.code ?? o.status])).toEqual([
-      ['c0', 'DUPLICATE_CALL'],
-      ['c1', 'completed'],
-      ['c1', 'DUPLICATE_CALL'],
-    ])
-    expect(calls).toEqual([{ message: 'before' }, { message: 'first' }])
-    expect(await journalKinds(journal, turn.turnId)).toEqual(['turn/begin', 'tool/call:c0', 'tool/result:c0', 'tool/call:c1', 'tool/result:c1', 'turn/end'])
-    expect(await seqs(journal, turn.turnId)).toEqual([1, 2, 3, 4, 5, 6])
-  })
+  }
 
   it('lets a call id whose tool/call could not be written be used again', async () => {
     let failing = true

@@ -6,6 +6,7 @@ import { type AgentCapabilities, CapabilityIngress, toolsByName } from './capabi
 import type { Generation } from './generation.js'
 import type { TurnProbe } from './instrumentation.js'
 import type { JournalEvent, JournalStore } from './journal/types.js'
+import { appendNowOf } from './journal/memory.js'
 import { classify } from './pipeline/classify.js'
 import { MAX_TIMER_MS } from './pipeline/deadlines.js'
 import { abortedBeforeDispatch, admission, attempt, commit, execution, runCall } from './pipeline/runner.js'
@@ -71,6 +72,12 @@ export interface TurnToolRuntimeOptions {
    */
   readonly endSignal?: AbortSignal | (() => AbortSignal)
   readonly nextSeq?: () => number
+  /**
+   * Gives back the seq `nextSeq` gave last, when nothing was written at it (a call id the turn had
+   * used already). With it, a memory journal's own uniqueness rule claims call ids, with no set of
+   * the turn's ids beside it.
+   */
+  readonly unusedSeq?: (seq: number) => void
   /** Counts this runtime's work in flight with others' (the root's, for `close()`). */
   readonly activity?: Activity
   /** Told of each call and journal append of this turn (see `Instrumentation`). */
@@ -96,6 +103,12 @@ export class TurnToolRuntime {
     }
     let seq = 1
     const journal = turn.journal
+    const unusedSeq =
+      options.nextSeq === undefined
+        ? (taken: number) => {
+            if (taken === seq) seq -= 1
+          }
+        : options.unusedSeq
     const probe = options.probe
     this.#onContexts = options.onContexts
     this.#activity = options.activity
@@ -111,6 +124,9 @@ export class TurnToolRuntime {
       nextSeq: options.nextSeq ?? (() => ++seq),
       callIds: new Set(),
       append: probe?.appended ? timedAppend(journal, probe) : (event: JournalEvent) => journal.append(event),
+      // A seq taken for a refused call id is given back: without a way to, ids are claimed in `callIds`.
+      appendNow: probe?.appended || unusedSeq === undefined ? undefined : appendNowOf(journal),
+      unusedSeq,
       lease: () => generation.lease(),
       onAbandoned: options.onAbandoned ?? (() => {}),
       locate: options.locate ?? (() => undefined),

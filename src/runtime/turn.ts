@@ -126,6 +126,9 @@ export async function openTurn(host: TurnHost, generation: Generation, input: Be
     ended: () => ended,
     endSignal,
     nextSeq,
+    unusedSeq: (taken) => {
+      if (taken === seq) seq -= 1
+    },
     activity: host.activity,
     onContexts: input.onContexts,
     probe,

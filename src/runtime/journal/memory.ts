@@ -5,7 +5,7 @@ import { type PrivacyOptions, payloadLimit, protectEvent, scrubEvent } from './p
 import { MemoryCoordination } from './memory-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { encodeCursor, eventMatches, planTurnQuery, summarizeTurn } from './turn-query.js'
-import { bitsOf, countCalls, emptyTurnLog, freezeEvent, insertBySeq, KIND_BIT, kindBit, sizeOf, type TurnLog } from './turn-log.js'
+import { addCall, bitsOf, callIndex, countCalls, emptyTurnLog, freezeEvent, insertBySeq, KIND_BIT, kindBit, sizeOf, type TurnLog } from './turn-log.js'
 import type {
   JournalEvent,
   JournalStore,
@@ -57,6 +57,20 @@ export function memoryJournal(options: MemoryJournalOptions = {}): MemoryJournal
   return new MemoryJournalStore(options)
 }
 
+/**
+ * A memory journal's append in the caller's step, for the pipeline's `tool/call` (see
+ * `journalCall`): `true` once the event is stored, `false` when the turn already holds that call's
+ * (or the turn's) event of that kind and nothing was stored; it throws where `append` would reject.
+ * The pipeline claims a call's id through it, by the store's own uniqueness rule, instead of in a
+ * set of the turn's ids beside it: in a turn of thousands of calls, each table costs a lookup that
+ * misses the processor's cache. `undefined` for any other store, and for a memory journal whose
+ * `append` was replaced (wrapped or stubbed by a host or a test): its writes go through that (a
+ * turn looks when it begins).
+ */
+export function appendNowOf(store: JournalStore): ((event: JournalEvent) => boolean) | undefined {
+  return MemoryJournalStore.appendNowOf(store)
+}
+
 class MemoryJournalStore implements MemoryJournal {
   readonly kind = 'memory'
   readonly location = 'memory'
@@ -98,16 +112,28 @@ class MemoryJournalStore implements MemoryJournal {
   /** Not `async`: an append that succeeds hands back one shared settled promise, allocating none. */
   append(event: JournalEvent): Promise<void> {
     try {
-      if (this.#closed) throw closedError(this.location)
-      checkEvent(event)
-      if (!this.#available) throw new Error('The memory journal is unavailable (setAvailable(false)).')
-      const failure = this.#failWith?.(event)
-      if (failure !== undefined) throw failure
-      if (!this.#insert(event)) throw duplicateError({ ...event, callId: callIdOf(event) ?? null }, this.location)
-      return APPENDED
+      if (this.#appendNow(event)) return APPENDED
+      throw duplicateError({ ...event, callId: callIdOf(event) ?? null }, this.location)
     } catch (error) {
       return Promise.reject(error)
     }
+  }
+
+  /** See `appendNowOf`. */
+  static appendNowOf(store: JournalStore): ((event: JournalEvent) => boolean) | undefined {
+    if (!(store instanceof MemoryJournalStore) || store.append !== MemoryJournalStore.prototype.append) return undefined
+    return (event) => store.#appendNow(event)
+  }
+
+  #appendNow(event: JournalEvent): boolean {
+    if (this.#closed) throw closedError(this.location)
+    checkEvent(event)
+    if (!this.#available) throw new Error('The memory journal is unavailable (setAvailable(false)).')
+    const failure = this.#failWith?.(event)
+    if (failure !== undefined) throw failure
+    const stored = this.#insert(event)
+    if (stored === SEQ_HELD) throw duplicateError({ ...event, callId: callIdOf(event) ?? null }, this.location)
+    return stored === STORED
   }
 
   async read(turnId: string): Promise<JournalEvent[]> {
@@ -185,7 +211,7 @@ class MemoryJournalStore implements MemoryJournal {
       .map(({ turnId, callId, seq }) => ({ turnId, callId, seq }))
     const planned = planRepair({ openCalls, openTurns, maxSeq: withReservedSeqs(maxSeq, parked), at: Date.now() })
     this.coordination.releaseKeysOf(openCalls)
-    return countRepaired(planned.filter((event) => this.#insert(event)))
+    return countRepaired(planned.filter((event) => this.#insert(event) === STORED))
   }
 
   async close(): Promise<void> {
@@ -211,11 +237,12 @@ class MemoryJournalStore implements MemoryJournal {
   }
 
   /**
-   * Stores the event frozen; `false` when a uniqueness rule refuses it. Runs on every append: keep
+   * Stores the event frozen (`STORED`), unless the turn holds its kind for its call (or the turn
+   * event) or its seq already (`KIND_HELD`, `SEQ_HELD`). Runs on every append: keep
    * it lean. Events come in many shapes, so each property read here is a megamorphic lookup: the
    * fields are read once.
    */
-  #insert(event: JournalEvent): boolean {
+  #insert(event: JournalEvent): Inserted {
     const { turnId, kind, seq } = event
     let log = turnId === this.#lastTurnId ? this.#last : this.#turns.get(turnId)
     if (log === undefined || log.evicted) {
@@ -226,22 +253,24 @@ class MemoryJournalStore implements MemoryJournal {
     this.#lastTurnId = turnId
     const bit = kindBit(kind)
     const callId = callIdOf(event)
-    const held = callId === undefined ? log.turnKinds : bitsOf(log, callId)
-    if ((held & bit) !== 0) return false
-    if (seq <= log.lastSeq && log.events.some((e) => e.seq === seq)) return false
+    let index = -1
+    let held: number
+    if (callId === undefined) held = log.turnKinds
+    else {
+      index = callIndex(log, callId)
+      held = index === -1 ? 0 : log.bits[index]!
+    }
+    if ((held & bit) !== 0) return KIND_HELD
+    if (seq <= log.lastSeq && log.events.some((e) => e.seq === seq)) return SEQ_HELD
     // Redacted by shape when read (see `#readable`), unless a payload is too large to keep whole.
     const safe = scrubEvent(event, this.#maxPayload) ?? protectEvent(event, this.#maxPayload)
     const stored = freezeEvent(this.#host === undefined ? safe : { ...safe, host: this.#host })
     if (callId === undefined) log.turnKinds |= bit
     else {
-      if (callId !== log.lastCall) {
-        if (log.lastCall !== undefined) {
-          log.calls ??= new Map()
-          log.calls.set(log.lastCall, log.lastBits)
-        }
-        log.lastCall = callId
-      }
-      log.lastBits = held | bit
+      if (index === -1) index = addCall(log, callId)
+      log.bits[index] = held | bit
+      log.lastCall = callId
+      log.lastIndex = index
     }
     if (kind === 'turn/begin') log.begun = ++this.#begunTurns
     const order = ++this.#appended
@@ -260,7 +289,7 @@ class MemoryJournalStore implements MemoryJournal {
     else if (kind === 'tool/result' && (held & KIND_BIT['tool/call']) !== 0) log.open -= 1
     this.#track(turnId, log)
     if (this.#turns.size > this.#maxTurns || this.#bytes > this.#maxBytes) this.#evict()
-    return true
+    return STORED
   }
 
   /** A turn is over once it has ended (or never began) and no call of it waits for its result. */
@@ -284,6 +313,12 @@ class MemoryJournalStore implements MemoryJournal {
     }
   }
 }
+
+/** What `#insert` made of an event. */
+type Inserted = typeof STORED | typeof KIND_HELD | typeof SEQ_HELD
+const STORED = 0
+const KIND_HELD = 1
+const SEQ_HELD = 2
 
 function bound(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback

@@ -53,15 +53,20 @@ export interface TurnLog {
   inOrder: boolean
   /** Kind bits of the turn events. */
   turnKinds: number
+  /** Kind bits of each call, by its place among the turn's calls (see `calls`). */
+  readonly bits: number[]
   /**
-   * Kind bits per call id, but for `lastCall`'s, which `lastBits` holds (an entry here for it may be
-   * stale): a call's events come one after another, so its result needs no map lookup, and each
-   * call costs one lookup and one store. Made on the turn's second call: most turns make few calls.
+   * Each call's place in `bits`, but for the turn's first call while it is the only one (most turns
+   * make few calls). A call's first event looks its id up and, when it is new, enters it at once:
+   * the one lookup that misses the processor's cache (a turn of thousands of calls keeps a table
+   * larger than the cache, and a call allocates enough to push it out between two calls) is
+   * followed by an insert into the part of the table that lookup just brought in. A call's later
+   * events update `bits` in place, and those that follow one another skip the table (`lastCall`).
    */
   calls: Map<string, number> | undefined
-  /** The call of the turn's latest call event, and its kind bits. */
+  /** The call of the turn's latest call event, and its place in `bits`. */
   lastCall: string | undefined
-  lastBits: number
+  lastIndex: number
   /** The highest seq held; a later seq needs no search (the common case). */
   lastSeq: number
   /** Its place among begun turns (from 1, in the order their `turn/begin` came); `turns` pages by it. */
@@ -81,12 +86,39 @@ const EVENT_BYTES = 200
 
 /** The log of a turn that holds nothing yet. */
 export function emptyTurnLog(): TurnLog {
-  return { events: [], readableTo: 0, orders: [], lastOrder: 0, inOrder: true, turnKinds: 0, calls: undefined, lastCall: undefined, lastBits: 0, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
+  return { events: [], readableTo: 0, orders: [], lastOrder: 0, inOrder: true, turnKinds: 0, bits: [], calls: undefined, lastCall: undefined, lastIndex: -1, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
 }
 
-/** The kind bits `log` holds for `callId` (see `TurnLog.calls`). */
+/** Where `log` keeps `callId`'s kind bits (see `TurnLog.calls`): `-1` for a call it has not seen. */
+export function callIndex(log: TurnLog, callId: string): number {
+  if (callId === log.lastCall) return log.lastIndex
+  if (log.calls !== undefined) return log.calls.get(callId) ?? -1
+  // Only the first call is kept, outside the table: it is `lastCall`, or there is none.
+  return -1
+}
+
+/** The kind bits `log` holds for `callId`. */
 export function bitsOf(log: TurnLog, callId: string): number {
-  return callId === log.lastCall ? log.lastBits : (log.calls?.get(callId) ?? 0)
+  const index = callIndex(log, callId)
+  return index === -1 ? 0 : log.bits[index]!
+}
+
+/**
+ * Enters a call `log` has not seen (`callIndex` gave `-1`), with no bits yet; returns its place.
+ * The caller has just looked it up, so the table's part it goes into is in the cache.
+ */
+export function addCall(log: TurnLog, callId: string): number {
+  const index = log.bits.length
+  log.bits.push(0)
+  if (index > 0) {
+    if (log.calls === undefined) {
+      // The turn's second call: the first one, kept outside until now, goes in too.
+      log.calls = new Map()
+      log.calls.set(log.lastCall!, log.lastIndex)
+    }
+    log.calls.set(callId, index)
+  }
+  return index
 }
 
 /** An estimate of what `event` holds in memory: a fixed overhead plus its payload strings. */
@@ -127,8 +159,7 @@ export function freezeEvent(event: JournalEvent): JournalEvent {
 
 export function countCalls(log: TurnLog): number {
   let calls = 0
-  if (log.calls) for (const [callId, kinds] of log.calls) if (callId !== log.lastCall && (kinds & KIND_BIT['tool/call']) !== 0) calls += 1
-  if (log.lastCall !== undefined && (log.lastBits & KIND_BIT['tool/call']) !== 0) calls += 1
+  for (let index = 0; index < log.bits.length; index += 1) if ((log.bits[index]! & KIND_BIT['tool/call']) !== 0) calls += 1
   return calls
 }
 

@@ -3,6 +3,7 @@ import { APPENDED } from '../journal/events.js'
 import { epochAt } from './clock.js'
 import { journalResult } from './journal-result.js'
 import { journalTimedOut, journalWait, TIMED_OUT } from './stage-deadline.js'
+import type { JournalEvent } from '../journal/types.js'
 import { type CallState, settle } from './state.js'
 
 /**
@@ -11,14 +12,14 @@ import { type CallState, settle } from './state.js'
  * `tool/result` follows it, so the pair still holds.
  */
 export function journalCall(state: CallState): Promise<void> | undefined {
-  if (!claimCallId(state)) return undefined
-  let appending: Promise<void>
+  let appending: Promise<void> | false
   try {
-    appending = appendCall(state)
+    appending = claimAndAppend(state)
   } catch (error) {
     callNotRecorded(state, error)
     return undefined
   }
+  if (appending === false) return undefined
   // Already stored (the memory journal): nothing to wait for, no deadline, no microtask.
   if (appending === APPENDED) {
     state.journaled = true
@@ -39,15 +40,45 @@ export function journalCall(state: CallState): Promise<void> | undefined {
  * that aborts the batch stops the calls after it; a single call (`runCall`) has no one to wait for.
  */
 export async function journalCallWaited(state: CallState): Promise<void> {
-  if (!claimCallId(state)) return
   try {
-    const appending = appendCall(state)
+    const appending = claimAndAppend(state)
+    if (appending === false) return
     const done = await journalWait(state, appending)
     if (done === TIMED_OUT) unconfirmed(state, appending)
     else state.journaled = true
   } catch (error) {
     callNotRecorded(state, error)
   }
+}
+
+/**
+ * Claims the call's id for this turn and writes its `tool/call`; `false` when the id is taken (the
+ * call is then settled `DUPLICATE_CALL`, and nothing is written: the turn's `tool/call` for that id
+ * stands, and its sequence has no gap). A memory journal (`appendNow`) claims the id by its own
+ * uniqueness rule; for any other the id is claimed in the turn's set first, and a write
+ * that fails gives it back (`callNotRecorded`). The caller marks the call journaled once the write
+ * it returns has landed.
+ */
+function claimAndAppend(state: CallState): Promise<void> | false {
+  const { ctx } = state
+  const { appendNow } = ctx
+  if (appendNow === undefined) {
+    if (!claimCallId(state)) return false
+    return ctx.append(callEvent(state))
+  }
+  const event = callEvent(state)
+  let stored: boolean
+  try {
+    stored = appendNow(event)
+  } catch (error) {
+    // As a store's `append` would reject: a write that failed, nothing claimed.
+    return Promise.reject(error)
+  }
+  if (stored) return APPENDED
+  // Nothing was written at the seq the event took: the turn's sequence keeps no gap.
+  ctx.unusedSeq!(event.seq)
+  duplicateCall(state)
+  return false
 }
 
 function unconfirmed(state: CallState, appending: Promise<void>): void {
@@ -62,41 +93,41 @@ function unconfirmed(state: CallState, appending: Promise<void>): void {
   )
 }
 
-/** Writes `tool/call`; the caller marks the call journaled once this resolves (see `runCall`). */
-export function appendCall(state: CallState): Promise<void> {
+/** The call's `tool/call` event; keeps the arguments' JSON text on the call (`state.raw`). */
+function callEvent(state: CallState): JournalEvent {
   const { ctx, call } = state
   const raw = typeof call.arguments === 'string' ? call.arguments : safeStringify(call.arguments)
   state.raw = raw
-  return ctx.append({
-      kind: 'tool/call',
-      turnId: ctx.turn.turnId,
-      seq: ctx.nextSeq(),
-      // A single call journals this in the step it began (see \`runCall\`); a batch call may have waited.
-      at: epochAt(state.waited ? performance.now() : state.startedAt),
-      callId: call.callId,
-      name: call.name,
-      arguments: raw,
-      generation: ctx.generation.number,
-  })
+  return {
+    kind: 'tool/call',
+    turnId: ctx.turn.turnId,
+    seq: ctx.nextSeq(),
+    // A single call journals this in the step it began (see `runCall`); a batch call may have waited.
+    at: epochAt(state.waited ? performance.now() : state.startedAt),
+    callId: call.callId,
+    name: call.name,
+    arguments: raw,
+    generation: ctx.generation.number,
+  }
 }
 
-/**
- * Claims the call id for this turn, before its `tool/call` is written. A reused id settles the call
- * as `DUPLICATE_CALL` with nothing journaled (the turn's `tool/call` for that id stands, and its
- * sequence has no gap); the caller then skips the append.
- */
-export function claimCallId(state: CallState): boolean {
+/** Claims the call id in the turn's set; a reused id settles the call (see `claimAndAppend`). */
+function claimCallId(state: CallState): boolean {
   const { callIds } = state.ctx
-  const { callId, name } = state.call
   // One set operation: adding an id the set holds leaves its size as it was.
   const size = callIds.size
-  if (callIds.add(callId).size !== size) return true
+  if (callIds.add(state.call.callId).size !== size) return true
+  duplicateCall(state)
+  return false
+}
+
+function duplicateCall(state: CallState): void {
+  const { callId, name } = state.call
   settle(state, {
     status: 'failed',
     code: 'DUPLICATE_CALL',
     message: `The call to "${name}" was not run: this turn already has a call with id "${callId}". Give each call its own id.`,
   })
-  return false
 }
 
 export function callNotRecorded(state: CallState, error: unknown): void {

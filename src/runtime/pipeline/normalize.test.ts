@@ -177,12 +177,13 @@ describe('post-execute and result observers', () => {
         order.push('observer')
       })
     })
-    const turn = await beginTurn(root)
+    // Wrapped before the turn begins: a turn takes its memory journal's writes as it finds them then.
     const append = journal.append.bind(journal)
     journal.append = async (event) => {
-      order.push(event.kind)
+      if (event.kind !== 'turn/begin') order.push(event.kind)
       return append(event)
     }
+    const turn = await beginTurn(root)
     await turn.tools.execute({ callId: 'c1', name: 't', arguments: '{}' })
     expect(order).toEqual(['tool/call', 'observer', 'tool/result'])
   })

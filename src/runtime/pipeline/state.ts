@@ -44,9 +44,16 @@ export interface TurnContext {
    */
   readonly endSignal?: () => AbortSignal
   readonly nextSeq: () => number
-  /** Call ids this turn has journaled (or is journaling): a second use is `DUPLICATE_CALL`. */
+  /**
+   * Call ids this turn has journaled (or is journaling): a second use is `DUPLICATE_CALL`. Unused
+   * with `appendNow`, whose store's own uniqueness rule claims them.
+   */
   readonly callIds: Set<string>
   readonly append: (event: JournalEvent) => Promise<void>
+  /** The memory journal's append in the caller's step (see `appendNowOf`), unless appends are timed for a probe. */
+  readonly appendNow?: ((event: JournalEvent) => boolean) | undefined
+  /** Gives back the seq `nextSeq` gave last, when nothing was written at it. */
+  readonly unusedSeq?: ((seq: number) => void) | undefined
   /** Keeps the generation alive for a body that outlived its deadline. */
   readonly lease: () => () => void
   readonly onAbandoned: (info: AbandonedCall) => void
