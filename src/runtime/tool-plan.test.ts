@@ -1,8 +1,9 @@
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { z } from 'zod'
 import { createRoot, defineTool } from '../index.js'
 import { definePlugin } from './plugin.js'
 import { planOf } from './tool-plan.js'
+import { validators } from './validation.js'
 
 describe('ToolPlan', () => {
   it('calls every method of a definition with the definition as `this`, as a call on it would', async () => {
@@ -47,5 +48,20 @@ describe('ToolPlan', () => {
     expect(planOf(tool)).toBe(planOf(tool))
     expect(planOf(tool)).toMatchObject({ definition: tool, execute: tool.execute, input: tool.input, render: undefined })
     expect(planOf(defineTool({ description: 'Once.', input: z.object({}), execute: () => 'ok' }))).not.toBe(planOf(tool))
+  })
+
+  it('looks up its input validator on the first call and keeps it: calls after it look nothing up', async () => {
+    const tool = defineTool({ description: 'Echo.', input: z.object({ text: z.string() }), approval: 'never', execute: ({ text }) => text })
+    const root = await createRoot({ plugin: definePlugin({ name: 'root', setup: (ctx) => void ctx.addTool('echo', tool) }), repair: false })
+    onTestFinished(() => root.close())
+    const turn = await root.beginTurn({ session: 's', principal: { subjectId: 'u' } })
+    const lookups = vi.spyOn(validators, 'forSchema')
+    onTestFinished(() => lookups.mockRestore())
+    const outcomes = []
+    for (const [index, text] of ['a', 'b', 'c'].entries()) outcomes.push(await turn.tools.execute({ callId: `c${index}`, name: 'echo', arguments: JSON.stringify({ text }) }))
+    const invalid = await turn.tools.execute({ callId: 'c3', name: 'echo', arguments: '{"text":3}' })
+    expect(outcomes.map((o) => o.value)).toEqual(['a', 'b', 'c'])
+    expect(invalid).toMatchObject({ status: 'failed', code: 'INVALID_ARGS' })
+    expect(lookups.mock.calls.filter(([schema]) => schema === tool.input)).toHaveLength(1)
   })
 })

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../features/define-tool.js'
+import { type Validator, validators } from './validation.js'
 
 /**
  * What a call reads of a `defineTool` definition, copied once into an instance of one class. A
@@ -19,6 +20,7 @@ export class ToolPlan {
   readonly finalizeContent: ToolDefinition['finalizeContent']
   readonly idempotencyKey: ToolDefinition['idempotencyKey']
   readonly policyTimeoutMs: number | undefined
+  #validateInput: Validator | undefined = undefined
 
   constructor(definition: ToolDefinition) {
     this.definition = definition
@@ -30,6 +32,12 @@ export class ToolPlan {
     this.finalizeContent = definition.finalizeContent
     this.idempotencyKey = definition.idempotencyKey
     this.policyTimeoutMs = definition.policyTimeoutMs
+  }
+
+  /** The input's validator, looked up on the first call and kept: no cache lookup per call. */
+  get validateInput(): Validator {
+    this.#validateInput ??= validators.forSchema(this.input)
+    return this.#validateInput
   }
 }
 

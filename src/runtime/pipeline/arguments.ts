@@ -54,8 +54,7 @@ export function parseArguments(state: CallState): void {
     invalid(state, `the arguments ${DEEP.problem}. Send a flatter object.`, [])
     return
   }
-  const schema = binding.kind === 'feature' ? binding.plan.input : capability.parameters
-  const result = validators.forSchema(schema, binding.kind === 'seam')(args)
+  const result = (binding.kind === 'feature' ? binding.plan.validateInput : validators.forSchema(capability.parameters, true))(args)
   if (!result.ok) {
     invalid(
       state,
