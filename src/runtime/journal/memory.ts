@@ -65,9 +65,11 @@ export function memoryJournal(options: MemoryJournalOptions = {}): MemoryJournal
  * set of the turn's ids beside it: in a turn of thousands of calls, each table costs a lookup that
  * misses the processor's cache. `undefined` for any other store, and for a memory journal whose
  * `append` was replaced (wrapped or stubbed by a host or a test): its writes go through that (a
- * turn looks when it begins).
+ * turn looks when it begins). With `frozen`, the caller vouches that the event's content blocks and
+ * their array are frozen (the pipeline's `tool/result`, whose outcome holds them): they are kept as
+ * they are, not frozen again.
  */
-export function appendNowOf(store: JournalStore): ((event: JournalEvent) => boolean) | undefined {
+export function appendNowOf(store: JournalStore): AppendNow | undefined {
   return MemoryJournalStore.appendNowOf(store)
 }
 
@@ -120,18 +122,18 @@ class MemoryJournalStore implements MemoryJournal {
   }
 
   /** See `appendNowOf`. */
-  static appendNowOf(store: JournalStore): ((event: JournalEvent) => boolean) | undefined {
+  static appendNowOf(store: JournalStore): AppendNow | undefined {
     if (!(store instanceof MemoryJournalStore) || store.append !== MemoryJournalStore.prototype.append) return undefined
-    return (event) => store.#appendNow(event)
+    return (event, frozen) => store.#appendNow(event, frozen === true)
   }
 
-  #appendNow(event: JournalEvent): boolean {
+  #appendNow(event: JournalEvent, frozen = false): boolean {
     if (this.#closed) throw closedError(this.location)
     checkEvent(event)
     if (!this.#available) throw new Error('The memory journal is unavailable (setAvailable(false)).')
     const failure = this.#failWith?.(event)
     if (failure !== undefined) throw failure
-    const stored = this.#insert(event)
+    const stored = this.#insert(event, frozen)
     if (stored === SEQ_HELD) throw duplicateError({ ...event, callId: callIdOf(event) ?? null }, this.location)
     return stored === STORED
   }
@@ -242,7 +244,7 @@ class MemoryJournalStore implements MemoryJournal {
    * it lean. Events come in many shapes, so each property read here is a megamorphic lookup: the
    * fields are read once.
    */
-  #insert(event: JournalEvent): Inserted {
+  #insert(event: JournalEvent, frozen = false): Inserted {
     const { turnId, kind, seq } = event
     let log = turnId === this.#lastTurnId ? this.#last : this.#turns.get(turnId)
     if (log === undefined || log.evicted) {
@@ -264,7 +266,8 @@ class MemoryJournalStore implements MemoryJournal {
     if (seq <= log.lastSeq && log.events.some((e) => e.seq === seq)) return SEQ_HELD
     // Redacted by shape when read (see `#readable`), unless a payload is too large to keep whole.
     const safe = scrubEvent(event, this.#maxPayload) ?? protectEvent(event, this.#maxPayload)
-    const stored = freezeEvent(this.#host === undefined ? safe : { ...safe, host: this.#host })
+    // Content the caller vouched for is kept as it is, unless scrubbing or a cut replaced it.
+    const stored = freezeEvent(this.#host === undefined ? safe : { ...safe, host: this.#host }, frozen && safe === event)
     if (callId === undefined) log.turnKinds |= bit
     else {
       if (index === -1) index = addCall(log, callId)
@@ -313,6 +316,9 @@ class MemoryJournalStore implements MemoryJournal {
     }
   }
 }
+
+/** See `appendNowOf`. */
+export type AppendNow = (event: JournalEvent, frozen?: boolean) => boolean
 
 /** What `#insert` made of an event. */
 type Inserted = typeof STORED | typeof KIND_HELD | typeof SEQ_HELD

@@ -143,10 +143,11 @@ export function sizeOf(event: JournalEvent): number {
 
 /**
  * Frozen, so neither the caller nor a reader can change what was journaled. An event the runtime
- * handed over is frozen in place (it keeps no other use for it); content blocks too.
+ * handed over is frozen in place (it keeps no other use for it); content blocks too, unless
+ * `contentFrozen` (the caller froze them, see `appendNowOf`).
  */
-export function freezeEvent(event: JournalEvent): JournalEvent {
-  if (event.kind === 'tool/result') {
+export function freezeEvent(event: JournalEvent, contentFrozen = false): JournalEvent {
+  if (event.kind === 'tool/result' && !contentFrozen) {
     // Each block too, even in a frozen array: freezing is idempotent and cheap.
     // An index loop: `for…of` makes an iterator per append.
     const content = event.content

@@ -55,9 +55,9 @@ export async function journalCallWaited(state: CallState): Promise<void> {
  * Claims the call's id for this turn and writes its `tool/call`; `false` when the id is taken (the
  * call is then settled `DUPLICATE_CALL`, and nothing is written: the turn's `tool/call` for that id
  * stands, and its sequence has no gap). A memory journal (`appendNow`) claims the id by its own
- * uniqueness rule; for any other the id is claimed in the turn's set first, and a write
- * that fails gives it back (`callNotRecorded`). The caller marks the call journaled once the write
- * it returns has landed.
+ * uniqueness rule; for any other store the id is claimed in the turn's set first, and a write that
+ * fails gives it back (`callNotRecorded`). The caller marks the call journaled once the write it
+ * returns has landed.
  */
 function claimAndAppend(state: CallState): Promise<void> | false {
   const { ctx } = state

@@ -1,7 +1,7 @@
 import { untilDue } from '../abort.js'
 import { APPENDED } from '../journal/events.js'
 import { epochAt } from './clock.js'
-import type { OutcomeStatus } from '../journal/types.js'
+import type { JournalEvent, OutcomeStatus } from '../journal/types.js'
 import type { CallState } from './state.js'
 
 /**
@@ -22,25 +22,31 @@ export function journalResult(state: CallState): Promise<void> | undefined {
   return untilDue(appending, undefined, state.ctx.limits.journalTimeoutMs).then(unrecorded, unrecorded)
 }
 
-/** Writes `tool/result` once, when the call's `tool/call` was written; it may reject (see `journalResult`). */
+/**
+ * Writes `tool/result` once, when the call's `tool/call` was written; it may reject (see
+ * `journalResult`). A memory journal (`appendNow`) keeps the outcome's frozen content as it is.
+ */
 function appendResult(state: CallState): Promise<void> | undefined {
   const { ctx, outcome } = state
   // A parked call has no result yet: whoever resumes or expires it writes one.
   if (!state.journaled || !outcome || outcome.status === 'suspended' || state.resultJournaled) return undefined
   state.resultJournaled = true
-  return ctx
-    .append({
-      kind: 'tool/result',
-      turnId: ctx.turn.turnId,
-      seq: ctx.nextSeq(),
-      at: epochAt(state.settledAt ?? performance.now()),
-      callId: outcome.callId,
-      status: outcome.status as OutcomeStatus,
-      code: outcome.code,
-      policy: outcome.policy,
-      content: outcome.content as never,
-      durationMs: outcome.durationMs,
-    })
+  const event: JournalEvent = {
+    kind: 'tool/result',
+    turnId: ctx.turn.turnId,
+    seq: ctx.nextSeq(),
+    at: epochAt(state.settledAt ?? performance.now()),
+    callId: outcome.callId,
+    status: outcome.status as OutcomeStatus,
+    code: outcome.code,
+    policy: outcome.policy,
+    content: outcome.content as never,
+    durationMs: outcome.durationMs,
+  }
+  const { appendNow } = ctx
+  // Refused (another writer's result for this call): the outcome stands, as for a failed write.
+  if (appendNow !== undefined) return appendNow(event, true) ? APPENDED : undefined
+  return ctx.append(event)
 }
 
 /** Either way the outcome stands; when unrecorded, crash repair closes the call on the next start. */

@@ -34,6 +34,26 @@ describe('normalize: lossless values, output schemas, rendering, finalizeContent
     await expectPaired(journal, turn.turnId)
   })
 
+  it('settles a value that throws when rendered as TOOL_ERROR, and journals that outcome with its content frozen', async () => {
+    let reads = 0
+    const { root, journal } = await rootWith((ctx) => {
+      const value = {
+        get n() {
+          reads += 1
+          if (reads > 1) throw new Error('read twice')
+          return 1
+        },
+      }
+      ctx.addTool('fickle', defineTool({ description: 'Fickle.', input: z.object({}), approval: 'never', execute: () => value }))
+    })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'fickle', arguments: '{}' })
+    expect(outcome).toMatchObject({ status: 'failed', code: 'TOOL_ERROR', content: [{ type: 'text', text: 'The call to "fickle" failed inside the runtime.' }] })
+    await expectPaired(journal, turn.turnId)
+    const result = (await journal.read(turn.turnId)).find((event) => event.kind === 'tool/result')
+    expect(result?.kind === 'tool/result' && [Object.isFrozen(result.content), Object.isFrozen(result.content[0])]).toEqual([true, true])
+  })
+
   it('validates the value against the output schema', async () => {
     const { root } = await rootWith((ctx) => {
       ctx.addTool('ticket', defineTool({ description: 'T.', input: z.object({ ok: z.boolean() }), output: z.object({ title: z.string() }), approval: 'never', execute: ({ ok }) => (ok ? { title: 'Printer' } : { title: 42 }) as { title: string } }))

@@ -229,7 +229,8 @@ async function recover(state: CallState, error: unknown): Promise<void> {
     generation: state.ctx.generation.number,
     status: 'failed',
     code: 'TOOL_ERROR',
-    content: Object.freeze([{ type: 'text' as const, text: `The call to "${state.call.name}" failed inside the runtime.` }]),
+    // Blocks frozen too: the memory journal keeps an outcome's content as it is (see `appendResult`).
+    content: Object.freeze([Object.freeze({ type: 'text' as const, text: `The call to "${state.call.name}" failed inside the runtime.` })]),
     durationMs: performance.now() - state.startedAt,
   })
   observe(state)

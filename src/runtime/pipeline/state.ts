@@ -5,6 +5,7 @@ import type { CapabilityIngress, ToolBinding, ToolCapability } from '../capabili
 import type { Generation } from '../generation.js'
 import type { CallProbe, TurnProbe } from '../instrumentation.js'
 import type { ParkedCall } from '../journal/coordination.js'
+import type { AppendNow } from '../journal/memory.js'
 import type { ContentBlock, DenialPolicy, JournalEvent, OutcomeStatus } from '../journal/types.js'
 import type { TurnEnvelope } from '../turn-ingress.js'
 import type { DispatchResult, ToolCall, ToolCallOutcome, ToolExecution } from './types.js'
@@ -51,7 +52,7 @@ export interface TurnContext {
   readonly callIds: Set<string>
   readonly append: (event: JournalEvent) => Promise<void>
   /** The memory journal's append in the caller's step (see `appendNowOf`), unless appends are timed for a probe. */
-  readonly appendNow?: ((event: JournalEvent) => boolean) | undefined
+  readonly appendNow?: AppendNow | undefined
   /** Gives back the seq `nextSeq` gave last, when nothing was written at it. */
   readonly unusedSeq?: ((seq: number) => void) | undefined
   /** Keeps the generation alive for a body that outlived its deadline. */
