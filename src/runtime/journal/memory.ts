@@ -240,9 +240,9 @@ class MemoryJournalStore implements MemoryJournal {
 
   /**
    * Stores the event frozen (`STORED`), unless the turn holds its kind for its call (or the turn
-   * event) or its seq already (`KIND_HELD`, `SEQ_HELD`). Runs on every append: keep
-   * it lean. Events come in many shapes, so each property read here is a megamorphic lookup: the
-   * fields are read once.
+   * event) or its seq already (`KIND_HELD`, `SEQ_HELD`). Runs on every append: keep it lean.
+   * Events come in many shapes, so each property read here is a megamorphic lookup: the fields are
+   * read once.
    */
   #insert(event: JournalEvent, frozen = false): Inserted {
     const { turnId, kind, seq } = event
