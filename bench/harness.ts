@@ -54,11 +54,10 @@ export interface BenchReport {
 /**
  * Runs `warmup` untimed rounds of every contender, then `rounds` timed rounds each, alternating
  * the order every round so no contender always runs first. Results come back in input order.
- * `settle`: a pause before each timed round (see `settleHeap`), for CPU-time verdicts of
+ * `settle`: an untimed pause before each timed round (`SETTLE_MS`), for CPU-time verdicts of
  * contenders that allocate a lot.
  */
 export async function interleave(contenders: readonly Contender[], options: { rounds: number; warmup: number; settle?: boolean }): Promise<Measured[]> {
-  const settle = options.settle ? settleHeap() : () => Promise.resolve()
   for (let index = 0; index < options.warmup; index += 1) {
     for (const contender of contenders) await contender.round()
   }
@@ -67,7 +66,7 @@ export async function interleave(contenders: readonly Contender[], options: { ro
     const order = contenders.map((_, i) => i)
     if (index % 2 === 1) order.reverse()
     for (const i of order) {
-      await settle()
+      if (options.settle) await sleep(SETTLE_MS)
       samples[i]!.push(await contenders[i]!.round())
     }
   }
@@ -75,15 +74,12 @@ export async function interleave(contenders: readonly Contender[], options: { ro
 }
 
 /**
- * A pause between rounds, untimed: the event loop idles, and the collector finishes the work an
- * earlier round left it (incremental marking, sweeping on its helper threads), which would otherwise
- * land in whichever round comes next and be counted in its CPU time. Each round still pays for the
- * collections its own allocation triggers. A forced full collection instead would shrink the young
- * generation, and the next round would pay for growing it again.
+ * The pause between rounds with `settle`, untimed: the event loop idles, and the collector finishes
+ * the work an earlier round left it (incremental marking, sweeping on its helper threads), which
+ * would otherwise land in whichever round comes next and be counted in its CPU time. Each round
+ * still pays for the collections its own allocation triggers. A forced full collection instead
+ * would shrink the young generation, and the next round would pay for growing it again.
  */
-function settleHeap(): () => Promise<void> {
-  return () => sleep(SETTLE_MS)
-}
 const SETTLE_MS = 25
 
 /** Times `ops` sequential awaits of `op` (after the caller's own setup), in wall and CPU time. */

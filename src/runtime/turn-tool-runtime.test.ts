@@ -309,12 +309,15 @@ describe('TurnToolRuntime: one call id, one call', () => {
     ['a memory journal whose append is wrapped', () => wrappedAppend(memoryJournal())],
   ] as const) {
     describe(`with ${label}`, () => {
-      it('settles a reused call id as DUPLICATE_CALL: the body does not run again, nothing is journaled, the sequence has no gap', async () => {
+      /** A turn of a root with the `echo` tool on this journal, and the arguments its body ran with. */
+      const echoTurn = async () => {
         const calls: unknown[] = []
-        const { root, journal } = await rootWith((ctx) => {
-          ctx.addTool('echo', echo(calls))
-        }, { journal: journalOf() })
-        const turn = await beginTurn(root)
+        const { root, journal } = await rootWith((ctx) => void ctx.addTool('echo', echo(calls)), { journal: journalOf() })
+        return { calls, journal, turn: await beginTurn(root) }
+      }
+
+      it('settles a reused call id as DUPLICATE_CALL: the body does not run again, nothing is journaled, the sequence has no gap', async () => {
+        const { calls, journal, turn } = await echoTurn()
         const first = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"one"}' })
         const again = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"message":"two"}' })
         const next = await turn.tools.execute({ callId: 'c2', name: 'echo', arguments: '{"message":"three"}' })
@@ -329,11 +332,7 @@ describe('TurnToolRuntime: one call id, one call', () => {
       })
 
       it('settles the same way in a batch: an id used earlier in the turn or earlier in the batch is DUPLICATE_CALL, in model order', async () => {
-        const calls: unknown[] = []
-        const { root, journal } = await rootWith((ctx) => {
-          ctx.addTool('echo', echo(calls))
-        }, { journal: journalOf() })
-        const turn = await beginTurn(root)
+        const { calls, journal, turn } = await echoTurn()
         await turn.tools.execute({ callId: 'c0', name: 'echo', arguments: '{"message":"before"}' })
         const outcomes = await turn.tools.executeBatch([
           { callId: 'c0', name: 'echo', arguments: '{"message":"reused"}' },
