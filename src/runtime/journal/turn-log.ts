@@ -53,20 +53,27 @@ export interface TurnLog {
   inOrder: boolean
   /** Kind bits of the turn events. */
   turnKinds: number
-  /** Kind bits of each call, by its place among the turn's calls (see `calls`). */
+  /** Kind bits of each call, by its place among the turn's calls (see `table`). */
   readonly bits: number[]
+  /** Each call's id, by its place among the turn's calls. */
+  readonly ids: string[]
   /**
-   * Each call's place in `bits`, but for the turn's first call while it is the only one (most turns
-   * make few calls). A call's first event looks its id up and, when it is new, enters it at once:
-   * the one lookup that misses the processor's cache (a turn of thousands of calls keeps a table
-   * larger than the cache, and a call allocates enough to push it out between two calls) is
-   * followed by an insert into the part of the table that lookup just brought in. A call's later
-   * events update `bits` in place, and those that follow one another skip the table (`lastCall`).
+   * Each call's place, found by a hash of its id (see `callIndex`), but for the turn's first call
+   * while it is the only one (most turns make few calls): open addressing in a typed array, slot
+   * `s` holding the hash at `2s` and the place plus one at `2s + 1` (0: empty). A `Map` keyed by
+   * the ids costs a lookup of a new id three reads that miss the processor's cache in a turn of
+   * thousands of calls (the bucket, the entry, the key string it compares with), as a call
+   * allocates enough to push the table out between two calls; this table costs one, outside the
+   * collected heap. A call's later events update `bits` in place, and those that follow one
+   * another skip the table (`lastCall`).
    */
-  calls: Map<string, number> | undefined
+  table: Int32Array | undefined
   /** The call of the turn's latest call event, and its place in `bits`. */
   lastCall: string | undefined
   lastIndex: number
+  /** The id `callIndex` last missed, and the empty slot it stopped at: where `addCall` puts it. */
+  missed: string | undefined
+  missedSlot: number
   /** The highest seq held; a later seq needs no search (the common case). */
   lastSeq: number
   /** Its place among begun turns (from 1, in the order their `turn/begin` came); `turns` pages by it. */
@@ -86,15 +93,26 @@ const EVENT_BYTES = 200
 
 /** The log of a turn that holds nothing yet. */
 export function emptyTurnLog(): TurnLog {
-  return { events: [], readableTo: 0, orders: [], lastOrder: 0, inOrder: true, turnKinds: 0, bits: [], calls: undefined, lastCall: undefined, lastIndex: -1, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
+  return { events: [], readableTo: 0, orders: [], lastOrder: 0, inOrder: true, turnKinds: 0, bits: [], ids: [], table: undefined, lastCall: undefined, lastIndex: -1, missed: undefined, missedSlot: -1, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
 }
 
-/** Where `log` keeps `callId`'s kind bits (see `TurnLog.calls`): `-1` for a call it has not seen. */
+/** Where `log` keeps `callId`'s kind bits (see `TurnLog.table`): `-1` for a call it has not seen. */
 export function callIndex(log: TurnLog, callId: string): number {
   if (callId === log.lastCall) return log.lastIndex
-  if (log.calls !== undefined) return log.calls.get(callId) ?? -1
+  const { table } = log
   // Only the first call is kept, outside the table: it is `lastCall`, or there is none.
-  return -1
+  if (table === undefined) return -1
+  const hash = callHash(callId)
+  const mask = (table.length >> 1) - 1
+  for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+    const place = table[2 * slot + 1]!
+    if (place === 0) {
+      log.missed = callId
+      log.missedSlot = slot
+      return -1
+    }
+    if (table[2 * slot] === hash && log.ids[place - 1] === callId) return place - 1
+  }
 }
 
 /** The kind bits `log` holds for `callId`. */
@@ -105,20 +123,54 @@ export function bitsOf(log: TurnLog, callId: string): number {
 
 /**
  * Enters a call `log` has not seen (`callIndex` gave `-1`), with no bits yet; returns its place.
- * The caller has just looked it up, so the table's part it goes into is in the cache.
+ * The caller has just looked it up, so the slot it goes into is known and in the cache.
  */
 export function addCall(log: TurnLog, callId: string): number {
   const index = log.bits.length
   log.bits.push(0)
-  if (index > 0) {
-    if (log.calls === undefined) {
-      // The turn's second call: the first one, kept outside until now, goes in too.
-      log.calls = new Map()
-      log.calls.set(log.lastCall!, log.lastIndex)
-    }
-    log.calls.set(callId, index)
+  log.ids.push(callId)
+  if (index === 0) return index
+  let { table } = log
+  if (table === undefined || 4 * (index + 1) > table.length) {
+    // Half full at most, so a miss ends within a few slots.
+    table = grown(table, log.ids)
+    log.table = table
+    log.missed = undefined
   }
+  const hash = callHash(callId)
+  let slot: number
+  if (log.missed === callId) slot = log.missedSlot
+  else {
+    const mask = (table.length >> 1) - 1
+    for (slot = hash & mask; table[2 * slot + 1] !== 0; slot = (slot + 1) & mask);
+  }
+  table[2 * slot] = hash
+  table[2 * slot + 1] = index + 1
+  log.missed = undefined
   return index
+}
+
+/** A table twice the size (16 slots at first) holding the calls of `ids` but the newest. */
+function grown(table: Int32Array | undefined, ids: readonly string[]): Int32Array {
+  const slots = table === undefined ? 16 : table.length
+  const next = new Int32Array(2 * slots)
+  const mask = slots - 1
+  const place = (hash: number, value: number) => {
+    let slot = hash & mask
+    while (next[2 * slot + 1] !== 0) slot = (slot + 1) & mask
+    next[2 * slot] = hash
+    next[2 * slot + 1] = value
+  }
+  if (table === undefined) place(callHash(ids[0]!), 1)
+  else for (let slot = 0; slot < table.length; slot += 2) if (table[slot + 1] !== 0) place(table[slot]!, table[slot + 1]!)
+  return next
+}
+
+/** FNV-1a over the id's UTF-16 units: ids are short, and those of one turn usually differ at the end. */
+export function callHash(id: string): number {
+  let hash = 0x811c9dc5
+  for (let index = 0; index < id.length; index += 1) hash = Math.imul(hash ^ id.charCodeAt(index), 0x01000193)
+  return hash
 }
 
 /** An estimate of what `event` holds in memory: a fixed overhead plus its payload strings. */
