@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import type * as TS from 'typescript'
 import { messageOf } from '../errors.js'
 import { checkSetup, loadTypeScript, pluginSources, problemsOf, type TypeProblem } from './type-check.js'

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { type Armable, arming } from './pipeline/arming.js'
 import { type Due, deadlines } from './pipeline/deadlines.js'
 import { NEVER_ABORTED } from './turn-ingress.js'

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { SeamError, messageOf } from '../errors.js'
 import type { ToolDefinition } from '../features/define-tool.js'
 import type { Diagnostic } from '../features/diagnostic.js'

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { SeamError } from '../errors.js'
 import type { Diagnostic } from '../features/diagnostic.js'
 import type { ApprovalGrants } from './approval.js'

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { SeamError } from '../errors.js'
 import type { Activity } from './activity.js'
 import type { DeferredContext } from '../features/define-tool.js'

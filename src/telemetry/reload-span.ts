@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { type Context, type Span, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api'
 import type { ReloadPhase, ReloadProbe } from '../runtime/instrumentation.js'
 import type { ReloadResult } from '../runtime/root.js'

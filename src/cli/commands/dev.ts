@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { existsSync } from 'node:fs'
 import { delimiter, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'

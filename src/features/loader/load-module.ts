@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { resolve } from 'node:path'
 import { messageOf, SeamError } from '../../errors.js'
 import { type Bundle, bundleFile } from './bundle.js'

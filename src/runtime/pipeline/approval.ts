@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { messageOf } from '../../errors.js'
 import { askApproval, summarize } from '../approval.js'
 import type { ApprovalAnswer } from '../approval-types.js'

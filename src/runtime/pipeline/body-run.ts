@@ -2,6 +2,7 @@
  * One body invocation (`BodyRun`): its deadline and grace period, and its signals; `decide.ts`
  * settles the call from its result, and `dispatch.ts` puts the execute wrappers around it.
  */
+import { performance } from 'node:perf_hooks'
 import { SeamError, messageOf } from '../../errors.js'
 import type { ToolExecutionResult } from '../../seams/types.js'
 import { NEVER_ABORTED } from '../turn-ingress.js'

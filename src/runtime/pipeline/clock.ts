@@ -4,6 +4,8 @@
  * on an anchor taken from `Date.now()` at most once a second, so they follow an adjustment of the
  * system clock within a second, and within a call they agree with its measured duration.
  */
+import { performance } from 'node:perf_hooks'
+
 const REANCHOR_MS = 1_000
 
 let anchorMono = Number.NEGATIVE_INFINITY

@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks'
+
 /** The longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
 export const MAX_TIMER_MS = 0x7fff_ffff
 

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { untilDue } from '../abort.js'
 import { APPENDED } from '../journal/events.js'
 import { epochAt } from './clock.js'

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { messageOf } from '../../errors.js'
 import type { DeferredContext } from '../../features/define-tool.js'
 import { deepFreeze } from '../../features/schema.js'

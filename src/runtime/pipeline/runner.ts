@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { messageOf } from '../../errors.js'
 import { checkApproval } from './approval.js'
 import { checkAbort, parseArguments } from './arguments.js'

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import type { OutcomeCode } from '../../errors.js'
 import type { DeferredContext } from '../../features/define-tool.js'
 import type { ApprovalGrants } from '../approval.js'
