@@ -53,22 +53,31 @@ export function unwatch(signal: AbortSignal, run: Listener): void {
 const COMPACT_AT = 64
 
 class ArmingQueue {
-  #runs: Armable[] = []
+  /**
+   * The runs deferred, in `#runs[0 … #count)`. Written in place, never shortened: compacting to a
+   * shorter length would shrink the array's storage, and the pushes after it would grow it again.
+   */
+  #runs: (Armable | undefined)[] = []
+  #count = 0
   #scheduled = false
   #compactAt = COMPACT_AT
 
   defer(run: Armable): void {
-    this.#runs.push(run)
+    const runs = this.#runs
+    if (this.#count < runs.length) runs[this.#count] = run
+    else runs.push(run)
+    this.#count += 1
     if (!this.#scheduled) {
       this.#scheduled = true
       setImmediate(this.#flush)
-    } else if (this.#runs.length >= this.#compactAt) {
+    } else if (this.#count >= this.#compactAt) {
       // Compacted in place: calls awaited one after another get here every 64 calls. Many runs
       // still going (a large batch) raise the mark, so compacting stays amortised O(1) per run.
-      const runs = this.#runs
       let kept = 0
-      for (let index = 0; index < runs.length; index += 1) if (!runs[index]!.finished) runs[kept++] = runs[index]!
-      runs.length = kept
+      for (let index = 0; index < this.#count; index += 1) if (!runs[index]!.finished) runs[kept++] = runs[index]!
+      // The finished runs are let go of (the slots stay for the next runs).
+      for (let index = kept; index < this.#count; index += 1) runs[index] = undefined
+      this.#count = kept
       this.#compactAt = Math.max(COMPACT_AT, kept * 2)
     }
   }
@@ -76,9 +85,11 @@ class ArmingQueue {
   readonly #flush = (): void => {
     this.#scheduled = false
     const runs = this.#runs
+    const count = this.#count
     this.#runs = []
+    this.#count = 0
     this.#compactAt = COMPACT_AT
-    for (const run of runs) run.arm()
+    for (let index = 0; index < count; index += 1) runs[index]!.arm()
   }
 }
 
