@@ -38,6 +38,9 @@ export function toolFingerprint(name: string, description: string, parameters: J
   return createHash('sha256').update(stableStringify({ name, description, parameters })).digest('base64url').slice(0, 22)
 }
 
+/** See `lossless.ts`: answered by the `for…in` loop itself in optimized code, unlike `Object.hasOwn`. */
+const ownKey = Object.prototype.hasOwnProperty
+
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value)
@@ -45,7 +48,7 @@ export function deepFreeze<T>(value: T): T {
       for (let index = 0; index < value.length; index += 1) deepFreeze(value[index])
     } else {
       // `for…in` allocates no key array; inherited enumerable keys are skipped.
-      for (const key in value) if (Object.hasOwn(value, key)) deepFreeze((value as Record<string, unknown>)[key])
+      for (const key in value) if (ownKey.call(value, key)) deepFreeze((value as Record<string, unknown>)[key])
     }
   }
   return value

@@ -23,6 +23,13 @@ export function freezeLossless(value: unknown): { path: string; problem: string 
 
 const MAX_QUICK_DEPTH = 64
 
+/**
+ * `ownKey.call(object, key)` (`Object.prototype.hasOwnProperty`) on a `for…in` key of that object is answered by the loop's
+ * own enumeration in optimized code; `Object.hasOwn` is not, and costs a builtin call per key (about
+ * twice the time per small object on Node 20 and 24).
+ */
+const ownKey = Object.prototype.hasOwnProperty
+
 function isPlainJson(value: unknown, depth: number, freeze: boolean): boolean {
   switch (typeof value) {
     case 'string':
@@ -48,7 +55,7 @@ function isPlainJson(value: unknown, depth: number, freeze: boolean): boolean {
       // looked for on this path: listing every own key costs three times as much, on every call.)
       if (Object.getOwnPropertySymbols(value).length > 0) return false
       for (const key in value) {
-        if (!Object.hasOwn(value, key) || !isPlainJson((value as Record<string, unknown>)[key], depth + 1, freeze)) return false
+        if (!ownKey.call(value, key) || !isPlainJson((value as Record<string, unknown>)[key], depth + 1, freeze)) return false
       }
       if (freeze) Object.freeze(value)
       return true
