@@ -24,9 +24,9 @@ export function freezeLossless(value: unknown): { path: string; problem: string 
 const MAX_QUICK_DEPTH = 64
 
 /**
- * `ownKey.call(object, key)` (`Object.prototype.hasOwnProperty`) on a `for…in` key of that object is answered by the loop's
- * own enumeration in optimized code; `Object.hasOwn` is not, and costs a builtin call per key (about
- * twice the time per small object on Node 20 and 24).
+ * `ownKey.call(object, key)` (`Object.prototype.hasOwnProperty`) on a `for…in` key of that object
+ * is answered by the loop's own enumeration in optimized code; `Object.hasOwn` is not, and costs a
+ * builtin call per key (about twice the time per small object on Node 20 and 24).
  */
 const ownKey = Object.prototype.hasOwnProperty
 
