@@ -5,7 +5,7 @@ import { type PrivacyOptions, payloadLimit, protectEvent, scrubEvent } from './p
 import { MemoryCoordination } from './memory-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { encodeCursor, eventMatches, planTurnQuery, summarizeTurn } from './turn-query.js'
-import { addCall, bitsOf, callIndex, countCalls, emptyTurnLog, freezeEvent, insertBySeq, KIND_BIT, kindBit, sizeOf, type TurnLog } from './turn-log.js'
+import { addCall, bitsOf, callIndex, countCalls, emptyTurnLog, freezeEvent, holdsSeq, insertBySeq, KIND_BIT, kindBit, sizeOf, type TurnLog } from './turn-log.js'
 import type {
   JournalEvent,
   JournalStore,
@@ -263,7 +263,7 @@ class MemoryJournalStore implements MemoryJournal {
       held = index === -1 ? 0 : log.bits[index]!
     }
     if ((held & bit) !== 0) return KIND_HELD
-    if (seq <= log.lastSeq && log.events.some((e) => e.seq === seq)) return SEQ_HELD
+    if (seq <= log.lastSeq && holdsSeq(log, seq)) return SEQ_HELD
     // Redacted by shape when read (see `#readable`), unless a payload is too large to keep whole.
     const safe = scrubEvent(event, this.#maxPayload) ?? protectEvent(event, this.#maxPayload)
     // Content the caller vouched for is kept as it is, unless scrubbing or a cut replaced it.

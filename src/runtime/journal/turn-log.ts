@@ -217,6 +217,16 @@ export function countCalls(log: TurnLog): number {
 }
 
 /**
+ * Whether `log` holds an event at `seq`. A loop, not `events.some` with a closure: a closure over
+ * `seq` in the store's insert can make every insert allocate a context for it, used or not.
+ */
+export function holdsSeq(log: TurnLog, seq: number): boolean {
+  const { events } = log
+  for (let index = events.length - 1; index >= 0; index -= 1) if (events[index]!.seq === seq) return true
+  return false
+}
+
+/**
  * Places an event that came before a later seq of its turn (events almost always arrive in seq
  * order, and are pushed): by a scan from the end. The turn's events are no longer in append order.
  */

@@ -19,6 +19,14 @@ export function checkApproval(state: CallState): Promise<void> | undefined {
   // No prompt needed without consulting `risk` (modes never/always/once): stay synchronous.
   if (reason === undefined) return undefined
   if (typeof reason === 'string') return ask(state, reason)
+  return askOnceKnown(state, reason)
+}
+
+/**
+ * Asks once a `risk()` reason is known, if there is one. Its own function: a closure over `state`
+ * inside `checkApproval` can make every call allocate a context for it, asked or not.
+ */
+function askOnceKnown(state: CallState, reason: Promise<string | undefined>): Promise<void> {
   return reason.then((r) => (r === undefined ? undefined : ask(state, r)))
 }
 

@@ -2,6 +2,7 @@ import { messageOf } from '../../errors.js'
 import type { KeyClaim, KeyHolder, StoredResult } from '../journal/coordination.js'
 import { sameHolder } from '../journal/coordination.js'
 import { type CallState, notStarted, settle } from './state.js'
+import type { ToolCallOutcome } from './types.js'
 
 /** How long a call waits between looks at a key another call holds. */
 const POLL_MS = [2, 5, 10, 25, 50, 100, 200] as const
@@ -41,6 +42,15 @@ export function settleIdempotency(state: CallState): Promise<void> | undefined {
   const outcome = state.outcome
   if (key === undefined || outcome === undefined) return undefined
   state.heldKey = undefined
+  return storeKeyResult(state, key, outcome)
+}
+
+/**
+ * Completes (or, for a call that did not complete, releases) the key the call held. Its own
+ * function: closures over the key and its holder inside `settleIdempotency` made every call
+ * allocate a context for them, though most calls hold no key.
+ */
+function storeKeyResult(state: CallState, key: string, outcome: ToolCallOutcome): Promise<void> {
   const coordination = state.ctx.turn.journal.coordination
   const holder = holderOf(state)
   if (outcome.status !== 'completed') return coordination.releaseKey(key, holder).catch(() => undefined)

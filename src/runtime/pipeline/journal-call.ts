@@ -26,6 +26,15 @@ export function journalCall(state: CallState): Promise<void> | undefined {
     state.journaled = true
     return undefined
   }
+  return landed(state, appending)
+}
+
+/**
+ * Marks the call journaled once `appending` lands within the journal deadline. Its own function:
+ * closures over `state` inside `journalCall` can make every call allocate a context for them,
+ * though the memory journal's calls never wait.
+ */
+function landed(state: CallState, appending: Promise<void>): Promise<void> {
   return journalWait(state, appending).then(
     (done) => {
       if (done === TIMED_OUT) unconfirmed(state, appending)

@@ -135,13 +135,21 @@ export function commitCall<T>(state: CallState, finish: (state: CallState) => T)
     try {
       pending = settlement[index]![1](state) as Promise<void> | undefined
     } catch (error) {
-      return recover(state, error).then(() => finish(state))
+      return finishAfter(recover(state, error), state, finish)
     }
     if (pending !== undefined) return finishSettlement(state, finish, index + 1, pending)
   }
   // Stage 11: the outcome stands if the journal fails or stalls here (`journalResult` never rejects).
   const appended = journalResult(state)
-  return appended === undefined ? finish(state) : appended.then(() => finish(state))
+  return appended === undefined ? finish(state) : finishAfter(appended, state, finish)
+}
+
+/**
+ * `finish` once `pending` settles. Its own function: a closure over `state` and `finish` inside
+ * `commitCall` can make every call allocate a context for them, though most calls never wait.
+ */
+function finishAfter<T>(pending: Promise<void>, state: CallState, finish: (state: CallState) => T): Promise<T> {
+  return pending.then(() => finish(state))
 }
 
 async function finishSettlement<T>(state: CallState, finish: (state: CallState) => T, from: number, pending: Promise<void>): Promise<T> {
