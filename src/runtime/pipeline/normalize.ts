@@ -65,20 +65,25 @@ export function normalize(state: CallState): void {
   const contexts = collectContexts(state)
   const now = performance.now()
   state.settledAt = now
-  const outcome: ToolCallOutcome = {
-    callId: state.call.callId,
-    name: state.call.name,
-    generation: state.ctx.generation.number,
-    status: settled?.status ?? 'completed',
-    code: settled?.code,
-    policy: settled?.policy,
-    reason: settled?.reason,
-    value: settled ? undefined : state.value,
-    content: freezeBlocks(content),
-    contexts: contexts ? Object.freeze(contexts) : undefined,
-    details: details ? deepFreeze({ ...details }) : undefined,
-    durationMs: Math.round((now - state.startedAt) * 1000) / 1000,
-  }
+  const durationMs = Math.round((now - state.startedAt) * 1000) / 1000
+  // A plain completed call's outcome holds only what it has: no five fields left `undefined`.
+  const outcome: ToolCallOutcome =
+    settled === undefined && contexts === undefined && details === undefined
+      ? { callId: state.call.callId, name: state.call.name, generation: state.ctx.generation.number, status: 'completed', value: state.value, content: freezeBlocks(content), durationMs }
+      : {
+          callId: state.call.callId,
+          name: state.call.name,
+          generation: state.ctx.generation.number,
+          status: settled?.status ?? 'completed',
+          code: settled?.code,
+          policy: settled?.policy,
+          reason: settled?.reason,
+          value: settled ? undefined : state.value,
+          content: freezeBlocks(content),
+          contexts: contexts ? Object.freeze(contexts) : undefined,
+          details: details ? deepFreeze({ ...details }) : undefined,
+          durationMs,
+        }
   if (state.resumeToken !== undefined) (outcome as { resumeToken?: string }).resumeToken = state.resumeToken
   if (state.replayed && settled === undefined) (outcome as { replayed?: boolean }).replayed = true
   state.outcome = Object.freeze(outcome)
