@@ -54,6 +54,23 @@ describe('normalize: lossless values, output schemas, rendering, finalizeContent
     expect(result?.kind === 'tool/result' && [Object.isFrozen(result.content), Object.isFrozen(result.content[0])]).toEqual([true, true])
   })
 
+  it('gives a completed call an outcome and a tool/result with only the fields it has, and a failed one every field', async () => {
+    const { root, journal } = await rootWith((ctx) => {
+      ctx.addTool('echo', defineTool({ description: 'Echo.', input: z.object({ n: z.number() }), approval: 'never', execute: ({ n }) => ({ n }) }))
+    })
+    const turn = await beginTurn(root)
+    const done = await turn.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"n":1}' })
+    expect(Object.keys(done).sort()).toEqual(['callId', 'content', 'durationMs', 'generation', 'name', 'status', 'value'])
+    const failed = await turn.tools.execute({ callId: 'c2', name: 'echo', arguments: '{"n":"x"}' })
+    expect(failed).toMatchObject({ status: 'failed', code: 'INVALID_ARGS' })
+    expect(Object.keys(failed)).toEqual(expect.arrayContaining(['code', 'policy', 'reason', 'contexts', 'details']))
+    const results = (await journal.read(turn.turnId)).filter((event) => event.kind === 'tool/result')
+    expect(results.map((event) => ['code' in event, 'policy' in event])).toEqual([
+      [false, false],
+      [true, true],
+    ])
+  })
+
   it('validates the value against the output schema', async () => {
     const { root } = await rootWith((ctx) => {
       ctx.addTool('ticket', defineTool({ description: 'T.', input: z.object({ ok: z.boolean() }), output: z.object({ title: z.string() }), approval: 'never', execute: ({ ok }) => (ok ? { title: 'Printer' } : { title: 42 }) as { title: string } }))
