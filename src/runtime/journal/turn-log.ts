@@ -71,8 +71,9 @@ export interface TurnLog {
   /** The call of the turn's latest call event, and its place in `bits`. */
   lastCall: string | undefined
   lastIndex: number
-  /** The id `callIndex` last missed, and the empty slot it stopped at: where `addCall` puts it. */
+  /** The id `callIndex` last missed, its hash, and the empty slot it stopped at: where `addCall` puts it. */
   missed: string | undefined
+  missedHash: number
   missedSlot: number
   /** The highest seq held; a later seq needs no search (the common case). */
   lastSeq: number
@@ -93,7 +94,7 @@ const EVENT_BYTES = 200
 
 /** The log of a turn that holds nothing yet. */
 export function emptyTurnLog(): TurnLog {
-  return { events: [], readableTo: 0, orders: [], lastOrder: 0, inOrder: true, turnKinds: 0, bits: [], ids: [], table: undefined, lastCall: undefined, lastIndex: -1, missed: undefined, missedSlot: -1, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
+  return { events: [], readableTo: 0, orders: [], lastOrder: 0, inOrder: true, turnKinds: 0, bits: [], ids: [], table: undefined, lastCall: undefined, lastIndex: -1, missed: undefined, missedHash: 0, missedSlot: -1, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
 }
 
 /** Where `log` keeps `callId`'s kind bits (see `TurnLog.table`): `-1` for a call it has not seen. */
@@ -108,6 +109,7 @@ export function callIndex(log: TurnLog, callId: string): number {
     const place = table[2 * slot + 1]!
     if (place === 0) {
       log.missed = callId
+      log.missedHash = hash
       log.missedSlot = slot
       return -1
     }
@@ -137,10 +139,14 @@ export function addCall(log: TurnLog, callId: string): number {
     log.table = table
     log.missed = undefined
   }
-  const hash = callHash(callId)
+  let hash: number
   let slot: number
-  if (log.missed === callId) slot = log.missedSlot
-  else {
+  if (log.missed === callId) {
+    // Just looked up and missed: its hash and slot are known.
+    hash = log.missedHash
+    slot = log.missedSlot
+  } else {
+    hash = callHash(callId)
     const mask = (table.length >> 1) - 1
     for (slot = hash & mask; table[2 * slot + 1] !== 0; slot = (slot + 1) & mask);
   }

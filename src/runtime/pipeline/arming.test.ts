@@ -2,9 +2,9 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { arming } from './arming.js'
 
-/** A run that counts how often it is armed; `finished` as a body that settled at once. */
-function run(finished = false) {
-  return { finished, armed: 0, arm() { this.armed += 1 } }
+/** A run that counts how often it is armed; `finished` is set as a body that settled at once. */
+function run() {
+  return { finished: false, armed: 0, arm() { this.armed += 1 } }
 }
 
 describe('arming', () => {
