@@ -280,8 +280,11 @@ class MemoryJournalStore implements MemoryJournal {
     log.lastOrder = order
     if (seq > log.lastSeq) {
       log.lastSeq = seq
-      log.events.push(stored)
-      log.orders.push(order)
+      // Stores at the end, not `push`: the optimizing compiler knows nothing of a field's array, so
+      // `push` stays a call into the builtin; a store after reading `length` is inlined.
+      const { events, orders } = log
+      events[events.length] = stored
+      orders[orders.length] = order
     } else {
       insertBySeq(log, stored, order)
     }

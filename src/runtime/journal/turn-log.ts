@@ -128,9 +128,11 @@ export function bitsOf(log: TurnLog, callId: string): number {
  * The caller has just looked it up, so the slot it goes into is known and in the cache.
  */
 export function addCall(log: TurnLog, callId: string): number {
-  const index = log.bits.length
-  log.bits.push(0)
-  log.ids.push(callId)
+  const { bits, ids } = log
+  const index = bits.length
+  // Stores at the end rather than `push`, which stays a builtin call here (see the store's insert).
+  bits[index] = 0
+  ids[index] = callId
   if (index === 0) return index
   let { table } = log
   if (table === undefined || 4 * (index + 1) > table.length) {

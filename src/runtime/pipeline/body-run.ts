@@ -174,7 +174,7 @@ export class BodyRun implements Due {
         const { probe } = state
         const value: unknown = probe ? probe.within(plan.execute, plan.definition, args as never, context) : plan.execute.call(plan.definition, args as never, context)
         if (!(value instanceof Promise)) {
-          this.#bodySettled({ ok: true, value })
+          this.#bodySettled(undefined, value)
           return
         }
         pending = value
@@ -184,7 +184,7 @@ export class BodyRun implements Due {
       return
     }
     pending.then(
-      (value) => this.#bodySettled(this.#seam === undefined ? { ok: true, value } : seamResult(value as ToolExecutionResult, this.#seam)),
+      (value) => (this.#seam === undefined ? this.#bodySettled(undefined, value) : this.#bodySettled(seamResult(value as ToolExecutionResult, this.#seam))),
       (error: unknown) => this.#bodySettled(this.#failure(error)),
     )
   }
@@ -264,27 +264,32 @@ export class BodyRun implements Due {
     this.#complete(ABANDONED)
   }
 
-  #bodySettled(result: DispatchResult): void {
+  /**
+   * The body settled: `result`, or (`undefined`) the `value` a `defineTool` body returned, for
+   * which a run that decides its call makes no `{ ok, value }` result (see `decide`).
+   */
+  #bodySettled(result: DispatchResult | undefined, value?: unknown): void {
     this.#settled = true
     const release = this.#signals?.release
     if (release) {
       release()
       this.state.probe?.returnedLate()
     }
-    this.#complete(result)
+    this.#complete(result, value)
   }
 
-  #complete(result: BodyResult): void {
+  #complete(result: BodyResult | undefined, value?: unknown): void {
     const resolve = this.#resolve
     if (resolve === undefined) return
     this.#resolve = undefined
     if (!this.#decides) {
-      resolve(result)
+      // The wrappers around the body get a result.
+      resolve(result ?? { ok: true, value })
       return
     }
     this.finish()
     try {
-      decide(this.state, this, result)
+      decide(this.state, this, result, value)
     } catch (error) {
       settle(this.state, { status: 'failed', code: 'TOOL_ERROR', message: `The call to "${this.state.call.name}" failed inside the runtime: ${messageOf(error)}`, details: { internal: true } })
     }

@@ -10,8 +10,12 @@ import type { DispatchResult } from './types.js'
 export const ABANDONED: unique symbol = Symbol('abandoned')
 export type BodyResult = DispatchResult | typeof ABANDONED
 
-/** Settles the call from what its run produced: a value, a failure, a timeout or an abandoned body. */
-export function decide(state: CallState, run: BodyRun, result: BodyResult): void {
+/**
+ * Settles the call from what its run produced: a value, a failure, a timeout or an abandoned body.
+ * `result` is `undefined` for the `value` a `defineTool` body returned (no result object is made
+ * for the common case unless a post-execute hook will read it).
+ */
+export function decide(state: CallState, run: BodyRun, result: BodyResult | undefined, value?: unknown): void {
   const name = state.call.name
   if (run.timedOut) {
     settle(state, {
@@ -27,10 +31,17 @@ export function decide(state: CallState, run: BodyRun, result: BodyResult): void
     settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled.`, details: { abandoned: true } })
     return
   }
-  state.dispatch = result
-  if (result.ok) {
+  // Only post-execute hooks look at the result as the body gave it.
+  const kept = state.ctx.generation.hooks.postExecute.length > 0
+  if (result === undefined || result.ok) {
     if (cancelled) {
       settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled; its result was discarded.` })
+      return
+    }
+    if (kept) state.dispatch = result ?? { ok: true, value }
+    if (result === undefined) {
+      state.value = value
+      state.hasValue = true
       return
     }
     state.value = result.value
@@ -39,6 +50,7 @@ export function decide(state: CallState, run: BodyRun, result: BodyResult): void
     state.providerContent = result.content
     return
   }
+  if (kept) state.dispatch = result
   if (cancelled && run.abortCaused) {
     settle(state, { status: 'cancelled', code: 'ABORTED', message: `The call to "${name}" was cancelled.` })
     return

@@ -301,4 +301,35 @@ describe('dispatch: wrappers, signals, timeouts', () => {
     expect((thrown.content[0] as { text: string }).text).toContain('the backend is unreachable')
     await expectPaired(journal, turn.turnId)
   })
+
+  it('hands wrappers and post-execute hooks the body\'s result as { ok, value } or { ok: false, error }, sync or async', async () => {
+    const wrapped: unknown[] = []
+    const posted: unknown[] = []
+    const { root } = await rootWith((ctx) => {
+      const input = z.object({ fail: z.boolean() })
+      ctx.addTool('sync', defineTool({ description: 'S.', input, approval: 'never', execute: ({ fail }) => { if (fail) throw new Error('no'); return { n: 1 } } }))
+      ctx.addTool('async', defineTool({ description: 'A.', input, approval: 'never', execute: async ({ fail }) => { if (fail) throw new Error('no'); return { n: 2 } } }))
+      ctx.hooks.execute(async (_e, next) => { const result = await next(); wrapped.push(result); return result })
+      ctx.hooks.postExecute((_e, result, next) => { posted.push(result); return next() })
+    })
+    const turn = await beginTurn(root)
+    const outcomes = []
+    for (const name of ['sync', 'async']) for (const fail of [false, true]) outcomes.push(await turn.tools.execute({ callId: `${name}-${fail}`, name, arguments: JSON.stringify({ fail }) }))
+    expect(outcomes.map((o) => o.status)).toEqual(['completed', 'failed', 'completed', 'failed'])
+    expect(outcomes.map((o) => o.value)).toEqual([{ n: 1 }, undefined, { n: 2 }, undefined])
+    const failure = { ok: false, error: 'no' }
+    expect(wrapped).toMatchObject([{ ok: true, value: { n: 1 } }, failure, { ok: true, value: { n: 2 } }, failure])
+    expect(posted).toMatchObject([{ ok: true, value: { n: 1 } }, failure, { ok: true, value: { n: 2 } }, failure])
+  })
+
+  it('hands post-execute hooks the result of a body run without wrappers', async () => {
+    const posted: unknown[] = []
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('t', defineTool({ description: 'T.', input: z.object({}), approval: 'never', execute: async () => ({ n: 3 }) }))
+      ctx.hooks.postExecute((_e, result, next) => { posted.push(result); return next() })
+    })
+    const turn = await beginTurn(root)
+    expect(await turn.tools.execute({ callId: 'c1', name: 't', arguments: '{}' })).toMatchObject({ status: 'completed', value: { n: 3 } })
+    expect(posted).toEqual([{ ok: true, value: { n: 3 } }])
+  })
 })

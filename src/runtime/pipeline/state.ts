@@ -109,35 +109,20 @@ export class CallState {
   raw: string | undefined = undefined
   /** `signal` belongs to this call alone (not shared with its turn or batch). */
   ownSignal = false
-  /** Arguments as the concurrency classifier saw them (`null`: unparseable or invalid). */
-  classifyArgs: Readonly<Record<string, unknown>> | null | undefined = undefined
   capability: ToolCapability | undefined = undefined
   binding: ToolBinding | undefined = undefined
   /** Validated, deep-frozen arguments: set once the arguments stage accepted them. */
   args: Readonly<Record<string, unknown>> | undefined = undefined
-  askReasons: string[] | undefined = undefined
   /** Set when the body (or provider) was entered. */
   dispatched = false
-  dispatch: DispatchResult | undefined = undefined
   settled: Settlement | undefined = undefined
   value: unknown = undefined
   hasValue = false
-  /** A post-execute replacement (or a block's feedback): shown instead of anything else. */
-  content: ContentBlock[] | undefined = undefined
-  /** What a provider returned as content, shown instead of the rendered value. */
-  providerContent: ContentBlock[] | undefined = undefined
-  toolContexts: DeferredContext[] | undefined = undefined
-  decisionContexts: DeferredContext[] | undefined = undefined
   outcome: ToolCallOutcome | undefined = undefined
-  /** The round this run resumes (a resume), and then the round it parked, if it parked again. */
-  parked: ParkedCall | undefined = undefined
-  /** Set when the call was parked: what resumes it. */
-  resumeToken: string | undefined = undefined
-  /** The idempotency key this call holds while it runs (see `idempotency.ts`). */
-  heldKey: string | undefined = undefined
   /** The value and content came from an idempotency key's stored result: the body does not run. */
   replayed = false
-  #exec: ToolExecution | undefined = undefined
+  /** What few calls use (see `RareCallState`); made on the first write of one of its fields. */
+  #rare: RareCallState | undefined = undefined
 
   constructor(ctx: TurnContext, call: ToolCall, signal: AbortSignal) {
     this.ctx = ctx
@@ -151,8 +136,10 @@ export class CallState {
    * accepted. Built on first use: a call that meets no hook never pays for it (or its token).
    */
   get exec(): ToolExecution | undefined {
-    if (this.#exec === undefined && this.args !== undefined) {
-      this.#exec = Object.freeze({
+    if (this.args === undefined) return undefined
+    const rare = this.#more()
+    if (rare.exec === undefined) {
+      rare.exec = Object.freeze({
         callId: this.call.callId,
         name: this.call.name,
         arguments: this.args,
@@ -162,8 +149,114 @@ export class CallState {
         signal: this.signal,
       })
     }
-    return this.#exec
+    return rare.exec
   }
+
+  #more(): RareCallState {
+    this.#rare ??= new RareCallState()
+    return this.#rare
+  }
+
+  // The fields of `RareCallState`, read and written as the call's own. Reading one costs no
+  // allocation, nor does writing `undefined` to one that was never set.
+
+  /** Arguments as the concurrency classifier saw them (`null`: unparseable or invalid). */
+  get classifyArgs(): Readonly<Record<string, unknown>> | null | undefined {
+    return this.#rare?.classifyArgs
+  }
+  set classifyArgs(value: Readonly<Record<string, unknown>> | null | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().classifyArgs = value
+  }
+
+  get askReasons(): string[] | undefined {
+    return this.#rare?.askReasons
+  }
+  set askReasons(value: string[] | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().askReasons = value
+  }
+
+  /** What the body (or provider) produced; kept only for post-execute hooks (see `decide`). */
+  get dispatch(): DispatchResult | undefined {
+    return this.#rare?.dispatch
+  }
+  set dispatch(value: DispatchResult | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().dispatch = value
+  }
+
+  /** A post-execute replacement (or a block's feedback): shown instead of anything else. */
+  get content(): ContentBlock[] | undefined {
+    return this.#rare?.content
+  }
+  set content(value: ContentBlock[] | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().content = value
+  }
+
+  /** What a provider returned as content, shown instead of the rendered value. */
+  get providerContent(): ContentBlock[] | undefined {
+    return this.#rare?.providerContent
+  }
+  set providerContent(value: ContentBlock[] | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().providerContent = value
+  }
+
+  get toolContexts(): DeferredContext[] | undefined {
+    return this.#rare?.toolContexts
+  }
+  set toolContexts(value: DeferredContext[] | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().toolContexts = value
+  }
+
+  get decisionContexts(): DeferredContext[] | undefined {
+    return this.#rare?.decisionContexts
+  }
+  set decisionContexts(value: DeferredContext[] | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().decisionContexts = value
+  }
+
+  /** The round this run resumes (a resume), and then the round it parked, if it parked again. */
+  get parked(): ParkedCall | undefined {
+    return this.#rare?.parked
+  }
+  set parked(value: ParkedCall | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().parked = value
+  }
+
+  /** Set when the call was parked: what resumes it. */
+  get resumeToken(): string | undefined {
+    return this.#rare?.resumeToken
+  }
+  set resumeToken(value: string | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().resumeToken = value
+  }
+
+  /** The idempotency key this call holds while it runs (see `idempotency.ts`). */
+  get heldKey(): string | undefined {
+    return this.#rare?.heldKey
+  }
+  set heldKey(value: string | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().heldKey = value
+  }
+}
+
+/**
+ * The fields of a call that few calls use: batches (`classifyArgs`), approvals (`askReasons`,
+ * `parked`, `resumeToken`), idempotency keys, hooks (`dispatch`, `content`, the execution view),
+ * providers that answer with content, deferred contexts. Apart from the call's state, made on the
+ * first write: a plain call's state is that much smaller (each field is 4 bytes and a store on
+ * every call, and a call's allocation is most of what it costs beyond its work).
+ */
+class RareCallState {
+  classifyArgs: Readonly<Record<string, unknown>> | null | undefined = undefined
+  askReasons: string[] | undefined = undefined
+  dispatch: DispatchResult | undefined = undefined
+  content: ContentBlock[] | undefined = undefined
+  providerContent: ContentBlock[] | undefined = undefined
+  toolContexts: DeferredContext[] | undefined = undefined
+  decisionContexts: DeferredContext[] | undefined = undefined
+  parked: ParkedCall | undefined = undefined
+  resumeToken: string | undefined = undefined
+  heldKey: string | undefined = undefined
+  exec: ToolExecution | undefined = undefined
 }
 
 export function settle(state: CallState, settlement: Settlement): void {
