@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks'
 import { untilDue } from '../abort.js'
 import { APPENDED } from '../journal/events.js'
 import { epochAt } from './clock.js'
@@ -33,7 +32,8 @@ function appendResult(state: CallState): Promise<void> | undefined {
   if (!state.journaled || !outcome || outcome.status === 'suspended' || state.resultJournaled) return undefined
   state.resultJournaled = true
   const seq = ctx.nextSeq()
-  const at = epochAt(state.settledAt ?? performance.now())
+  // When the outcome was made: no second clock reading, and no field on every call's state to keep it.
+  const at = epochAt(state.startedAt + outcome.durationMs)
   const status = outcome.status as OutcomeStatus
   const content = outcome.content as Extract<JournalEvent, { kind: 'tool/result' }>['content']
   // A completed call's result has no code or policy: two fields fewer to keep, not two `undefined`s.

@@ -224,4 +224,22 @@ describe('post-execute and result observers', () => {
     await turn.tools.execute({ callId: 'c1', name: 't', arguments: '{}' })
     expect(order).toEqual(['tool/call', 'observer', 'tool/result'])
   })
+
+  it('stamps tool/result at the time the outcome was made: tool/call\'s time plus the call\'s duration', async () => {
+    const { root, journal } = await rootWith((ctx) => {
+      ctx.addTool('slow', defineTool({ description: 'Slow.', input: z.object({}), approval: 'never', execute: () => new Promise((resolve) => setTimeout(() => resolve(1), 60)) }))
+    })
+    const turn = await beginTurn(root)
+    const before = Date.now()
+    const outcome = await turn.tools.execute({ callId: 'c1', name: 'slow', arguments: '{}' })
+    const after = Date.now()
+    const events = await journal.read(turn.turnId)
+    const call = events.find((e) => e.kind === 'tool/call')!
+    const result = events.find((e) => e.kind === 'tool/result')!
+    expect(outcome.durationMs).toBeGreaterThanOrEqual(55)
+    // Whole milliseconds, each rounded: at most a millisecond off the duration either way.
+    expect(Math.abs(result.at - call.at - outcome.durationMs)).toBeLessThanOrEqual(1)
+    expect(result.at).toBeGreaterThanOrEqual(before - 1)
+    expect(result.at).toBeLessThanOrEqual(after + 1)
+  })
 })

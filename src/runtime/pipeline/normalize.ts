@@ -63,9 +63,7 @@ export function normalize(state: CallState): void {
   }
   const settled = state.settled
   const contexts = collectContexts(state)
-  const now = performance.now()
-  state.settledAt = now
-  const durationMs = Math.round((now - state.startedAt) * 1000) / 1000
+  const durationMs = Math.round((performance.now() - state.startedAt) * 1000) / 1000
   // A plain completed call's outcome holds only what it has: no five fields left `undefined`.
   const outcome: ToolCallOutcome =
     settled === undefined && contexts === undefined && details === undefined

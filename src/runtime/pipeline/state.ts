@@ -90,10 +90,11 @@ export class CallState {
   readonly call: ToolCall
   /** The signal of the caller (turn, or batch). */
   readonly signal: AbortSignal
-  /** `performance.now()` when the call began: its duration, its `tool/call` time and, unless it waited, its body's deadline count from here. */
+  /**
+   * `performance.now()` when the call began: its duration, its `tool/call` time and, unless it
+   * waited, its body's deadline count from here; with its duration, its `tool/result` time.
+   */
   readonly startedAt = performance.now()
-  /** `performance.now()` when the outcome was made: its duration and its `tool/result` time. */
-  settledAt: number | undefined = undefined
   /**
    * Something was awaited since `startedAt` (a journal write, a hook, an approval): the body's
    * deadline then counts from a clock reading at its start. True unless the runner says otherwise.
