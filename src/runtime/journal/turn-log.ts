@@ -59,15 +59,17 @@ export interface TurnLog {
   readonly ids: string[]
   /**
    * Each call's place, found by a hash of its id (see `callIndex`), but for the turn's first call
-   * while it is the only one (most turns make few calls): open addressing in a typed array, slot
-   * `s` holding the hash at `2s` and the place plus one at `2s + 1` (0: empty). A `Map` keyed by
-   * the ids costs a lookup of a new id three reads that miss the processor's cache in a turn of
-   * thousands of calls (the bucket, the entry, the key string it compares with), as a call
-   * allocates enough to push the table out between two calls; this table costs one, outside the
-   * collected heap. A call's later events update `bits` in place, and those that follow one
-   * another skip the table (`lastCall`).
+   * while it is the only one (most turns make few calls): open addressing, slot `s` holding the
+   * id's hash in `table[2s]`, its place plus one in `table[2s + 1]` and a tag of its hash in
+   * `tags[s]` (0: an empty slot). A `Map` keyed by the ids costs a lookup of a new id three reads
+   * that miss the processor's cache in a turn of thousands of calls (the bucket, the entry, the key
+   * string it compares with), as a call allocates enough to push them out between two calls. A new
+   * id here reads only `tags`, a byte a slot (8 KB for 4,000 calls), which stays in the cache; the
+   * table, and the id it compares with, are read only when a tag matches. A call's later events
+   * update `bits` in place, and those that follow one another skip the table (`lastCall`).
    */
   table: Int32Array | undefined
+  tags: Uint8Array | undefined
   /** The call of the turn's latest call event, and its place in `bits`. */
   lastCall: string | undefined
   lastIndex: number
@@ -94,26 +96,30 @@ const EVENT_BYTES = 200
 
 /** The log of a turn that holds nothing yet. */
 export function emptyTurnLog(): TurnLog {
-  return { events: [], readableTo: 0, orders: [], lastOrder: 0, inOrder: true, turnKinds: 0, bits: [], ids: [], table: undefined, lastCall: undefined, lastIndex: -1, missed: undefined, missedHash: 0, missedSlot: -1, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
+  return { events: [], readableTo: 0, orders: [], lastOrder: 0, inOrder: true, turnKinds: 0, bits: [], ids: [], table: undefined, tags: undefined, lastCall: undefined, lastIndex: -1, missed: undefined, missedHash: 0, missedSlot: -1, lastSeq: 0, begun: undefined, open: 0, bytes: 0, evicted: false, over: false }
 }
 
 /** Where `log` keeps `callId`'s kind bits (see `TurnLog.table`): `-1` for a call it has not seen. */
 export function callIndex(log: TurnLog, callId: string): number {
   if (callId === log.lastCall) return log.lastIndex
-  const { table } = log
+  const { table, tags } = log
   // Only the first call is kept, outside the table: it is `lastCall`, or there is none.
-  if (table === undefined) return -1
+  if (table === undefined || tags === undefined) return -1
   const hash = callHash(callId)
-  const mask = (table.length >> 1) - 1
+  const tag = tagOf(hash)
+  const mask = tags.length - 1
   for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-    const place = table[2 * slot + 1]!
-    if (place === 0) {
+    const seen = tags[slot]!
+    if (seen === 0) {
       log.missed = callId
       log.missedHash = hash
       log.missedSlot = slot
       return -1
     }
-    if (table[2 * slot] === hash && log.ids[place - 1] === callId) return place - 1
+    if (seen === tag && table[2 * slot] === hash) {
+      const place = table[2 * slot + 1]! - 1
+      if (log.ids[place] === callId) return place
+    }
   }
 }
 
@@ -125,7 +131,7 @@ export function bitsOf(log: TurnLog, callId: string): number {
 
 /**
  * Enters a call `log` has not seen (`callIndex` gave `-1`), with no bits yet; returns its place.
- * The caller has just looked it up, so the slot it goes into is known and in the cache.
+ * The caller has just looked it up, so the slot it goes into is known.
  */
 export function addCall(log: TurnLog, callId: string): number {
   const { bits, ids } = log
@@ -134,44 +140,61 @@ export function addCall(log: TurnLog, callId: string): number {
   bits[index] = 0
   ids[index] = callId
   if (index === 0) return index
-  let { table } = log
-  if (table === undefined || 4 * (index + 1) > table.length) {
+  let { table, tags } = log
+  if (table === undefined || tags === undefined || 2 * (index + 1) > tags.length) {
     // Half full at most, so a miss ends within a few slots.
-    table = grown(table, log.ids)
+    ;[table, tags] = grown(table, tags, ids[0]!)
     log.table = table
+    log.tags = tags
     log.missed = undefined
   }
-  let hash: number
-  let slot: number
   if (log.missed === callId) {
     // Just looked up and missed: its hash and slot are known.
-    hash = log.missedHash
-    slot = log.missedSlot
+    put(table, tags, log.missedSlot, log.missedHash, index)
   } else {
-    hash = callHash(callId)
-    const mask = (table.length >> 1) - 1
-    for (slot = hash & mask; table[2 * slot + 1] !== 0; slot = (slot + 1) & mask);
+    const hash = callHash(callId)
+    put(table, tags, emptySlot(tags, hash), hash, index)
   }
-  table[2 * slot] = hash
-  table[2 * slot + 1] = index + 1
   log.missed = undefined
   return index
 }
 
-/** A table twice the size (16 slots at first) holding the calls of `ids` but the newest. */
-function grown(table: Int32Array | undefined, ids: readonly string[]): Int32Array {
-  const slots = table === undefined ? 16 : table.length
-  const next = new Int32Array(2 * slots)
-  const mask = slots - 1
-  const place = (hash: number, value: number) => {
-    let slot = hash & mask
-    while (next[2 * slot + 1] !== 0) slot = (slot + 1) & mask
-    next[2 * slot] = hash
-    next[2 * slot + 1] = value
+/** Tables twice the size (16 slots at first) holding the calls of `table`, or the turn's first call. */
+function grown(table: Int32Array | undefined, tags: Uint8Array | undefined, first: string): [Int32Array, Uint8Array] {
+  const slots = tags === undefined ? 16 : 2 * tags.length
+  const nextTable = new Int32Array(2 * slots)
+  const nextTags = new Uint8Array(slots)
+  if (table === undefined || tags === undefined) {
+    const hash = callHash(first)
+    put(nextTable, nextTags, emptySlot(nextTags, hash), hash, 0)
+  } else {
+    // The old table in slot order: its hashes are kept, so no id is read (or hashed) again.
+    for (let slot = 0; slot < tags.length; slot += 1) {
+      if (tags[slot] === 0) continue
+      const hash = table[2 * slot]!
+      put(nextTable, nextTags, emptySlot(nextTags, hash), hash, table[2 * slot + 1]! - 1)
+    }
   }
-  if (table === undefined) place(callHash(ids[0]!), 1)
-  else for (let slot = 0; slot < table.length; slot += 2) if (table[slot + 1] !== 0) place(table[slot]!, table[slot + 1]!)
-  return next
+  return [nextTable, nextTags]
+}
+
+function put(table: Int32Array, tags: Uint8Array, slot: number, hash: number, place: number): void {
+  tags[slot] = tagOf(hash)
+  table[2 * slot] = hash
+  table[2 * slot + 1] = place + 1
+}
+
+/** The first empty slot from `hash`'s own. */
+function emptySlot(tags: Uint8Array, hash: number): number {
+  const mask = tags.length - 1
+  let slot = hash & mask
+  while (tags[slot] !== 0) slot = (slot + 1) & mask
+  return slot
+}
+
+/** A slot's tag: never 0 (empty), and from bits of the hash other than those that pick the slot. */
+function tagOf(hash: number): number {
+  return 0x80 | (hash >>> 25)
 }
 
 /** FNV-1a over the id's UTF-16 units: ids are short, and those of one turn usually differ at the end. */
