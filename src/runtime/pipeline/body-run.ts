@@ -49,8 +49,17 @@ class RunSignals {
  */
 export class BodyRun implements Due {
   readonly state: CallState
-  /** The deadline: the run is its own entry in the deadline queue (no timer object per call). */
-  due = 0
+  /**
+   * When the body started (`performance.now()`), read only if the call waited since it began: the
+   * body's deadline counts from here, else from the call's start (see `arm`).
+   */
+  #began: number | undefined = undefined
+  /**
+   * The deadline, set when the run joins the deadline queue (`arm`), as its own entry there (no
+   * timer object per call). Kept as `undefined` until then, not a number: a field that only ever
+   * holds numbers holds a boxed one from the start, an allocation on every call.
+   */
+  #due: number | undefined = undefined
   timedOut = false
   abandoned = false
   /** The body failed because of the caller's abort (not a failure of its own). */
@@ -82,6 +91,10 @@ export class BodyRun implements Due {
   get graceMs(): number {
     const { ctx } = this.state
     return ctx.turn.policy.graceMs ?? ctx.limits.graceMs
+  }
+
+  get due(): number {
+    return this.#due ?? Number.POSITIVE_INFINITY
   }
 
   #more(): RunSignals {
@@ -151,7 +164,7 @@ export class BodyRun implements Due {
     if (substituted !== undefined) this.#more().substituted = substituted
     // A call that awaited nothing since it began starts its body in the same synchronous step: its
     // deadline counts from the call's start (earlier by the admission's own work), with no clock read.
-    this.due = (state.waited ? performance.now() : state.startedAt) + this.timeoutMs
+    if (state.waited) this.#began = performance.now()
     // Listening for aborts and joining the deadline queue wait for the end of this event-loop turn:
     // most bodies settle within it and never pay for either (see `arming`).
     arming.defer(this)
@@ -204,6 +217,7 @@ export class BodyRun implements Due {
     const substituted = this.#signals?.substituted
     if (substituted && substituted !== state.signal) this.#link(substituted)
     if (this.#finished) return
+    this.#due = (this.#began ?? state.startedAt) + this.timeoutMs
     this.#queued = true
     deadlines.add(this)
   }

@@ -180,6 +180,22 @@ describe('dispatch: wrappers, signals, timeouts', () => {
     expect((reason as Error).name).toBe('TimeoutError')
   })
 
+  it('counts a body\'s deadline from the body\'s start when the call waited before it, else from the call\'s start', async () => {
+    const { root } = await rootWith((ctx) => {
+      const body = (ms: number) => defineTool({ description: 'Slow.', input: z.object({}), approval: 'never', timeoutMs: 100, execute: () => sleep(ms).then(() => 'done') })
+      ctx.addTool('waits', body(60))
+      ctx.addTool('late', body(150))
+      ctx.hooks.preExecute(async (exec, next) => {
+        if (exec.name === 'waits') await sleep(150)
+        return next()
+      })
+    })
+    const turn = await beginTurn(root)
+    // 210 ms after the call began, 60 ms after its body did: within the body's 100 ms.
+    expect(await turn.tools.execute({ callId: 'c1', name: 'waits', arguments: '{}' })).toMatchObject({ status: 'completed', value: 'done' })
+    expect(await turn.tools.execute({ callId: 'c2', name: 'late', arguments: '{}' })).toMatchObject({ status: 'failed', code: 'TOOL_TIMEOUT' })
+  })
+
   it('lets a wrapper replace only the dispatch signal, and re-fuses the caller signal before the body', async () => {
     const seen: { wrapperAborted: boolean; callerAborted: boolean }[] = []
     const wrapperController = new AbortController()
