@@ -42,6 +42,21 @@ class RunSignals {
   substituted: AbortSignal | undefined = undefined
 }
 
+/** `BodyRun`'s flags. */
+const TIMED_OUT = 1
+const ABANDONED_BODY = 2
+const ABORT_CAUSED = 4
+/** In the deadline queue. */
+const QUEUED = 8
+/** Settles its call itself (no wrappers; see `run`). */
+const DECIDES = 16
+/** The body has settled. */
+const SETTLED = 32
+/** Listening for aborts, and queued for its deadline (see `arm`). */
+const ARMED = 64
+/** Its call no longer waits for it. */
+const FINISHED = 128
+
 /**
  * One body invocation with its deadline, grace period and signals. The body's `AbortController`
  * is created only when the body (or provider) reads its signal: creating an `AbortSignal` costs
@@ -60,23 +75,17 @@ export class BodyRun implements Due {
    * holds numbers holds a boxed one from the start, an allocation on every call.
    */
   #due: number | undefined = undefined
-  timedOut = false
-  abandoned = false
-  /** The body failed because of the caller's abort (not a failure of its own). */
-  abortCaused = false
+  /**
+   * The run's yes/no states, a bit each (`TIMED_OUT` …): a run is made for every call, and each
+   * field of an object is eight bytes of it.
+   */
+  #flags = 0
   /** Signals, timers and leases, made on first need. */
   #signals: RunSignals | undefined
-  #queued = false
   #resolve: ((value: unknown) => void) | undefined
-  #decides = false
   /** For a run that settles its call (`runBody`): what commits it then, and the caller's `finish`. */
   #commit: Commit | undefined
   #finishCall: ((state: CallState) => unknown) | undefined
-  #settled = false
-  #armed = false
-  #finished = false
-  /** The tool service's id, for a seam tool. */
-  #seam: string | undefined
 
   constructor(state: CallState) {
     this.state = state
@@ -95,6 +104,33 @@ export class BodyRun implements Due {
 
   get due(): number {
     return this.#due ?? Number.POSITIVE_INFINITY
+  }
+
+  get timedOut(): boolean {
+    return (this.#flags & TIMED_OUT) !== 0
+  }
+
+  get abandoned(): boolean {
+    return (this.#flags & ABANDONED_BODY) !== 0
+  }
+
+  /** The body failed because of the caller's abort (not a failure of its own). */
+  get abortCaused(): boolean {
+    return (this.#flags & ABORT_CAUSED) !== 0
+  }
+
+  get #settled(): boolean {
+    return (this.#flags & SETTLED) !== 0
+  }
+
+  get #finished(): boolean {
+    return (this.#flags & FINISHED) !== 0
+  }
+
+  /** The tool service's id, for a seam tool. */
+  get #seam(): string | undefined {
+    const { binding } = this.state
+    return binding?.kind === 'seam' ? binding.service.id : undefined
   }
 
   #more(): RunSignals {
@@ -120,7 +156,7 @@ export class BodyRun implements Due {
 
   /** Deadline reached (the deadline queue calls this). */
   fire(): void {
-    this.#queued = false
+    this.#flags &= ~QUEUED
     this.expire()
   }
 
@@ -159,7 +195,7 @@ export class BodyRun implements Due {
   #begin(substituted: AbortSignal | undefined, decides: boolean, resolve: (value: unknown) => void): void {
     const { state } = this
     state.dispatched = true
-    this.#decides = decides
+    if (decides) this.#flags |= DECIDES
     this.#resolve = resolve
     if (substituted !== undefined) this.#more().substituted = substituted
     // A call that awaited nothing since it began starts its body in the same synchronous step: its
@@ -173,7 +209,6 @@ export class BodyRun implements Due {
       const { binding, args, call } = state
       if (binding!.kind === 'seam') {
         const { service } = binding!
-        this.#seam = service.id
         const context = new SeamBodyContext(this, state, binding!)
         const { probe } = state
         const result: unknown = probe
@@ -197,7 +232,10 @@ export class BodyRun implements Due {
       return
     }
     pending.then(
-      (value) => (this.#seam === undefined ? this.#bodySettled(undefined, value) : this.#bodySettled(seamResult(value as ToolExecutionResult, this.#seam))),
+      (value) => {
+        const seam = this.#seam
+        this.#bodySettled(seam === undefined ? undefined : seamResult(value as ToolExecutionResult, seam), value)
+      },
       (error: unknown) => this.#bodySettled(this.#failure(error)),
     )
   }
@@ -209,8 +247,8 @@ export class BodyRun implements Due {
    * the start of the body either way.
    */
   arm(): void {
-    if (this.#armed || this.#finished) return
-    this.#armed = true
+    if ((this.#flags & (ARMED | FINISHED)) !== 0) return
+    this.#flags |= ARMED
     const { state } = this
     // Re-fuse the caller's signal: a wrapper may replace the dispatch signal, never drop the caller's.
     this.#link(state.signal)
@@ -218,7 +256,7 @@ export class BodyRun implements Due {
     if (substituted && substituted !== state.signal) this.#link(substituted)
     if (this.#finished) return
     this.#due = (this.#began ?? state.startedAt) + this.timeoutMs
-    this.#queued = true
+    this.#flags |= QUEUED
     deadlines.add(this)
   }
 
@@ -227,10 +265,10 @@ export class BodyRun implements Due {
   }
 
   finish(): void {
-    this.#finished = true
-    if (!this.#armed) return
-    if (this.#queued) deadlines.delete(this)
-    this.#queued = false
+    const flags = this.#flags
+    this.#flags = (flags | FINISHED) & ~QUEUED
+    if ((flags & ARMED) === 0) return
+    if ((flags & QUEUED) !== 0) deadlines.delete(this)
     const more = this.#signals
     if (more === undefined) return
     if (more.grace) deadlines.delete(more.grace)
@@ -247,7 +285,7 @@ export class BodyRun implements Due {
   }
 
   expire(): void {
-    this.timedOut = true
+    this.#flags |= TIMED_OUT
     this.state.probe?.timedOut(this.timeoutMs)
     this.#abort(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'))
     this.#startGrace()
@@ -259,7 +297,7 @@ export class BodyRun implements Due {
    */
   cutOff(): boolean {
     if (this.state.dispatched && !this.#settled && !this.abandoned) {
-      this.timedOut = true
+      this.#flags |= TIMED_OUT
       this.#abort(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'))
       this.abandon()
     }
@@ -270,7 +308,7 @@ export class BodyRun implements Due {
   abandon(): void {
     if (this.#settled) return
     const { ctx, call } = this.state
-    this.abandoned = true
+    this.#flags |= ABANDONED_BODY
     // The body outlived its deadline: keep its generation alive until it really settles.
     this.#more().release = ctx.lease()
     this.state.probe?.abandoned()
@@ -283,7 +321,7 @@ export class BodyRun implements Due {
    * which a run that decides its call makes no `{ ok, value }` result (see `decide`).
    */
   #bodySettled(result: DispatchResult | undefined, value?: unknown): void {
-    this.#settled = true
+    this.#flags |= SETTLED
     const release = this.#signals?.release
     if (release) {
       release()
@@ -296,7 +334,7 @@ export class BodyRun implements Due {
     const resolve = this.#resolve
     if (resolve === undefined) return
     this.#resolve = undefined
-    if (!this.#decides) {
+    if ((this.#flags & DECIDES) === 0) {
       // The wrappers around the body get a result.
       resolve(result ?? { ok: true, value })
       return
@@ -363,7 +401,7 @@ export class BodyRun implements Due {
     this.arm()
     const reason = this.#signals?.reason
     if (reason && (error === reason.value || (error instanceof Error && error.name === 'AbortError'))) {
-      this.abortCaused = true
+      this.#flags |= ABORT_CAUSED
     }
     let details: Record<string, unknown> | undefined
     try {

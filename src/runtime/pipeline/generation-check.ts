@@ -21,7 +21,6 @@ export function checkGeneration(state: CallState): void {
     })
     return
   }
-  state.capability = binding.capability
   state.binding = binding
 }
 

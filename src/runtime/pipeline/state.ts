@@ -84,6 +84,15 @@ export interface Settlement {
   readonly details?: Record<string, unknown>
 }
 
+/** `CallState`'s flags. */
+const WAITED = 1
+const JOURNALED = 2
+const RESULT_JOURNALED = 4
+const OWN_SIGNAL = 8
+const DISPATCHED = 16
+const HAS_VALUE = 32
+const REPLAYED = 64
+
 /** The mutable working state of one call inside the runner; never escapes it. */
 export class CallState {
   readonly ctx: TurnContext
@@ -95,33 +104,19 @@ export class CallState {
    * waited, its body's deadline count from here; with its duration, its `tool/result` time.
    */
   readonly startedAt = performance.now()
-  /**
-   * Something was awaited since `startedAt` (a journal write, a hook, an approval): the body's
-   * deadline then counts from a clock reading at its start. True unless the runner says otherwise.
-   */
-  waited = true
-  /** Told of the call's notable moments (see `Instrumentation`); `undefined` without instrumentation. */
-  readonly probe: CallProbe | undefined
-  /** `tool/call` was written; only then is a `tool/result` written. */
-  journaled = false
-  /** `tool/result` was handed to the journal (it is written once, even if `tool/call` landed late). */
-  resultJournaled = false
   /** The arguments as JSON text, as journaled in `tool/call`. */
   raw: string | undefined = undefined
-  /** `signal` belongs to this call alone (not shared with its turn or batch). */
-  ownSignal = false
-  capability: ToolCapability | undefined = undefined
   binding: ToolBinding | undefined = undefined
   /** Validated, deep-frozen arguments: set once the arguments stage accepted them. */
   args: Readonly<Record<string, unknown>> | undefined = undefined
-  /** Set when the body (or provider) was entered. */
-  dispatched = false
   settled: Settlement | undefined = undefined
   value: unknown = undefined
-  hasValue = false
   outcome: ToolCallOutcome | undefined = undefined
-  /** The value and content came from an idempotency key's stored result: the body does not run. */
-  replayed = false
+  /**
+   * The call's yes/no states, a bit each (read and written as the fields below): a state is made
+   * for every call, and each field of an object is eight bytes of it.
+   */
+  #flags = WAITED
   /** What few calls use (see `RareCallState`); made on the first write of one of its fields. */
   #rare: RareCallState | undefined = undefined
 
@@ -129,7 +124,81 @@ export class CallState {
     this.ctx = ctx
     this.call = call
     this.signal = signal
-    this.probe = ctx.probe?.call(call)
+    const probe = ctx.probe?.call(call)
+    if (probe !== undefined) this.#more().probe = probe
+  }
+
+  /** The tool the call runs: its snapshot's capability, once the generation stage found it. */
+  get capability(): ToolCapability | undefined {
+    return this.binding?.capability
+  }
+
+  /**
+   * Something was awaited since `startedAt` (a journal write, a hook, an approval): the body's
+   * deadline then counts from a clock reading at its start. True unless the runner says otherwise.
+   */
+  get waited(): boolean {
+    return (this.#flags & WAITED) !== 0
+  }
+  set waited(value: boolean) {
+    this.#flag(WAITED, value)
+  }
+
+  /** `tool/call` was written; only then is a `tool/result` written. */
+  get journaled(): boolean {
+    return (this.#flags & JOURNALED) !== 0
+  }
+  set journaled(value: boolean) {
+    this.#flag(JOURNALED, value)
+  }
+
+  /** `tool/result` was handed to the journal (it is written once, even if `tool/call` landed late). */
+  get resultJournaled(): boolean {
+    return (this.#flags & RESULT_JOURNALED) !== 0
+  }
+  set resultJournaled(value: boolean) {
+    this.#flag(RESULT_JOURNALED, value)
+  }
+
+  /** `signal` belongs to this call alone (not shared with its turn or batch). */
+  get ownSignal(): boolean {
+    return (this.#flags & OWN_SIGNAL) !== 0
+  }
+  set ownSignal(value: boolean) {
+    this.#flag(OWN_SIGNAL, value)
+  }
+
+  /** Set when the body (or provider) was entered. */
+  get dispatched(): boolean {
+    return (this.#flags & DISPATCHED) !== 0
+  }
+  set dispatched(value: boolean) {
+    this.#flag(DISPATCHED, value)
+  }
+
+  /** `value` is the call's (a provider that answered with content alone has none). */
+  get hasValue(): boolean {
+    return (this.#flags & HAS_VALUE) !== 0
+  }
+  set hasValue(value: boolean) {
+    this.#flag(HAS_VALUE, value)
+  }
+
+  /** The value and content came from an idempotency key's stored result: the body does not run. */
+  get replayed(): boolean {
+    return (this.#flags & REPLAYED) !== 0
+  }
+  set replayed(value: boolean) {
+    this.#flag(REPLAYED, value)
+  }
+
+  #flag(bit: number, on: boolean): void {
+    this.#flags = on ? this.#flags | bit : this.#flags & ~bit
+  }
+
+  /** Told of the call's notable moments (see `Instrumentation`); `undefined` without instrumentation. */
+  get probe(): CallProbe | undefined {
+    return this.#rare?.probe
   }
 
   /**
@@ -240,13 +309,14 @@ export class CallState {
 }
 
 /**
- * The fields of a call that few calls use: batches (`classifyArgs`), approvals (`askReasons`,
+ * The fields of a call that few calls use: instrumentation (`probe`), batches (`classifyArgs`), approvals (`askReasons`,
  * `parked`, `resumeToken`), idempotency keys, hooks (`dispatch`, `content`, the execution view),
  * providers that answer with content, deferred contexts. Apart from the call's state, made on the
  * first write: a plain call's state is that much smaller (each field is 4 bytes and a store on
  * every call, and a call's allocation is most of what it costs beyond its work).
  */
 class RareCallState {
+  probe: CallProbe | undefined = undefined
   classifyArgs: Readonly<Record<string, unknown>> | null | undefined = undefined
   askReasons: string[] | undefined = undefined
   dispatch: DispatchResult | undefined = undefined
