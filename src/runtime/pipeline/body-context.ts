@@ -29,14 +29,12 @@ export class ToolBodyContext implements ToolContext {
   readonly trace: TraceContext | undefined
   readonly #source: SignalSource
   readonly #state: CallState
-  readonly #binding: FeatureBinding
-  #use: (<T>(token: Token<T>) => T) | undefined
-  #defer: ToolContext['deferContext'] | undefined
+  /** `use` and `deferContext` once read (few bodies read either): one field, not two. */
+  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext'] } | undefined
 
   constructor(source: SignalSource, state: CallState, binding: FeatureBinding) {
     this.#source = source
     this.#state = state
-    this.#binding = binding
     this.callId = state.call.callId
     this.turn = state.ctx.turn
     this.generation = state.ctx.generation.number
@@ -48,24 +46,32 @@ export class ToolBodyContext implements ToolContext {
     return this.#source.signal
   }
 
+  get #binding(): FeatureBinding {
+    return this.#state.binding as FeatureBinding
+  }
+
   /** The owning plugin's logger: lines are labelled with the plugin, as its setup's are. */
   get log(): ToolLogger {
     return this.#binding.slot.plugin.log ?? silentLogger
   }
 
   get use(): <T>(token: Token<T>) => T {
+    this.#made ??= {}
+    const made = this.#made
     const { plugin } = this.#binding.slot
-    this.#use ??= (token) => plugin.resources.use(token)
-    return this.#use
+    made.use ??= (token) => plugin.resources.use(token)
+    return made.use
   }
 
   get deferContext(): ToolContext['deferContext'] {
+    this.#made ??= {}
+    const made = this.#made
     const state = this.#state
-    this.#defer ??= (message) => {
+    made.defer ??= (message) => {
       state.toolContexts ??= []
       state.toolContexts.push(toDeferred(message))
     }
-    return this.#defer
+    return made.defer
   }
 }
 
