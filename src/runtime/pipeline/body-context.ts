@@ -46,19 +46,15 @@ export class ToolBodyContext implements ToolContext {
     return this.#source.signal
   }
 
-  get #binding(): FeatureBinding {
-    return this.#state.binding as FeatureBinding
-  }
-
   /** The owning plugin's logger: lines are labelled with the plugin, as its setup's are. */
   get log(): ToolLogger {
-    return this.#binding.slot.plugin.log ?? silentLogger
+    return (this.#state.binding as FeatureBinding).slot.plugin.log ?? silentLogger
   }
 
   get use(): <T>(token: Token<T>) => T {
     this.#made ??= {}
     const made = this.#made
-    const { plugin } = this.#binding.slot
+    const { plugin } = (this.#state.binding as FeatureBinding).slot
     made.use ??= (token) => plugin.resources.use(token)
     return made.use
   }

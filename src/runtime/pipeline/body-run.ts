@@ -119,19 +119,8 @@ export class BodyRun implements Due {
     return (this.#flags & ABORT_CAUSED) !== 0
   }
 
-  get #settled(): boolean {
-    return (this.#flags & SETTLED) !== 0
-  }
-
-  get #finished(): boolean {
-    return (this.#flags & FINISHED) !== 0
-  }
-
-  /** The tool service's id, for a seam tool. */
-  get #seam(): string | undefined {
-    const { binding } = this.state
-    return binding?.kind === 'seam' ? binding.service.id : undefined
-  }
+  // Private accessors (`get #x()`) are read through a call into the runtime, even in optimized
+  // code: the run's own states are bit tests written out, and the seam's id a function.
 
   #more(): RunSignals {
     this.#signals ??= new RunSignals()
@@ -163,7 +152,7 @@ export class BodyRun implements Due {
   /** Runs the body; resolves with its result (for the wrappers around it). */
   start(substituted: AbortSignal | undefined): Promise<BodyResult> {
     // A wrapper that calls next() after it returned: its call has settled, nothing may run now.
-    if (this.#finished) return Promise.reject(new SeamError('INVALID_CALL', 'an execute wrapper called next() after its call had settled'))
+    if ((this.#flags & FINISHED) !== 0) return Promise.reject(new SeamError('INVALID_CALL', 'an execute wrapper called next() after its call had settled'))
     return new Promise<BodyResult>((resolve) => this.#begin(substituted, false, resolve as (value: unknown) => void))
   }
 
@@ -233,7 +222,7 @@ export class BodyRun implements Due {
     }
     pending.then(
       (value) => {
-        const seam = this.#seam
+        const seam = seamId(this.state)
         this.#bodySettled(seam === undefined ? undefined : seamResult(value as ToolExecutionResult, seam), value)
       },
       (error: unknown) => this.#bodySettled(this.#failure(error)),
@@ -254,14 +243,14 @@ export class BodyRun implements Due {
     this.#link(state.signal)
     const substituted = this.#signals?.substituted
     if (substituted && substituted !== state.signal) this.#link(substituted)
-    if (this.#finished) return
+    if ((this.#flags & FINISHED) !== 0) return
     this.#due = (this.#began ?? state.startedAt) + this.timeoutMs
     this.#flags |= QUEUED
     deadlines.add(this)
   }
 
   get finished(): boolean {
-    return this.#finished
+    return (this.#flags & FINISHED) !== 0
   }
 
   finish(): void {
@@ -296,7 +285,7 @@ export class BodyRun implements Due {
    * True when this run reported an abandoned body (now or before).
    */
   cutOff(): boolean {
-    if (this.state.dispatched && !this.#settled && !this.abandoned) {
+    if (this.state.dispatched && (this.#flags & SETTLED) === 0 && !this.abandoned) {
       this.#flags |= TIMED_OUT
       this.#abort(new DOMException(`timed out after ${this.timeoutMs} ms`, 'TimeoutError'))
       this.abandon()
@@ -306,7 +295,7 @@ export class BodyRun implements Due {
   }
 
   abandon(): void {
-    if (this.#settled) return
+    if ((this.#flags & SETTLED) !== 0) return
     const { ctx, call } = this.state
     this.#flags |= ABANDONED_BODY
     // The body outlived its deadline: keep its generation alive until it really settles.
@@ -410,9 +399,15 @@ export class BodyRun implements Due {
       details = undefined
     }
     // A provider that is down says so with a coded error: the call never reached the tool.
-    if (this.#seam !== undefined && SeamError.is(error, 'PROVIDER_UNAVAILABLE')) return { ok: false, error: messageOf(error), details, unavailable: true }
+    if (seamId(this.state) !== undefined && SeamError.is(error, 'PROVIDER_UNAVAILABLE')) return { ok: false, error: messageOf(error), details, unavailable: true }
     return { ok: false, error: messageOf(error), details }
   }
+}
+
+/** The tool service's id, for a seam tool. */
+function seamId(state: CallState): string | undefined {
+  const { binding } = state
+  return binding?.kind === 'seam' ? binding.service.id : undefined
 }
 
 function seamResult(r: ToolExecutionResult | undefined, serviceId: string): DispatchResult {
