@@ -132,6 +132,41 @@ describe('memoryJournal redaction', () => {
     expect(events[0]).toMatchObject({ arguments: '{"q":"[redacted]"}' })
   })
 
+  it('keeps payloads within maxPayloadBytes whole and cuts longer ones at append, with or without a known secret', async () => {
+    const journal = memoryJournal({ maxPayloadBytes: 300 })
+    // A payload of 99 UTF-16 units fits in 300 bytes whatever it holds (3 bytes a unit at most); a longer one may not.
+    const whole = `"${'a'.repeat(97)}"`
+    const long = `"${'b'.repeat(5_000)}"`
+    await journal.append(call('t1', 1, 'c1', whole))
+    await journal.append(call('t1', 2, 'c2', long))
+    await journal.append(result('t1', 3, 'c1', 'c'.repeat(99)))
+    await journal.append(result('t1', 4, 'c2', 'd'.repeat(5_000)))
+    const dispose = registerSecret('secret-value-77aa')
+    await journal.append(call('t1', 5, 'c3', `"secret-value-77aa ${'e'.repeat(5_000)}"`))
+    dispose()
+    const events = await journal.read('t1')
+    const payloads = events.map((event) => (event.kind === 'tool/call' ? event.arguments : event.kind === 'tool/result' ? (event.content[0] as { text: string }).text : ''))
+    expect(payloads[0]).toBe(whole)
+    expect(payloads[2]).toBe('c'.repeat(99))
+    for (const cut of [payloads[1]!, payloads[3]!, payloads[4]!]) {
+      expect(cut).toMatch(/…\[truncated: \d+ bytes, sha256:[0-9a-f]{64}\]$/)
+      expect(Buffer.byteLength(cut, 'utf8')).toBeLessThanOrEqual(300)
+    }
+    expect(payloads[4]).not.toContain('secret-value-77aa')
+  })
+
+  it('counts a payload cut at append at its cut size against maxBytes', async () => {
+    const journal = memoryJournal({ maxPayloadBytes: 300, maxBytes: 5_000 })
+    await journal.append(begin('t1', 1))
+    await journal.append(call('t1', 2, 'c1'))
+    await journal.append(result('t1', 3, 'c1', 'x'.repeat(50_000)))
+    await journal.append(end('t1', 4))
+    // Kept whole, the result alone would be ten times the bound, and its ended turn dropped.
+    const events = await journal.read('t1')
+    expect(events).toHaveLength(4)
+    expect(Buffer.byteLength((events[2] as { content: { text: string }[] }).content[0]!.text)).toBeLessThanOrEqual(300)
+  })
+
   it('redacts an event placed before later seqs of its turn after those were read', async () => {
     const journal = memoryJournal()
     await journal.append(begin('t1', 1))

@@ -1,11 +1,12 @@
 import { SeamError } from '../../errors.js'
 import { APPENDED, callIdOf, checkEvent, closedError, duplicateError } from './events.js'
+import { knowsSecrets } from './redact.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { type PrivacyOptions, payloadLimit, protectEvent, scrubEvent } from './privacy.js'
 import { MemoryCoordination } from './memory-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { encodeCursor, eventMatches, planTurnQuery, summarizeTurn } from './turn-query.js'
-import { addCall, bitsOf, callIndex, countCalls, emptyTurnLog, freezeEvent, holdsSeq, insertBySeq, KIND_BIT, kindBit, sizeOf, type TurnLog } from './turn-log.js'
+import { addCall, bitsOf, callIndex, countCalls, emptyTurnLog, freezeEvent, holdsSeq, insertBySeq, KIND_BIT, keptWhole, kindBit, sizeOf, type TurnLog } from './turn-log.js'
 import type {
   JournalEvent,
   JournalStore,
@@ -265,7 +266,10 @@ class MemoryJournalStore implements MemoryJournal {
     if ((held & bit) !== 0) return KIND_HELD
     if (seq <= log.lastSeq && holdsSeq(log, seq)) return SEQ_HELD
     // Redacted by shape when read (see `#readable`), unless a payload is too large to keep whole.
-    const safe = scrubEvent(event, this.#maxPayload) ?? protectEvent(event, this.#maxPayload)
+    // With no secret value known and every payload within bounds (the size estimate bounds each),
+    // there is nothing to scrub or cut: the event is kept as given, with no second look at it.
+    const given = sizeOf(event)
+    const safe = !knowsSecrets() && keptWhole(given, this.#maxPayload) ? event : (scrubEvent(event, this.#maxPayload) ?? protectEvent(event, this.#maxPayload))
     // Content the caller vouched for is kept as it is, unless scrubbing or a cut replaced it.
     const stored = freezeEvent(this.#host === undefined ? safe : { ...safe, host: this.#host }, frozen && safe === event)
     if (callId === undefined) log.turnKinds |= bit
@@ -288,7 +292,7 @@ class MemoryJournalStore implements MemoryJournal {
     } else {
       insertBySeq(log, stored, order)
     }
-    const bytes = sizeOf(stored)
+    const bytes = safe === event ? given : sizeOf(stored)
     log.bytes += bytes
     this.#bytes += bytes
     if (kind === 'tool/call') log.open += 1

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { SeamError } from '../../errors.js'
-import { isSecretKey, REDACTED, redactText, scrubValues } from './redact.js'
+import { isSecretKey, knowsSecrets, REDACTED, redactText, scrubValues } from './redact.js'
 import type { ContentBlock, JournalEvent } from './types.js'
 
 export const DEFAULT_MAX_PAYLOAD_BYTES = 64 * 1024
@@ -153,14 +153,19 @@ export function protectEvent(event: JournalEvent, maxBytes: number = DEFAULT_MAX
  * cut could miss a secret the cut split, so such an event is protected whole at once.
  */
 export function scrubEvent(event: JournalEvent, maxBytes: number): JournalEvent | undefined {
+  // With no secret known (the usual case), only the sizes are looked at: a fifth of what the memory
+  // journal's append costs is scrubbing strings for nothing.
+  const scrub = knowsSecrets()
   switch (event.kind) {
     case 'tool/call': {
       if (!fits(event.arguments, maxBytes)) return undefined
+      if (!scrub) return event
       const args = scrubValues(event.arguments)
       return args === event.arguments ? event : { ...event, arguments: args }
     }
     case 'approval/asked': {
       if (!fits(event.summary, maxBytes) || !fits(event.reason, maxBytes)) return undefined
+      if (!scrub) return event
       const summary = scrubValues(event.summary)
       const reason = scrubValues(event.reason)
       return summary === event.summary && reason === event.reason ? event : { ...event, summary, reason }
@@ -172,6 +177,7 @@ export function scrubEvent(event: JournalEvent, maxBytes: number): JournalEvent 
       for (let index = 0; index < content.length; index += 1) {
         const block = content[index]!
         if (!blockFits(block, maxBytes)) return undefined
+        if (!scrub) continue
         const next = scrubBlock(block)
         if (next !== block) {
           copy ??= content.slice()

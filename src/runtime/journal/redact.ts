@@ -82,6 +82,11 @@ export function redactText(text: string): string {
   return scrubValues(out)
 }
 
+/** Whether any secret value is known (`registerSecret`'s or the environment's): else `scrubValues` changes nothing. */
+export function knowsSecrets(): boolean {
+  return environmentSecrets().length > 0 || registered.size > 0
+}
+
 /** Replaces the known secret values (see `registerSecret` and the environment's) in `text`. */
 export function scrubValues(text: string): string {
   let out = text

@@ -204,6 +204,14 @@ export function callHash(id: string): number {
   return hash
 }
 
+/**
+ * Whether every payload of an event whose `sizeOf` is `bytes` fits in `maxPayload` UTF-8 bytes:
+ * the estimate counts each payload's UTF-16 units (at most 3 bytes each) above its overhead.
+ */
+export function keptWhole(bytes: number, maxPayload: number): boolean {
+  return 3 * (bytes - EVENT_BYTES) <= maxPayload
+}
+
 /** An estimate of what `event` holds in memory: a fixed overhead plus its payload strings. */
 export function sizeOf(event: JournalEvent): number {
   switch (event.kind) {
