@@ -68,7 +68,9 @@ export function memoryJournal(options: MemoryJournalOptions = {}): MemoryJournal
  * `append` was replaced (wrapped or stubbed by a host or a test): its writes go through that (a
  * turn looks when it begins). With `frozen`, the caller vouches that the event's content blocks and
  * their array are frozen (the pipeline's `tool/result`, whose outcome holds them): they are kept as
- * they are, not frozen again.
+ * they are, not frozen again. The events are the pipeline's own, well formed by construction (their
+ * turn's id was checked with its `turn/begin`, the call's id by `execute`, seqs and times are the
+ * runtime's): they are not checked again, as every event `append` is given is.
  */
 export function appendNowOf(store: JournalStore): AppendNow | undefined {
   return MemoryJournalStore.appendNowOf(store)
@@ -125,12 +127,12 @@ class MemoryJournalStore implements MemoryJournal {
   /** See `appendNowOf`. */
   static appendNowOf(store: JournalStore): AppendNow | undefined {
     if (!(store instanceof MemoryJournalStore) || store.append !== MemoryJournalStore.prototype.append) return undefined
-    return (event, frozen) => store.#appendNow(event, frozen === true)
+    return (event, frozen) => store.#appendNow(event, frozen === true, true)
   }
 
-  #appendNow(event: JournalEvent, frozen = false): boolean {
+  #appendNow(event: JournalEvent, frozen = false, wellFormed = false): boolean {
     if (this.#closed) throw closedError(this.location)
-    checkEvent(event)
+    if (!wellFormed) checkEvent(event)
     if (!this.#available) throw new Error('The memory journal is unavailable (setAvailable(false)).')
     const failure = this.#failWith?.(event)
     if (failure !== undefined) throw failure
