@@ -13,7 +13,8 @@
  * nothing (the pipeline's own cost without the memory journal's), and the floor sketch handing its
  * events to the memory journal (that store's share).
  * `node --import tsx bench/pipeline.ts` (`--floor`: the floor sketch alone, see `floorAlone`;
- * `--diagnostics`: the diagnostic rounds alone, printed as JSON)
+ * `--pipeline [--rounds N]`: the zod tool's rounds alone, see `pipelineAlone`; `--diagnostics`: the
+ * diagnostic rounds alone, printed as JSON)
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -248,6 +249,27 @@ async function diagnostics(): Promise<[Measured, Measured, Measured, Measured]> 
  * The floor sketch against its baseline with nothing else in the process (no pipeline rounds
  * sharing the heap, the body function or the JIT's type feedback): `node --import tsx bench/pipeline.ts --floor`.
  */
+/**
+ * The zod tool's pipeline rounds alone in the process (`--pipeline`, `--rounds N`, 120 by default,
+ * after 10 warm-up rounds): its CPU time per call, the median over the rounds. With no other
+ * contender's rounds between its own, runs of two versions of the code, alternated, tell them apart
+ * by a few per cent, where the ratio to the floor sketch moves by ten from run to run.
+ */
+async function pipelineAlone(): Promise<BenchReport> {
+  const at = process.argv.indexOf('--rounds')
+  const rounds = at === -1 ? 120 : Number(process.argv[at + 1])
+  if (!Number.isSafeInteger(rounds) || rounds < 1) throw new Error(`--rounds takes a positive integer, got ${process.argv[at + 1]}`)
+  const [zod] = (await interleave([{ label: 'pipeline: zod tool', round: pipelineRound(NAME) }], { rounds, warmup: 10 })) as [Measured]
+  return {
+    name: 'pipeline-alone',
+    lines: [
+      `pipeline rounds alone in the process: ${rounds} rounds of ${CALLS_PER_ROUND.toLocaleString('en-US')} calls, medians`,
+      ...table(['', 'per call', 'CPU per call'], [[zod.label, formatMs(msPerOp(zod)), formatMs(cpuMsPerOp(zod))]]),
+    ],
+    verdicts: [],
+  }
+}
+
 async function floorAlone(): Promise<BenchReport> {
   const [base, floor] = (await interleave(
     [
@@ -261,6 +283,7 @@ async function floorAlone(): Promise<BenchReport> {
 }
 
 if (isMain(import.meta.url)) {
-  if (process.argv.includes('--diagnostics')) process.stdout.write(JSON.stringify(await interleave(diagnosticContenders(), { rounds: ROUNDS, warmup: WARMUP, settle: true })))
+  if (process.argv.includes('--pipeline')) printReport(await pipelineAlone())
+  else if (process.argv.includes('--diagnostics')) process.stdout.write(JSON.stringify(await interleave(diagnosticContenders(), { rounds: ROUNDS, warmup: WARMUP, settle: true })))
   else printReport(await (process.argv.includes('--floor') ? floorAlone() : run()))
 }
