@@ -11,36 +11,12 @@ import { SeamBodyContext, ToolBodyContext } from './body-context.js'
 import { ABANDONED, type BodyResult, decide } from './decide.js'
 import { type Due, deadlines } from './deadlines.js'
 import { type CallState, settle } from './state.js'
+import { RunSignals, RunTimer } from './run-signals.js'
+import { seamId, seamResult } from './seam-result.js'
 import type { DispatchResult } from './types.js'
 
 /** What commits a call once its body has settled (`commitCall`), and what it hands back (`finish`). */
 export type Commit = (state: CallState, finish: (state: CallState) => unknown) => unknown
-
-/** A run's deadline, then its grace period, in the shared deadline queue. */
-class RunTimer implements Due {
-  constructor(
-    readonly due: number,
-    readonly fire: () => void,
-  ) {}
-}
-
-/**
- * What a run holds only once it is aborted, armed, abandoned or wrapped: most runs settle before
- * any of that, and never allocate it (see `BodyRun.#more`).
- */
-class RunSignals {
-  controller: AbortController | undefined = undefined
-  /** Set once the body's signal is (or would be) aborted. */
-  reason: { value: unknown } | undefined = undefined
-  watched: AbortSignal[] | undefined = undefined
-  own: AbortSignal | undefined = undefined
-  onOwnAbort: (() => void) | undefined = undefined
-  grace: RunTimer | undefined = undefined
-  /** Ends the generation lease of an abandoned body (once it really settles). */
-  release: (() => void) | undefined = undefined
-  /** A wrapper's replacement for the dispatch signal. */
-  substituted: AbortSignal | undefined = undefined
-}
 
 /** `BodyRun`'s flags. */
 const TIMED_OUT = 1
@@ -402,20 +378,4 @@ export class BodyRun implements Due {
     if (seamId(this.state) !== undefined && SeamError.is(error, 'PROVIDER_UNAVAILABLE')) return { ok: false, error: messageOf(error), details, unavailable: true }
     return { ok: false, error: messageOf(error), details }
   }
-}
-
-/** The tool service's id, for a seam tool. */
-function seamId(state: CallState): string | undefined {
-  const { binding } = state
-  return binding?.kind === 'seam' ? binding.service.id : undefined
-}
-
-function seamResult(r: ToolExecutionResult | undefined, serviceId: string): DispatchResult {
-  if (r?.success === true) {
-    if (r.content === undefined) return { ok: true, value: r.output }
-    if (!Array.isArray(r.content)) return { ok: false, error: `the tool service "${serviceId}" returned content that is not an array of blocks` }
-    return { ok: true, value: r.output, content: r.content }
-  }
-  if (r?.success === false) return { ok: false, error: String(r.error), details: r.metadata ? { metadata: r.metadata } : undefined }
-  return { ok: false, error: `the tool service "${serviceId}" returned an invalid result` }
 }
