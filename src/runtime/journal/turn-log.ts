@@ -140,14 +140,10 @@ export function addCall(log: TurnLog, callId: string): number {
   bits[index] = 0
   ids[index] = callId
   if (index === 0) return index
-  let { table, tags } = log
-  if (table === undefined || tags === undefined || 2 * (index + 1) > tags.length) {
-    // Half full at most, so a miss ends within a few slots.
-    ;[table, tags] = grown(table, tags, ids[0]!)
-    log.table = table
-    log.tags = tags
-    log.missed = undefined
-  }
+  // Half full at most, so a miss ends within a few slots.
+  if (log.tags === undefined || 2 * (index + 1) > log.tags.length) grow(log)
+  const table = log.table!
+  const tags = log.tags!
   if (log.missed === callId) {
     // Just looked up and missed: its hash and slot are known.
     put(table, tags, log.missedSlot, log.missedHash, index)
@@ -159,13 +155,17 @@ export function addCall(log: TurnLog, callId: string): number {
   return index
 }
 
-/** Tables twice the size (16 slots at first) holding the calls of `table`, or the turn's first call. */
-function grown(table: Int32Array | undefined, tags: Uint8Array | undefined, first: string): [Int32Array, Uint8Array] {
+/**
+ * Gives `log` tables twice the size (16 slots at first) holding its calls but the newest, which
+ * `addCall` puts in; a slot `callIndex` remembered is forgotten.
+ */
+function grow(log: TurnLog): void {
+  const { table, tags } = log
   const slots = tags === undefined ? 16 : 2 * tags.length
   const nextTable = new Int32Array(2 * slots)
   const nextTags = new Uint8Array(slots)
   if (table === undefined || tags === undefined) {
-    const hash = callHash(first)
+    const hash = callHash(log.ids[0]!)
     put(nextTable, nextTags, emptySlot(nextTags, hash), hash, 0)
   } else {
     // The old table in slot order: its hashes are kept, so no id is read (or hashed) again.
@@ -175,7 +175,9 @@ function grown(table: Int32Array | undefined, tags: Uint8Array | undefined, firs
       put(nextTable, nextTags, emptySlot(nextTags, hash), hash, table[2 * slot + 1]! - 1)
     }
   }
-  return [nextTable, nextTags]
+  log.table = nextTable
+  log.tags = nextTags
+  log.missed = undefined
 }
 
 function put(table: Int32Array, tags: Uint8Array, slot: number, hash: number, place: number): void {
