@@ -4,10 +4,18 @@ import { tappedJournal } from '../kit.js'
 import { act, type Behaviour, drawFaults, type Faults, nonsense } from './behaviours.js'
 import { Random } from './random.js'
 
+export interface ScenarioReport {
+  readonly problems: string[]
+  /** Settled, but only after `HUNG_MS`: a fault unless the event loop was starved meanwhile. */
+  readonly late?: { readonly ms: number; readonly problem: string }
+}
+
 /** Codes that say the body never started. */
 const NOT_DISPATCHED = new Set(['UNKNOWN_TOOL', 'GENERATION_RETIRED', 'INVALID_ARGS', 'DENIED', 'APPROVAL_UNAVAILABLE', 'APPROVAL_TIMEOUT', 'ABORTED_BEFORE_DISPATCH', 'JOURNAL_UNAVAILABLE'])
 /** How long a scenario may take before it counts as hung (every deadline in it is far shorter). */
 const HUNG_MS = 3_000
+/** How long a scenario past `HUNG_MS` is still waited on, to tell a late settle from none. */
+const LATE_MS = 20_000
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const never = <T>() => new Promise<T>(() => {})
@@ -15,9 +23,10 @@ const never = <T>() => new Promise<T>(() => {})
 /**
  * One seeded scenario: a root whose hooks, guards, wrappers, ports, permission host and journal
  * misbehave as drawn from `seed`, a turn running one to four calls (one batch or one by one), a
- * caller abort and a `root.close()` at random moments. Returns what broke a promise (empty: none).
+ * caller abort and a `root.close()` at random moments. Returns what broke a promise (empty: none),
+ * and, for a scenario that settled past `HUNG_MS` but within `LATE_MS` more, how late and where.
  */
-export async function runScenario(seed: number): Promise<string[]> {
+export async function runScenario(seed: number): Promise<ScenarioReport> {
   const random = new Random(seed)
   const faults = drawFaults(random)
   const problems: string[] = []
@@ -32,6 +41,7 @@ export async function runScenario(seed: number): Promise<string[]> {
       await delay(faults.ms)
     }
     if (event.kind === 'tool/call') order.push(`call:${event.callId}`)
+    else if ('callId' in event) order.push(`${event.kind.slice(event.kind.indexOf('/') + 1)}:${event.callId}`)
   })
   const limits = {
     timeoutMs: random.int(5, 30),
@@ -71,9 +81,16 @@ export async function runScenario(seed: number): Promise<string[]> {
     }
     return outcomes
   })()
+  const began = performance.now()
+  let late: ScenarioReport['late']
   const outcomes = await Promise.race([work, delay(HUNG_MS).then(() => undefined)])
   if (outcomes === undefined) {
-    problems.push(`the ${batch ? 'batch' : 'calls'} never settled`)
+    // Late or never: wait on, then say where each call stood (a loaded machine delays timers).
+    const settledAt = await Promise.race([work.then(() => performance.now() - began), delay(LATE_MS).then(() => undefined)])
+    const stages = calls.map((c) => `${c.callId}[${order.filter((o) => o.endsWith(`:${c.callId}`)).map((o) => o.split(':')[0]).join('>')}]`)
+    const what = `the ${batch ? 'batch' : 'calls'}`
+    if (settledAt === undefined) problems.push(`${what} never settled (waited ${HUNG_MS + LATE_MS} ms): ${stages.join(' ')}`)
+    else late = { ms: settledAt, problem: `seed ${seed}: ${what} settled late (${Math.round(settledAt)} ms): ${stages.join(' ')} (${describe(faults)})` }
   } else {
     const ids = outcomes.map((o) => o.callId)
     if (ids.join() !== calls.slice(0, ids.length).map((c) => c.callId).join()) problems.push(`outcomes out of model order: ${ids.join()}`)
@@ -111,7 +128,7 @@ export async function runScenario(seed: number): Promise<string[]> {
       if (!results.has(id)) problems.push(`${id}: tool/call without tool/result (outcome ${outcome?.status} ${outcome?.code}${closing ? ', closed meanwhile' : ''})`)
     }
   }
-  return problems.map((p) => `seed ${seed}: ${p} (${describe(faults)})`)
+  return { problems: problems.map((p) => `seed ${seed}: ${p} (${describe(faults)})`), ...(late ? { late } : {}) }
 }
 
 function setup(ctx: Parameters<NonNullable<Parameters<typeof definePlugin>[0]['setup']>>[0], faults: Faults, random: Random, order: string[]): void {
@@ -135,14 +152,20 @@ function setup(ctx: Parameters<NonNullable<Parameters<typeof definePlugin>[0]['s
   if (faults.permission) ctx.addTool('admin', defineTool({ description: 'Admin.', input, approval: 'never', permissions: ['admin'], execute: (args, tool) => body(args, tool) }))
   const misbehave = <T>(behaviour: Behaviour | undefined, answer: () => T | Promise<T>, odd: unknown, signal: AbortSignal) =>
     behaviour === undefined ? answer() : act(behaviour, answer, odd, ms, signal)
-  if (faults.pre) ctx.hooks.preExecute((exec, next) => misbehave(faults.pre, next, nonsense.pre, exec.signal))
-  if (faults.guard) ctx.guards.add((exec) => misbehave(faults.guard, () => undefined, nonsense.guard, exec.signal))
-  if (faults.wrapper) {
-    ctx.hooks.execute((exec, next) =>
-      faults.wrapperAfterNext ? next().then((result) => misbehave(faults.wrapper, () => result, nonsense.wrapper, exec.signal)) : misbehave(faults.wrapper, () => next(), nonsense.wrapper, exec.signal),
-    )
+  // Each piece of host code marks its call as it begins, so a hung scenario says where it stood.
+  const step = <T>(stage: string, exec: { callId: string; signal: AbortSignal }, behaviour: Behaviour | undefined, answer: () => T | Promise<T>, odd: unknown) => {
+    order.push(`${stage}:${exec.callId}`)
+    return misbehave(behaviour, answer, odd, exec.signal)
   }
-  if (faults.post) ctx.hooks.postExecute((exec, _result, next) => misbehave(faults.post, next, nonsense.post, exec.signal))
+  if (faults.pre) ctx.hooks.preExecute((exec, next) => step('pre', exec, faults.pre, next, nonsense.pre))
+  if (faults.guard) ctx.guards.add((exec) => step('guard', exec, faults.guard, () => undefined, nonsense.guard))
+  if (faults.wrapper) {
+    ctx.hooks.execute((exec, next) => {
+      order.push(`wrap:${exec.callId}`)
+      return faults.wrapperAfterNext ? next().then((result) => misbehave(faults.wrapper, () => result, nonsense.wrapper, exec.signal)) : misbehave(faults.wrapper, () => next(), nonsense.wrapper, exec.signal)
+    })
+  }
+  if (faults.post) ctx.hooks.postExecute((exec, _result, next) => step('post', exec, faults.post, next, nonsense.post))
   if (faults.observerThrows) {
     ctx.hooks.result(() => {
       throw new Error('injected observer failure')
