@@ -21,7 +21,7 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 })
-for (const file of ['index.html', 'styles.css']) copyFileSync(`${source}${file}`, `${target}${file}`)
+for (const file of ['index.html', 'styles.css', 'favicon.svg']) copyFileSync(`${source}${file}`, `${target}${file}`)
 const gzipped = ['app.js', 'index.html', 'styles.css'].reduce((sum, file) => sum + gzipSync(readFileSync(`${target}${file}`)).length, 0)
 const script = gzipSync(readFileSync(`${target}app.js`)).length
 console.error(`console page: app.js ${(script / 1024).toFixed(1)} KB gzipped; with html and css ${(gzipped / 1024).toFixed(1)} KB`)

@@ -87,6 +87,8 @@ export const ErrorCode = {
   INVALID_OPTIONS: 'INVALID_OPTIONS',
   /** A listener (the MCP HTTP endpoint) could not bind its host and port. */
   LISTEN_FAILED: 'LISTEN_FAILED',
+  /** No turn in the journal has that id (nor, where a short id is accepted, one that starts with it). */
+  UNKNOWN_TURN: 'UNKNOWN_TURN',
   /** No parked call has that call id or resume token (never parked, or already settled and gone). */
   UNKNOWN_APPROVAL: 'UNKNOWN_APPROVAL',
   /** A parked call was already decided or settled (by this or another process): the first decision stands. */

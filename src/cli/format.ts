@@ -1,5 +1,4 @@
-import path from 'node:path'
-import type { Diagnostic } from '../features/diagnostic.js'
+import { type Diagnostic, shortPath, withoutLocation } from '../features/diagnostic.js'
 import type { GenerationDiff } from '../runtime/generation-builder.js'
 import type { ProviderStatus } from '../seams/types.js'
 import type { Style } from './io.js'
@@ -48,15 +47,6 @@ export function formatTypeProblem(p: TypeProblem, style: Style, dir: string): st
     .join('\n')}`
 }
 
-/** Loader messages often start with the location shown in front of them already: say it once. */
-function withoutLocation(message: string, file: string, dir?: string): string {
-  const lead = /^(\S+?)(?::\d+){0,2}:\s+/.exec(message)
-  if (lead === null) return message
-  const named = lead[1]!
-  const same = named === file || path.resolve(dir ?? process.cwd(), named) === path.resolve(file)
-  return same ? message.slice(lead[0].length) : message
-}
-
 /**
  * One provider's status: `everything  down  retrying in 2 s: connecting failed: fetch failed (ECONNREFUSED)`.
  * The id and the reason come from providers and remote servers: escaped.
@@ -67,12 +57,6 @@ export function formatProvider(status: ProviderStatus, style: Style, now = Date.
   const retry = status.retryAt !== undefined ? `  retrying in ${Math.max(0, Math.ceil((status.retryAt - now) / 1000))} s` : ''
   const why = status.reason ? `: ${printable(status.reason)}` : ''
   return `${name}  ${style.yellow(status.state)}${retry}${why}`
-}
-
-export function shortPath(file: string, dir?: string): string {
-  if (!dir || !path.isAbsolute(file)) return file
-  const relative = path.relative(dir, file)
-  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative
 }
 
 export function ms(durationMs: number): string {

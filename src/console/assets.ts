@@ -12,6 +12,9 @@ const FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/styles.css': { file: 'styles.css', type: 'text/css; charset=utf-8' },
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  // Browsers ask for /favicon.ico whatever the page links: both get the one icon.
+  '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+  '/favicon.ico': { file: 'favicon.svg', type: 'image/svg+xml' },
 }
 
 /**

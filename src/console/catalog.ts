@@ -1,5 +1,5 @@
 import { toJsonSchema } from '../features/schema.js'
-import type { AgentCapabilities, ToolCapability } from '../runtime/capability-ingress.js'
+import type { AgentCapabilities, ToolBinding, ToolCapability } from '../runtime/capability-ingress.js'
 import { definitionOf } from '../runtime/feature-capability.js'
 import type { ProviderStatus } from '../seams/types.js'
 import type { CatalogView, ProviderView, SkillView, ToolView } from './types.js'
@@ -12,10 +12,11 @@ const APPROVAL_MEANING: Readonly<Record<ToolView['approval'], string>> = {
 }
 
 /** The catalog as the page shows it: every tool and skill of one generation, schemas as JSON Schema. */
-export function catalogView(capabilities: AgentCapabilities, live: boolean): CatalogView {
+export function catalogView(capabilities: AgentCapabilities, live: boolean, defaultTimeoutMs: number): CatalogView {
   return {
     generation: capabilities.generation,
     live,
+    defaultTimeoutMs,
     tools: capabilities.tools.map(toolView),
     skills: capabilities.skills.map(
       (skill): SkillView => ({
@@ -64,18 +65,22 @@ function outputSchema(output: unknown): unknown {
   }
 }
 
-/** The providers of the live generation, each with the number of tools it contributes. */
-export function providerViews(capabilities: AgentCapabilities, statuses: readonly ProviderStatus[]): ProviderView[] {
-  return statuses.map((status) => providerView(capabilities, status))
+/**
+ * The providers of the live generation, each with the number of tools it contributes: counted by
+ * the service each tool is bound to (a provider names its tools' `source` as it likes, `mcp:<id>`).
+ */
+export function providerViews(bindings: ReadonlyMap<string, ToolBinding>, statuses: readonly ProviderStatus[]): ProviderView[] {
+  return statuses.map((status) => providerView(bindings, status))
 }
 
-export function providerView(capabilities: AgentCapabilities, status: ProviderStatus): ProviderView {
-  const source = `seam:${status.provider}`
+export function providerView(bindings: ReadonlyMap<string, ToolBinding>, status: ProviderStatus): ProviderView {
+  let tools = 0
+  for (const binding of bindings.values()) if (binding.kind === 'seam' && binding.service.id === status.provider) tools += 1
   return {
     provider: status.provider,
     state: status.state,
     ...(status.reason !== undefined ? { reason: status.reason } : {}),
     ...(status.retryAt !== undefined ? { retryAt: status.retryAt } : {}),
-    tools: capabilities.tools.filter((tool) => tool.source === source).length,
+    tools,
   }
 }

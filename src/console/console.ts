@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { messageOf, SeamError } from '../errors.js'
 import type { OutcomeStatus } from '../runtime/journal/types.js'
+import { toolsByName } from '../runtime/capability-ingress.js'
 import type { Root } from '../runtime/root.js'
 import type { ConsoleApprovals } from './approvals.js'
 import { ConsoleAssets } from './assets.js'
@@ -9,7 +10,7 @@ import { ConsoleGuard } from './guard.js'
 import { LiveEvents } from './live.js'
 import { Timeline } from './timeline.js'
 import { runTry } from './try-tool.js'
-import { turnDetail } from './turn-detail.js'
+import { findTurn, turnDetail } from './turn-detail.js'
 import type { ApprovalChoice, CatalogView, StateView, TryRequest } from './types.js'
 
 export interface ConsoleOptions {
@@ -42,38 +43,43 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
   const live = new LiveEvents(root.journal)
   const approvals = options.approvals
   approvals.watchedBy(() => live.clients > 0)
-  const timeline = new Timeline({ generation: root.generation, diagnostics: root.activeGeneration.diagnostics })
+  const timeline = new Timeline({ generation: root.generation, diagnostics: root.activeGeneration.diagnostics, dir: root.dir })
   const catalogs = new Map<number, CatalogView>()
   const keep = (view: CatalogView) => {
     catalogs.set(view.generation, { ...view, live: false })
     for (const old of catalogs.keys()) if (catalogs.size > KEPT_CATALOGS) catalogs.delete(old)
   }
-  void root.capabilities().then((c) => keep(catalogView(c, true)), () => {})
+  const timeoutMs = root.limits.timeoutMs
+  void root.capabilities().then((c) => keep(catalogView(c, true, timeoutMs)), () => {})
+  /** Every tool of the live generation (restricted ones too) with the service each is bound to. */
+  const bindings = async () => {
+    const generation = root.activeGeneration
+    return toolsByName((await root.ingress.project(generation)).base, generation)
+  }
   const disposers = [
     root.on('generation', (event) => {
       live.send({ type: 'generation', entry: timeline.published(event) })
-      void root.capabilities().then((c) => c.generation === event.generation && keep(catalogView(c, true)), () => {})
+      void root.capabilities().then((c) => c.generation === event.generation && keep(catalogView(c, true, timeoutMs)), () => {})
     }),
     root.on('reload-failed', (event) => live.send({ type: 'generation', entry: timeline.failed(event) })),
     approvals.onChange((queue) => live.send({ type: 'approvals', ...queue })),
     root.on('provider', (status) => {
-      void root.capabilities().then((c) => live.send({ type: 'provider', provider: providerView(c, status) }), () => {})
+      void bindings().then((b) => live.send({ type: 'provider', provider: providerView(b, status) }), () => {})
     }),
   ]
 
   async function state(): Promise<StateView> {
-    const capabilities = await root.capabilities()
     return {
       generation: root.generation,
       timeline: timeline.entries(),
-      providers: providerViews(capabilities, root.providers()),
+      providers: providerViews(await bindings(), root.providers()),
       journal: { kind: root.journal.kind, location: root.journal.location },
       pendingApprovals: approvals.pending().length,
     }
   }
 
   async function catalog(generation: number | undefined): Promise<CatalogView | undefined> {
-    if (generation === undefined || generation === root.generation) return catalogView(await root.capabilities(), true)
+    if (generation === undefined || generation === root.generation) return catalogView(await root.capabilities(), true, timeoutMs)
     return catalogs.get(generation)
   }
 
@@ -101,8 +107,8 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
     }
     const turn = /^\/api\/turns\/([^/]+)$/.exec(path)
     if (req.method === 'GET' && turn) {
-      const turnId = decodeURIComponent(turn[1]!)
-      return json(res, 200, turnDetail(turnId, await root.journal.read(turnId)))
+      const { turnId, events } = await findTurn(root.journal, decodeURIComponent(turn[1]!))
+      return json(res, 200, turnDetail(turnId, events))
     }
     if (req.method === 'GET' && path === '/api/approvals') return json(res, 200, approvals.queue())
     if (req.method === 'GET' && path === '/api/parked') return json(res, 200, await root.approvals.pending())
@@ -184,7 +190,7 @@ function statusOf(error: unknown): number {
   if (error instanceof SyntaxError) return 400
   if (!SeamError.is(error)) return 500
   if (error.code === 'APPROVAL_CONFLICT') return 409
-  if (error.code === 'UNKNOWN_APPROVAL') return 404
+  if (error.code === 'UNKNOWN_APPROVAL' || error.code === 'UNKNOWN_TURN') return 404
   return error.code === 'INVALID_OPTIONS' || error.code === 'INVALID_CALL' ? 400 : 500
 }
 

@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../features/diagnostic.js'
+import { type Diagnostic, shortPath, withoutLocation } from '../features/diagnostic.js'
 import type { GenerationEvent, ReloadFailedEvent } from '../runtime/generation-store.js'
 import type { DiagnosticView, TimelineEntry } from './types.js'
 
@@ -11,8 +11,11 @@ const MAX_ENTRIES = 200
  */
 export class Timeline {
   readonly #entries: TimelineEntry[] = []
+  /** The plugin folder: files are shown relative to it, as the terminal shows them. */
+  readonly #dir: string | undefined
 
-  constructor(first: { generation: number; diagnostics: readonly Diagnostic[] }) {
+  constructor(first: { generation: number; diagnostics: readonly Diagnostic[]; dir?: string | undefined }) {
+    this.#dir = first.dir
     const none = { added: [], changed: [], removed: [] }
     this.#entries.push({
       kind: 'generation',
@@ -20,7 +23,7 @@ export class Timeline {
       at: Date.now(),
       durationMs: 0,
       diff: { tools: none, skills: none },
-      diagnostics: first.diagnostics.map(diagnosticView),
+      diagnostics: first.diagnostics.map((d) => diagnosticView(d, this.#dir)),
     })
   }
 
@@ -34,7 +37,7 @@ export class Timeline {
       at: Date.now(),
       durationMs: event.durationMs,
       diff: event.diff,
-      diagnostics: event.diagnostics.map(diagnosticView),
+      diagnostics: event.diagnostics.map((d) => diagnosticView(d, this.#dir)),
     })
   }
 
@@ -44,7 +47,7 @@ export class Timeline {
       at: Date.now(),
       durationMs: event.durationMs,
       message: event.error.message,
-      diagnostics: event.diagnostics.map(diagnosticView),
+      diagnostics: event.diagnostics.map((d) => diagnosticView(d, this.#dir)),
       resolved: false,
     })
   }
@@ -60,6 +63,8 @@ export class Timeline {
   }
 }
 
-function diagnosticView(d: Diagnostic): DiagnosticView {
-  return { ...d }
+/** A diagnostic as the page shows it: the file relative to the plugin, its location said once. */
+function diagnosticView(d: Diagnostic, dir: string | undefined): DiagnosticView {
+  if (d.file === undefined) return { ...d }
+  return { ...d, file: shortPath(d.file, dir), message: withoutLocation(d.message, d.file, dir) }
 }

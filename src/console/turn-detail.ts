@@ -1,5 +1,32 @@
-import type { JournalEvent } from '../runtime/journal/types.js'
+import { SeamError } from '../errors.js'
+import { MAX_TURN_PAGE } from '../runtime/journal/turn-query.js'
+import type { JournalEvent, JournalStore } from '../runtime/journal/types.js'
 import type { CallView, TurnDetail } from './types.js'
+
+/** How many of the newest turns a short id is looked for in (the page shows ids cut to 8 characters). */
+export const SHORT_ID_TURNS = 2_000
+
+/**
+ * The events of the turn `id` names: its whole id, or the start of one (as the journal list shows
+ * it) among the newest `SHORT_ID_TURNS` turns. None is `UNKNOWN_TURN`; several, `INVALID_OPTIONS`.
+ */
+export async function findTurn(journal: JournalStore, id: string): Promise<{ turnId: string; events: JournalEvent[] }> {
+  const events = await journal.read(id)
+  if (events.length > 0) return { turnId: id, events }
+  const matches = new Set<string>()
+  let before: string | undefined
+  for (let seen = 0; seen < SHORT_ID_TURNS && matches.size < 2; ) {
+    const page = await journal.turns({ limit: MAX_TURN_PAGE, ...(before !== undefined ? { before } : {}) })
+    for (const turn of page.turns) if (turn.turnId.startsWith(id)) matches.add(turn.turnId)
+    seen += page.turns.length
+    if (page.next === undefined) break
+    before = page.next
+  }
+  const [only, other] = matches
+  if (only === undefined) throw new SeamError('UNKNOWN_TURN', `no turn ${JSON.stringify(id)} in this journal (nor one whose id starts so among its newest ${SHORT_ID_TURNS} turns)`)
+  if (other !== undefined) throw new SeamError('INVALID_OPTIONS', `${JSON.stringify(id)} starts more than one turn id (${only}, ${other}, …): give more of it`)
+  return { turnId: only, events: await journal.read(only) }
+}
 
 /** A turn's events as its calls, in model order (the order of their `tool/call`), each with its approval and result. */
 export function turnDetail(turnId: string, events: readonly JournalEvent[]): TurnDetail {

@@ -79,6 +79,8 @@ export interface CatalogView {
   readonly generation: number
   /** `false` when the generation asked for is no longer live: the catalog shown is its snapshot from publish time. */
   readonly live: boolean
+  /** The body deadline of a tool that sets no `timeoutMs` of its own (the root's `defaults.timeoutMs`). */
+  readonly defaultTimeoutMs: number
   readonly tools: ToolView[]
   readonly skills: SkillView[]
 }

@@ -162,6 +162,11 @@ export class Root {
     return this.#generations.active?.number ?? 0
   }
 
+  /** The limits every call of this root runs under (`createRoot({ defaults })` over the built-in ones). Frozen. */
+  get limits(): Readonly<RuntimeLimits> {
+    return this.#limits
+  }
+
   /** The active generation (for hosts composing `TurnToolRuntime` themselves). */
   get activeGeneration(): Generation {
     this.#assertOpen()

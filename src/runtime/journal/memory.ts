@@ -5,8 +5,8 @@ import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { type PrivacyOptions, payloadLimit, protectEvent, scrubEvent } from './privacy.js'
 import { MemoryCoordination } from './memory-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
-import { encodeCursor, eventMatches, planTurnQuery, summarizeTurn } from './turn-query.js'
-import { addCall, bitsOf, callIndex, countCalls, emptyTurnLog, freezeEvent, holdsSeq, insertBySeq, KIND_BIT, keptWhole, kindBit, sizeOf, type TurnLog } from './turn-log.js'
+import { countTurnCalls, encodeCursor, eventMatches, planTurnQuery, summarizeTurn } from './turn-query.js'
+import { addCall, bitsOf, callIndex, emptyTurnLog, freezeEvent, holdsSeq, insertBySeq, KIND_BIT, keptWhole, kindBit, sizeOf, type TurnLog } from './turn-log.js'
 import type {
   JournalEvent,
   JournalStore,
@@ -184,7 +184,7 @@ class MemoryJournalStore implements MemoryJournal {
       if (page.length === limit) return { turns: page, next: encodeCursor(this.#turns.get(page.at(-1)!.turnId)!.begun!) }
       const begin = log.events.find((event) => event.kind === 'turn/begin')!
       const end = log.events.find((event) => event.kind === 'turn/end')
-      page.push(summarizeTurn(begin, end, countCalls(log)))
+      page.push(summarizeTurn(begin, end, countTurnCalls(log.events)))
     }
     return { turns: page }
   }

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { encodeCursor, type PlannedTurnQuery, summarizeTurn, type TurnFilter } from './turn-query.js'
+import { encodeCursor, type PlannedTurnQuery, summarizeTurn, TURN_TOOLS_SHOWN, type TurnCalls, type TurnFilter } from './turn-query.js'
 import type { JournalEvent, JournalEventKind, TurnPage } from './types.js'
 
 /** Where each filter of `JournalStore.turns` is found: the event kind and the value (columns prefixed by `at`). */
@@ -37,6 +37,8 @@ interface PageRow {
   readonly begin: JournalEvent
   readonly end: JournalEvent | null
   readonly calls: number
+  readonly tools: string[]
+  readonly outcomes: TurnCalls['outcomes']
 }
 
 /** `JournalStore.turns` over PostgreSQL: begins below the cursor, newest first, each filter an index probe. */
@@ -58,7 +60,11 @@ export async function pageTurns(pool: pg.Pool, table: string, plan: PlannedTurnQ
   }
   values.push(plan.limit + 1)
   const sql = `SELECT b.id, b.payload AS begin, e.payload AS "end",
-      (SELECT count(*) FROM ${table} c WHERE c.turn_id = b.turn_id AND c.call_id IS NOT NULL AND c.kind = 'tool/call')::int AS calls
+      (SELECT count(*) FROM ${table} c WHERE c.turn_id = b.turn_id AND c.call_id IS NOT NULL AND c.kind = 'tool/call')::int AS calls,
+      (SELECT coalesce(json_agg(name ORDER BY first), '[]') FROM (SELECT c.payload->>'name' AS name, min(c.id) AS first FROM ${table} c
+        WHERE c.turn_id = b.turn_id AND c.call_id IS NOT NULL AND c.kind = 'tool/call' GROUP BY 1 ORDER BY 2 LIMIT ${TURN_TOOLS_SHOWN}) n) AS tools,
+      (SELECT coalesce(json_object_agg(status, n), '{}') FROM (SELECT r.payload->>'status' AS status, count(*)::int AS n FROM ${table} r
+        WHERE r.turn_id = b.turn_id AND r.call_id IS NOT NULL AND r.kind = 'tool/result' GROUP BY 1) s) AS outcomes
     FROM ${table} b
     LEFT JOIN ${table} e ON e.turn_id = b.turn_id AND e.kind = 'turn/end' AND e.call_id IS NULL
     WHERE ${where.join(' AND ')}
@@ -66,6 +72,6 @@ export async function pageTurns(pool: pg.Pool, table: string, plan: PlannedTurnQ
   const rows = (await pool.query<PageRow>(sql, values)).rows
   const more = rows.length > plan.limit
   const kept = more ? rows.slice(0, plan.limit) : rows
-  const turns = kept.map((row) => summarizeTurn(row.begin, row.end ?? undefined, row.calls))
+  const turns = kept.map((row) => summarizeTurn(row.begin, row.end ?? undefined, row))
   return more ? { turns, next: encodeCursor(Number(kept.at(-1)!.id)) } : { turns }
 }

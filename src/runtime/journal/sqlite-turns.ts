@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { encodeCursor, type PlannedTurnQuery, summarizeTurn, type TurnFilter } from './turn-query.js'
+import { encodeCursor, type PlannedTurnQuery, summarizeTurn, TURN_TOOLS_SHOWN, type TurnCalls, type TurnFilter } from './turn-query.js'
 import type { JournalEvent, JournalEventKind, TurnPage } from './types.js'
 
 /**
@@ -34,6 +34,10 @@ interface PageRow {
   readonly begin: string
   readonly end: string | null
   readonly calls: number
+  /** JSON: the distinct tool names, first asked first. */
+  readonly tools: string
+  /** JSON: status → count of the turn's results. */
+  readonly outcomes: string
 }
 
 /**
@@ -63,7 +67,11 @@ export class SqliteTurnQueries {
     const more = rows.length > plan.limit
     const kept = more ? rows.slice(0, plan.limit) : rows
     const turns = kept.map((row) =>
-      summarizeTurn(JSON.parse(row.begin) as JournalEvent, row.end === null ? undefined : (JSON.parse(row.end) as JournalEvent), row.calls),
+      summarizeTurn(JSON.parse(row.begin) as JournalEvent, row.end === null ? undefined : (JSON.parse(row.end) as JournalEvent), {
+        calls: row.calls,
+        tools: JSON.parse(row.tools) as string[],
+        outcomes: JSON.parse(row.outcomes) as TurnCalls['outcomes'],
+      }),
     )
     return more ? { turns, next: encodeCursor(kept.at(-1)!.turn) } : { turns }
   }
@@ -85,7 +93,11 @@ export function turnPageSql(names: readonly TurnFilter[]): string {
   return `WITH page (turn) AS (
       ${drive}${exists.join('')} AND d.turn < ? GROUP BY d.turn ORDER BY d.turn DESC LIMIT ?)
     SELECT p.turn, b.payload AS begin, e.payload AS "end",
-      (SELECT count(*) FROM seam_journal_events c WHERE c.turn = p.turn AND c.call_id IS NOT NULL AND c.kind = 'tool/call') AS calls
+      (SELECT count(*) FROM seam_journal_events c WHERE c.turn = p.turn AND c.call_id IS NOT NULL AND c.kind = 'tool/call') AS calls,
+      (SELECT json_group_array(name) FROM (SELECT json_extract(c.payload, '$.name') AS name FROM seam_journal_events c
+        WHERE c.turn = p.turn AND c.call_id IS NOT NULL AND c.kind = 'tool/call' GROUP BY name ORDER BY min(c.id) LIMIT ${TURN_TOOLS_SHOWN})) AS tools,
+      (SELECT coalesce(json_group_object(status, n), '{}') FROM (SELECT json_extract(r.payload, '$.status') AS status, count(*) AS n
+        FROM seam_journal_events r WHERE r.turn = p.turn AND r.call_id IS NOT NULL AND r.kind = 'tool/result' GROUP BY status)) AS outcomes
     FROM page p
     JOIN seam_journal_events b ON b.turn = p.turn AND b.kind = 'turn/begin' AND b.call_id IS NULL
     LEFT JOIN seam_journal_events e ON e.turn = p.turn AND e.kind = 'turn/end' AND e.call_id IS NULL

@@ -251,12 +251,6 @@ export function freezeEvent(event: JournalEvent, contentFrozen = false): Journal
   return Object.freeze(event)
 }
 
-export function countCalls(log: TurnLog): number {
-  let calls = 0
-  for (let index = 0; index < log.bits.length; index += 1) if ((log.bits[index]! & KIND_BIT['tool/call']) !== 0) calls += 1
-  return calls
-}
-
 /**
  * Whether `log` holds an event at `seq`. A loop, not `events.some` with a closure: a closure over
  * `seq` in the store's insert can make every insert allocate a context for it, used or not.

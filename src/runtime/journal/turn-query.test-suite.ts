@@ -54,6 +54,23 @@ export function describeTurnQueries(open: () => Promise<JournalStore>): void {
     expect(ids((await store.turns()).turns)).toEqual(['t5', 't4', 't3', 't2', 't1'])
   })
 
+  it('names the tools a turn called, first asked first, and counts its results by status', async () => {
+    const store = await open()
+    const calls = [{ name: 'search' }, { name: 'lookup', status: 'failed' as const }, { name: 'search', status: 'denied' as const }, { name: 'search' }]
+    await writeTurn(store, 'mixed', { calls, end: 'ended' })
+    // A call with no result yet (running, or parked) counts as a call and as no outcome.
+    await store.append({ kind: 'turn/begin', turnId: 'open', seq: 1, at: 1, session: 's1', subjectId: 'u1', generation: 2, owner: 'root' })
+    await store.append({ kind: 'tool/call', turnId: 'open', seq: 2, at: 1, callId: 'c0', name: 'wipe', arguments: '{}', generation: 2 })
+    const many = Array.from({ length: 12 }, (_, index) => ({ name: `tool_${String(index).padStart(2, '0')}` }))
+    await writeTurn(store, 'many', { calls: many })
+    const { turns } = await store.turns()
+    const byId = new Map(turns.map((turn) => [turn.turnId, turn]))
+    expect(byId.get('mixed')).toMatchObject({ calls: 4, tools: ['search', 'lookup'], outcomes: { completed: 2, failed: 1, denied: 1 } })
+    expect(byId.get('open')).toMatchObject({ calls: 1, tools: ['wipe'], outcomes: {} })
+    expect(byId.get('many')!.tools).toEqual(many.slice(0, 8).map((call) => call.name))
+    expect(byId.get('many')!.calls).toBe(12)
+  })
+
   it('shows a turn still running without an end, and an interrupted one as interrupted', async () => {
     const store = await open()
     await writeTurn(store, 'broken', { calls: [{ name: 'lookup', status: 'failed', code: 'OUTCOME_UNKNOWN' }], end: 'interrupted' })

@@ -1,5 +1,5 @@
 import { SeamError } from '../../errors.js'
-import type { JournalEvent, TurnQuery, TurnSummary } from './types.js'
+import type { JournalEvent, OutcomeStatus, TurnQuery, TurnSummary } from './types.js'
 
 export const DEFAULT_TURN_PAGE = 50
 export const MAX_TURN_PAGE = 500
@@ -47,8 +47,32 @@ function invalid(message: string): SeamError {
   return new SeamError('INVALID_OPTIONS', message)
 }
 
-/** The summary of a turn from its `turn/begin`, its `turn/end` (when it has one) and its number of calls. */
-export function summarizeTurn(begin: JournalEvent, end: JournalEvent | undefined, calls: number): TurnSummary {
+/** A turn summary names at most this many tools (a turn may call hundreds). */
+export const TURN_TOOLS_SHOWN = 8
+
+/** What a store counts of a turn's calls for its summary. */
+export interface TurnCalls {
+  readonly calls: number
+  readonly tools: readonly string[]
+  readonly outcomes: Readonly<Partial<Record<OutcomeStatus, number>>>
+}
+
+/** The calls of a turn from its events (the memory store's and any store's fallback). */
+export function countTurnCalls(events: Iterable<JournalEvent>): TurnCalls {
+  let calls = 0
+  const tools = new Set<string>()
+  const outcomes: Partial<Record<OutcomeStatus, number>> = {}
+  for (const event of events) {
+    if (event.kind === 'tool/call') {
+      calls += 1
+      if (tools.size < TURN_TOOLS_SHOWN) tools.add(event.name)
+    } else if (event.kind === 'tool/result') outcomes[event.status] = (outcomes[event.status] ?? 0) + 1
+  }
+  return { calls, tools: [...tools], outcomes }
+}
+
+/** The summary of a turn from its `turn/begin`, its `turn/end` (when it has one) and its calls. */
+export function summarizeTurn(begin: JournalEvent, end: JournalEvent | undefined, { calls, tools, outcomes }: TurnCalls): TurnSummary {
   if (begin.kind !== 'turn/begin') throw new TypeError(`summarizeTurn needs a turn/begin, got ${begin.kind}`)
   return {
     turnId: begin.turnId,
@@ -60,6 +84,8 @@ export function summarizeTurn(begin: JournalEvent, end: JournalEvent | undefined
     begunAt: begin.at,
     ...(end?.kind === 'turn/end' ? { endedAt: end.at, endReason: end.reason } : {}),
     calls,
+    tools,
+    outcomes,
   }
 }
 

@@ -144,6 +144,10 @@ export interface TurnSummary {
   readonly endedAt?: number
   readonly endReason?: 'ended' | 'interrupted'
   readonly calls: number
+  /** The distinct tool names its calls asked for, in the order first asked (at most `TURN_TOOLS_SHOWN`). */
+  readonly tools: readonly string[]
+  /** How many of its calls settled with each status; `calls` minus their sum are still open (running or parked). */
+  readonly outcomes: Readonly<Partial<Record<OutcomeStatus, number>>>
 }
 
 export interface TurnPage {

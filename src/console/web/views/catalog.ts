@@ -14,7 +14,7 @@ export function catalogView(_context: ViewContext, generation: number | undefine
       body,
       h('p', null, `generation ${catalog.generation} `, catalog.live ? badge('live', 'ok') : badge('snapshot at publish')),
       h('h2', null, `Tools (${catalog.tools.length})`),
-      catalog.tools.map(toolView),
+      catalog.tools.map((tool) => toolView(tool, catalog.defaultTimeoutMs)),
       h('h2', null, `Skills (${catalog.skills.length})`),
       catalog.skills.length === 0 ? h('p', { class: 'muted' }, 'no skills') : catalog.skills.map(skillView),
     )
@@ -28,7 +28,7 @@ export function catalogView(_context: ViewContext, generation: number | undefine
   }
 }
 
-function toolView(tool: ToolView): HTMLElement {
+function toolView(tool: ToolView, defaultTimeoutMs: number): HTMLElement {
   return h(
     'article',
     { class: 'card', id: `tool-${tool.name}`, 'aria-labelledby': `tool-${tool.name}-name` },
@@ -41,7 +41,7 @@ function toolView(tool: ToolView): HTMLElement {
       fact('owner', tool.owner),
       fact('approval', [badge(tool.approval, tool.approval === 'never' ? 'muted' : 'warn'), ` ${tool.approvalMeaning}`]),
       fact('concurrency', tool.concurrency),
-      fact('timeout', tool.timeoutMs === undefined ? 'default' : `${tool.timeoutMs} ms`),
+      fact('timeout', tool.timeoutMs === undefined ? [`${defaultTimeoutMs} ms `, h('span', { class: 'muted' }, '(the root default)')] : `${tool.timeoutMs} ms`),
       tool.permissions.length > 0 ? fact('permissions', tool.permissions.join(', ')) : null,
       tool.readOnly !== undefined || tool.destructive !== undefined
         ? fact('hints', [tool.readOnly ? 'read-only ' : '', tool.destructive ? 'destructive' : ''].join(''))

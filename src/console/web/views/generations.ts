@@ -46,7 +46,7 @@ export function generationsView(context: ViewContext): View {
             ),
           ),
     )
-    replace(timeline, [...state.timeline].reverse().map((entry) => entryView(entry, state.generation)))
+    replace(timeline, [...state.timeline].reverse().map((entry) => entryView(entry, state.generation, open.at(-1))))
   }
   const refresh = () => api.state().then(render, (error: Error) => replace(timeline, h('li', { class: 'error' }, error.message)))
   void refresh()
@@ -61,13 +61,23 @@ export function generationsView(context: ViewContext): View {
   }
 }
 
-function entryView(entry: TimelineEntry, live: number): HTMLElement {
+/** One line for a failed reload: where and what, without the frame. */
+function summaryOf(entry: Extract<TimelineEntry, { kind: 'failed' }>): string {
+  const first = entry.diagnostics[0]
+  if (first === undefined) return entry.message
+  const where = first.file ? `${first.file}${first.line ? `:${first.line}` : ''} ` : ''
+  const more = entry.diagnostics.length > 1 ? ` (+${entry.diagnostics.length - 1} more)` : ''
+  return `${where}${first.message}${more}`
+}
+
+function entryView(entry: TimelineEntry, live: number, open: TimelineEntry | undefined): HTMLElement {
   if (entry.kind === 'failed') {
     return h(
       'li',
       { class: `entry failed${entry.resolved ? ' resolved' : ''}` },
       h('p', null, badge(entry.resolved ? 'fixed since' : 'reload failed', entry.resolved ? 'muted' : 'bad'), ' ', time(entry.at), h('span', { class: 'muted' }, ` after ${ms(entry.durationMs)}`)),
-      entry.resolved ? h('p', { class: 'muted' }, entry.message) : diagnosticsView(entry.diagnostics, entry.message),
+      // The open failure is shown whole at the top of the page; here it is one line that points there.
+      h('p', { class: 'muted' }, summaryOf(entry), entry === open ? ' (details above)' : ''),
     )
   }
   return h(

@@ -1,10 +1,12 @@
 import type { CallView, TurnDetail, TurnSummary } from '../../types.js'
 import { api, type TurnFilters } from '../client.js'
 import { contentView } from '../content.js'
-import { badge, h, ms, replace, time, toneOf } from '../dom.js'
+import { badge, type Child, h, ms, replace, time, toneOf } from '../dom.js'
 import type { View, ViewContext } from './view.js'
 
 const FILTERS = ['session', 'tool', 'code', 'host'] as const
+const COLUMNS = ['begun', 'turn', 'session', 'principal', 'generation', 'host', 'tools', 'calls', 'outcome'] as const
+const STATUSES = ['completed', 'failed', 'denied', 'cancelled'] as const
 
 /** Turns newest first (paged by the store), filters, a live tail, and one turn's calls in model order. */
 export function journalView(_context: ViewContext, openTurn: string | undefined): View {
@@ -42,7 +44,7 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
     h(
       'thead',
       null,
-      h('tr', null, ['begun', 'turn', 'session', 'principal', 'generation', 'host', 'calls', 'state'].map((c) => h('th', { scope: 'col' }, c))),
+      h('tr', null, COLUMNS.map((c) => h('th', { scope: 'col' }, c))),
     ),
     rows,
   )
@@ -55,17 +57,15 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
       const page = await api.turns({ ...filters, ...(older && next ? { before: next } : {}) })
       if (!older) replace(rows)
       rows.append(...page.turns.map(turnRow))
-      if (!older && page.turns.length === 0) rows.append(h('tr', null, h('td', { colspan: 8, class: 'muted' }, 'no turns match')))
+      if (!older && page.turns.length === 0) rows.append(h('tr', null, h('td', { colspan: COLUMNS.length, class: 'muted' }, 'no turns match')))
       next = page.next
       more.hidden = next === undefined
     } catch (error) {
-      replace(rows, h('tr', null, h('td', { colspan: 8, class: 'error' }, (error as Error).message)))
+      replace(rows, h('tr', null, h('td', { colspan: COLUMNS.length, class: 'error' }, (error as Error).message)))
     }
   }
 
   function turnRow(turn: TurnSummary): HTMLElement {
-    const state =
-      turn.endReason === 'interrupted' ? badge('interrupted', 'bad') : turn.endReason === 'ended' ? badge('ended', 'muted') : badge('running', 'info')
     return h(
       'tr',
       { class: turn.endReason === 'interrupted' ? 'interrupted' : '', 'data-turn': turn.turnId },
@@ -75,8 +75,9 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
       h('td', null, turn.subjectId),
       h('td', null, String(turn.generation)),
       h('td', null, turn.host ?? ''),
+      h('td', { class: 'tools' }, turn.tools.length === 0 ? h('span', { class: 'muted' }, 'none') : turn.tools.map((name, i) => [i > 0 ? ', ' : '', h('code', null, name)])),
       h('td', null, String(turn.calls)),
-      h('td', null, state),
+      h('td', { class: 'outcome' }, outcomeBadges(turn)),
     )
   }
 
@@ -97,6 +98,11 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
   }
 
   function renderDetail(turn: TurnDetail): void {
+    // Opened by a short id (as the list shows it): the address names the whole one from now on.
+    if (open !== turn.turnId) {
+      open = turn.turnId
+      history.replaceState(null, '', `#/journal/${encodeURIComponent(turn.turnId)}`)
+    }
     replace(
       detail,
       h('h2', { tabindex: -1 }, 'Turn ', h('code', null, turn.turnId)),
@@ -116,6 +122,21 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
       if (event.turnId === open) void loadDetail()
     },
   }
+}
+
+/** A turn's results by status, its calls still open, and how it ended unless it simply ended. */
+function outcomeBadges(turn: TurnSummary): Child[] {
+  const badges: HTMLElement[] = []
+  let settled = 0
+  for (const status of STATUSES) {
+    const n = turn.outcomes[status] ?? 0
+    settled += n
+    if (n > 0) badges.push(badge(`${n} ${status}`, toneOf(status)))
+  }
+  if (turn.calls > settled) badges.push(badge(`${turn.calls - settled} open`, 'info'))
+  if (turn.endReason === 'interrupted') badges.push(badge('interrupted', 'bad'))
+  else if (turn.endReason === undefined) badges.push(badge('turn running', 'info'))
+  return badges.flatMap((b, i) => (i > 0 ? [' ', b] : [b]))
 }
 
 function callView(call: CallView): HTMLElement {
