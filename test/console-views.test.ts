@@ -1,0 +1,150 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { mkdir } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import type { BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
+import { everythingTransport } from '../src/mcp/fixtures/test-helpers.js'
+import { resolveLimits } from '../src/runtime/turn-tool-runtime.js'
+import { launchBrowser } from './browser.js'
+
+const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
+const SHOTS = process.env.SEAM_CONSOLE_SHOTS ?? path.join(tmpdir(), 'seam-console-shots')
+
+/** The root plugin mounts the reference "everything" server, its tools listed as `ev__<name>`. */
+const PLUGIN = `
+import { definePlugin } from 'seam-runtime/plugin-runtime'
+import { capabilitySeamToken, McpToolService, SeamIntegration } from 'seam-runtime'
+export default definePlugin({
+  name: 'views',
+  setup({ resources, effect }) {
+    const seams = new SeamIntegration()
+    const everything = new McpToolService({ id: 'everything', prefix: 'ev', transport: ${JSON.stringify(everythingTransport())} })
+    effect(() => everything.dispose(), 'mcp everything')
+    seams.registerToolService('global', everything)
+    resources.provide(capabilitySeamToken, seams, () => seams.dispose())
+  },
+})
+`
+const BROKEN = 'export default defineTool({ description: "x", input: ,\n})\n'
+
+describe('the console views a newcomer reads first, in a real browser', () => {
+  let plugin: ServePlugin
+  let dev: ChildProcess
+  let output = ''
+  let base: string
+  let browser: BrowserContext & AsyncDisposable
+  let page: Page
+  /** Every response of 400 or more the page received (its own assets included). */
+  const failures: string[] = []
+
+  beforeAll(async () => {
+    plugin = await servePlugin()
+    await plugin.put('plugin.ts', PLUGIN)
+    await mkdir(SHOTS, { recursive: true })
+    dev = spawn(process.execPath, [BIN, 'dev', plugin.dir, '--port', '0', '--debounce', '30', '--no-check'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString()
+    }
+    dev.stdout!.on('data', collect)
+    dev.stderr!.on('data', collect)
+    base = await until('the console URL in the banner', () => /console\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output)?.[1], 30_000)
+    browser = await launchBrowser()
+    page = await browser.newPage()
+    page.on('response', (response) => {
+      if (response.status() >= 400 && !response.url().includes('/api/turns/')) failures.push(`${response.status()} ${response.url()}`)
+    })
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.[Symbol.asyncDispose]()
+    if (dev && dev.exitCode === null) {
+      const exited = new Promise((resolve) => dev.once('exit', resolve))
+      dev.kill('SIGINT')
+      await exited
+    }
+    await plugin?.remove()
+  })
+
+  const open = async (hash: string) => {
+    await page.goto(`${base}${hash}`)
+    await page.locator('main h1').waitFor()
+  }
+  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `console-${name}.png`), fullPage: true })
+  const seamCall = async (tool: string, args: string) => {
+    // A denied call exits non-zero; its output names the turn all the same.
+    const run = promisify(execFile)(process.execPath, [BIN, 'call', tool, args, '--dir', plugin.dir])
+    const { stdout } = await run.catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }))
+    return /turn ([0-9a-f]{8})/.exec(stdout)?.[1]
+  }
+
+  it("counts a mounted server's tools beside it, as many as the catalog lists from it", async () => {
+    const catalog = (await (await fetch(new URL('api/catalog', base))).json()) as { tools: { name: string; source: string }[] }
+    const mounted = catalog.tools.filter((tool) => tool.source === 'mcp:everything').length
+    expect(mounted).toBeGreaterThan(3)
+    await open('#/generations')
+    await page.getByText(`${mounted} tools`).waitFor({ timeout: 5_000 })
+    expect(await page.locator('section[aria-labelledby="providers-title"] li').textContent()).toContain(`everything ${mounted} tools`)
+    await shot('providers')
+  })
+
+  it('shows the root default where a tool sets no timeout of its own', async () => {
+    await open('#/catalog')
+    const lookup = page.locator('#tool-lookup')
+    await lookup.waitFor()
+    expect(await lookup.locator('dd', { hasText: ' ms' }).first().textContent()).toBe(`${resolveLimits(undefined).timeoutMs} ms (the root default)`)
+  })
+
+  // Each `seam call` loads the folder and starts the mounted server: seconds on a busy machine.
+  it("lists each turn's tools and outcomes, and opens a turn by the short id it shows", { timeout: 90_000 }, async () => {
+    const completed = await seamCall('lookup', '{"id":1}')
+    const denied = await seamCall('wipe', '{"id":2}')
+    expect(completed).toBeDefined()
+    expect(denied).toBeDefined()
+    await open('#/journal')
+    const row = (turn: string) => page.locator(`tr[data-turn^="${turn}"]`)
+    await row(denied!).waitFor({ timeout: 10_000 })
+    expect(await row(completed!).locator('td.tools').textContent()).toBe('lookup')
+    expect(await row(completed!).locator('td.outcome').textContent()).toBe('1 completed')
+    expect(await row(denied!).locator('td.tools').textContent()).toBe('wipe')
+    expect(await row(denied!).locator('td.outcome').textContent()).toBe('1 denied')
+    await shot('journal-columns')
+
+    await open(`#/journal/${completed}`)
+    const detail = page.locator('.detail')
+    await detail.locator('.call', { hasText: 'lookup' }).waitFor({ timeout: 5_000 })
+    // The address now names the whole id, which is the one the heading shows.
+    const full = decodeURIComponent(new URL(page.url()).hash.slice('#/journal/'.length))
+    expect(full.startsWith(completed!)).toBe(true)
+    expect(full.length).toBeGreaterThan(completed!.length)
+    expect(await detail.locator('h2 code').textContent()).toBe(full)
+
+    await open('#/journal/nosuchturn')
+    await detail.getByText(/no turn "nosuchturn" in this journal/).waitFor({ timeout: 5_000 })
+    expect(await detail.getByText('no calls').count()).toBe(0)
+  })
+
+  it("shows a broken file's relative path and frame once, however many places mention it", async () => {
+    await open('#/generations')
+    await plugin.put('tools/broken.ts', BROKEN)
+    await page.locator('.problems pre.frame').waitFor({ timeout: 10_000 })
+    await shot('broken-once')
+    expect(await page.locator('pre.frame').count()).toBe(1)
+    const text = (await page.locator('main').textContent()) ?? ''
+    expect(text).not.toContain(plugin.dir)
+    expect(text.match(/tools\/broken\.ts:1:54/g)).toHaveLength(1)
+    await expect(page.locator('.timeline .entry.failed').first().textContent()).resolves.toContain('(details above)')
+  })
+
+  it('answers every asset the page asks for, the icon included', async () => {
+    for (const hash of ['#/generations', '#/catalog', '#/journal', '#/approvals']) await open(hash)
+    expect(failures).toEqual([])
+    const icon = await fetch(new URL('favicon.ico', base))
+    expect(icon.status).toBe(200)
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml')
+    expect(await page.evaluate(() => document.querySelector('link[rel="icon"]')?.getAttribute('href'))).toBe('/favicon.svg')
+  })
+})
