@@ -180,9 +180,13 @@ describe('seam chat', { timeout: 60_000 }, () => {
     ])
     onTestFinished(() => server.close())
     onTestFinished(() => rest())
-    const dir = await pluginFolder({ 'tools/lookup.ts': tool('lookup', 'never', 'return id') })
+    const dir = await pluginFolder({
+      'tools/lookup.ts': tool('lookup', 'never', 'return id'),
+      'agent/skills/notes.md': '---\ndescription: Keep notes.\n---\nWrite each decision down.\n',
+    })
     const run = chat([dir, '--base-url', server.baseUrl, '--model', 'scripted'], { OPENAI_API_KEY: undefined })
-    await run.until(/session/)
+    await run.until(/skills\s+notes\n/)
+    expect(run.text).toMatch(/tools\s+lookup, load_skill\n/)
     run.say('Tell me.')
     // The first piece is on the terminal while the server still holds back the rest.
     await run.until(/Half an /)
@@ -192,5 +196,8 @@ describe('seam chat', { timeout: 60_000 }, () => {
     run.child.stdin!.end()
     expect(await run.closed).toMatchObject({ code: 0 })
     expect(server.requests[0]).toMatchObject({ stream: true })
+    const system = (server.requests[0]!.messages as { role: string; content: string }[])[0]!
+    expect(system).toMatchObject({ role: 'system', content: expect.stringContaining('- notes: Keep notes.') })
+    expect(system.content).not.toContain('Write each decision down.')
   })
 })

@@ -74,8 +74,10 @@ async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<
     }
     line(out, `${style.bold('seam chat')} ${modelName} ${style.dim(`at ${baseUrl}`)}`)
     line(out, `  session    ${log.session} ${style.dim(`(seam chat --resume ${log.session})`)}`)
-    const tools = (await root.capabilities()).tools.map((tool) => tool.name)
+    const capabilities = await root.capabilities()
+    const tools = capabilities.tools.map((tool) => tool.name)
     line(out, `  tools      ${tools.length > 0 ? tools.join(', ') : 'none'}`)
+    if (capabilities.skills.length > 0) line(out, `  skills     ${capabilities.skills.map((skill) => (skill.always ? `${skill.name} (always)` : skill.name)).join(', ')}`)
     line(out, `  generation ${root.generation} · journal ${root.journal.location}`)
     line(out, style.dim('an empty line or end of input ends the chat; edits to the plugin apply from the next message'))
     // Hot reload: each message begins a turn on the generation live at that moment.
