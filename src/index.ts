@@ -116,7 +116,7 @@ export type { AgentEvent, AgentResult, AgentRun, RunAgentOptions } from './adapt
 export { observeApprovals } from './adapters/agent-approvals.js'
 export type { ApprovalEvent, ObservedApprovals } from './adapters/agent-approvals.js'
 export { openAiChatModel } from './adapters/model-client.js'
-export type { ModelClient, ModelReply, ModelRequest, OpenAiChatModelOptions } from './adapters/model-client.js'
+export type { ModelClient, ModelDelta, ModelReply, ModelRequest, OpenAiChatModelOptions } from './adapters/model-client.js'
 export { transcript } from './adapters/transcript.js'
 export type { TranscriptJournal } from './adapters/transcript.js'
 export type { AgentMessage, ToolResult } from './adapters/messages.js'

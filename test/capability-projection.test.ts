@@ -71,7 +71,8 @@ describe('capability projection through a root', () => {
     const counts = () => [tools.schema.mock.calls.length, catalog.mock.calls.length, describe.mock.calls.length]
     for (let i = 0; i < 3; i++) {
       const { turn, names } = await turnNames(root)
-      expect(names).toEqual(['acme_search'])
+      // The remote skill's instructions are not in the prompt: the built-in load_skill offers them.
+      expect(names).toEqual(['acme_search', 'load_skill'])
       expect(turn.capabilities.skills.map((s) => s.instructions)).toEqual(['# Research'])
       await turn.end()
     }

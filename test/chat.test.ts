@@ -5,6 +5,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { chatReply, modelServer } from '../src/adapters/fixtures/model-server.js'
+import { chunk, sseServer } from '../src/adapters/fixtures/sse-server.js'
 
 const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
 
@@ -31,10 +32,12 @@ async function pluginFolder(files: Record<string, string>): Promise<string> {
   return dir
 }
 
-/** `seam chat …` with piped stdin; its output (stdout and stderr) collects in `text`. */
-function chat(args: string[]) {
+/** `seam chat …` with piped stdin; its output (stdout and stderr) collects in `text`. `env` entries set to undefined are removed. */
+function chat(args: string[], env: Record<string, string | undefined> = {}) {
+  const merged: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: 'test-key', ...env }
+  for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key]
   const child: ChildProcess = spawn(process.execPath, [BIN, 'chat', ...args], {
-    env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: 'test-key' },
+    env: merged as NodeJS.ProcessEnv,
     stdio: ['pipe', 'pipe', 'pipe'],
   })
   onTestFinished(() => {
@@ -154,5 +157,47 @@ describe('seam chat', { timeout: 60_000 }, () => {
     expect(run.text).toMatch(/✓ launch/)
     const toolMessage = (server.requests.chat[1]!.messages as { role: string; content: string }[]).find((m) => m.role === 'tool')
     expect(toolMessage?.content).toBe('launched L-1')
+  })
+  it('says at start, naming OPENAI_API_KEY and --base-url, when the public endpoint has no key', async () => {
+    const dir = await pluginFolder({ 'tools/lookup.ts': tool('lookup', 'never', 'return id') })
+    const run = chat([dir, '--model', 'gpt-test'], { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined })
+    // No message is typed: the problem is reported before the first one.
+    expect(await run.closed).toMatchObject({ code: 2 })
+    expect(run.text).toMatch(/OPENAI_API_KEY is not set, and https:\/\/api\.openai\.com\/v1 needs it/)
+    expect(run.text).toMatch(/--base-url/)
+    expect(run.text).not.toMatch(/session/)
+  })
+
+  it('starts without a key against a local server, and shows the answer as it streams in', async () => {
+    let rest!: () => void
+    const restSent = new Promise<void>((resolve) => (rest = resolve))
+    const server = await sseServer([
+      async (send) => {
+        send(chunk({ content: 'Half an ' }))
+        await restSent
+        send(chunk({ content: 'answer, then the rest.' }, 'stop'))
+      },
+    ])
+    onTestFinished(() => server.close())
+    onTestFinished(() => rest())
+    const dir = await pluginFolder({
+      'tools/lookup.ts': tool('lookup', 'never', 'return id'),
+      'agent/skills/notes.md': '---\ndescription: Keep notes.\n---\nWrite each decision down.\n',
+    })
+    const run = chat([dir, '--base-url', server.baseUrl, '--model', 'scripted'], { OPENAI_API_KEY: undefined })
+    await run.until(/skills\s+notes\n/)
+    expect(run.text).toMatch(/tools\s+lookup, load_skill\n/)
+    run.say('Tell me.')
+    // The first piece is on the terminal while the server still holds back the rest.
+    await run.until(/Half an /)
+    expect(run.text).not.toMatch(/then the rest/)
+    rest()
+    await run.until(/Half an answer, then the rest\.\n/)
+    run.child.stdin!.end()
+    expect(await run.closed).toMatchObject({ code: 0 })
+    expect(server.requests[0]).toMatchObject({ stream: true })
+    const system = (server.requests[0]!.messages as { role: string; content: string }[])[0]!
+    expect(system).toMatchObject({ role: 'system', content: expect.stringContaining('- notes: Keep notes.') })
+    expect(system.content).not.toContain('Write each decision down.')
   })
 })

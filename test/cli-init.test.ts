@@ -71,4 +71,15 @@ describe('seam check', { timeout: 120_000 }, () => {
     expect(broken.stdout).toContain('const count: number = name')
     expect(broken.stdout).toMatch(/1 type error in 1 file$/m)
   })
+
+  it("reports a value that does not match the tool's output schema, before any call", async () => {
+    const dir = await emptyFolder()
+    await initProject(dir)
+    const example = path.join(dir, 'tools', 'example.ts')
+    await writeFile(example, (await readFile(example, 'utf8')).replace(/greeting: `Hello, [^`]*`/, 'greeting: name.length'))
+    const broken = await seam('check', dir)
+    expect(broken.code).toBe(1)
+    expect(broken.stdout).toMatch(/^tools\/example\.ts:\d+:\d+ TS2322 /m)
+    expect(broken.stdout).toContain("Type 'number' is not assignable to type 'string'")
+  })
 })

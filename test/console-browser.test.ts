@@ -152,7 +152,7 @@ describe('the seam console in a real browser, on seam dev', () => {
     const wipe = page.locator('#tool-wipe')
     await wipe.waitFor()
     expect(await wipe.textContent()).toContain('asks every call')
-    await page.getByText('instructions').click()
+    await page.getByText('instructions', { exact: true }).click()
     await page.locator('.markdown h3', { hasText: 'Triage' }).waitFor()
     await shot('catalog')
   })

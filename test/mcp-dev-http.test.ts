@@ -41,7 +41,7 @@ describe('seam dev: the live generation over MCP streamable HTTP, to a real clie
 
   it('lists the tools with their input schemas', async () => {
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(['lookup', 'slow', 'wipe'])
+    expect(tools.map((t) => t.name).sort()).toEqual(['load_skill', 'lookup', 'slow', 'wipe'])
     expect(tools.find((t) => t.name === 'lookup')?.annotations?.readOnlyHint).toBe(true)
   })
 

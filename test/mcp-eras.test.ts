@@ -58,7 +58,7 @@ describe.each(Object.entries(ERAS))('the official client in the %s era', (revisi
 
     it('lists the tools and calls one through the pipeline', async () => {
       const { tools } = await client.listTools()
-      expect(tools.map((t) => t.name).sort()).toEqual(['lookup', 'slow', 'wipe'])
+      expect(tools.map((t) => t.name).sort()).toEqual(['load_skill', 'lookup', 'slow', 'wipe'])
       const result = await client.callTool({ name: 'lookup', arguments: { id: 3 } })
       expect(result.structuredContent).toEqual({ id: 3, title: 'Printer on fire', status: 'open' })
     })

@@ -51,7 +51,7 @@ describe('seam mcp: a watched plugin folder over stdio to an MCP client', () => 
 
   it('lists the tools and calls one through the pipeline', async () => {
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(['lookup', 'slow', 'wipe'])
+    expect(tools.map((t) => t.name).sort()).toEqual(['load_skill', 'lookup', 'slow', 'wipe'])
     const result = await client.callTool({ name: 'lookup', arguments: { id: 3 } })
     expect(result.structuredContent).toEqual({ id: 3, title: 'Printer on fire', status: 'open' })
     const kinds = (await journalTail(journal)).map((e) => e.kind)

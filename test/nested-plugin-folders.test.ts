@@ -61,7 +61,7 @@ describe('nested plugin folders load as a root folder does', () => {
     })
     onTestFinished(() => root.close())
     const capabilities = await root.capabilities()
-    expect(capabilities.tools.map((t) => t.name).sort()).toEqual(['maps__hello', 'maps__route'])
+    expect(capabilities.tools.map((t) => t.name).sort()).toEqual(['load_skill', 'maps__hello', 'maps__route'])
     expect(capabilities.skills.map((s) => s.name)).toEqual(['maps__routes'])
     expect(await call(root, 'maps__route', { from: 'A', to: 'B' })).toMatchObject({ status: 'completed', value: 'A → B' })
     expect(await call(root, 'maps__hello', {})).toMatchObject({ status: 'completed', value: 'hi from maps' })

@@ -30,7 +30,8 @@ describe('seed 004: Root registration and lifecycle', () => {
     const root = await createRoot({ plugin })
     onTestFinished(() => root.close())
     const turn = await root.beginTurn({ session: 's1', principal: { subjectId: 'u1', roles: [] } })
-    expect(turn.capabilities.tools.map((t) => t.name)).toEqual([])
+    // Only the built-in skill loader (the seed has a remote skill) is left.
+    expect(turn.capabilities.tools.map((t) => t.name)).toEqual(['load_skill'])
     const outcome = await turn.tools.execute({ callId: 'c1', name: 'acme_search', arguments: '{"query":"x"}' })
     expect(outcome.code).toBe('UNKNOWN_TOOL')
     await turn.end()

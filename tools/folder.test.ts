@@ -6,7 +6,7 @@ import { PATH_ESCAPE_REASON } from './lib/confine.js'
 import { copyPlugin, tempFolders, TOOL_NAMES } from './lib/testing.js'
 
 describe('the repository folder as a plugin', () => {
-  it('loads with createRoot({ dir }): five tools, three skills, confined to its own folder', async () => {
+  it('loads with createRoot({ dir }): five tools (and the built-in load_skill), three skills, confined to its own folder', async () => {
     const { workspace: dir, outside } = await tempFolders()
     await copyPlugin(dir)
     const previous = process.env.SEAM_WORKSPACE
@@ -20,12 +20,13 @@ describe('the repository folder as a plugin', () => {
     const { tools, skills } = turn.capabilities
     expect(tools.map((t) => [t.name, t.approval]).sort()).toEqual([
       ['list_files', 'never'],
+      ['load_skill', 'never'],
       ['read_file', 'never'],
       ['run_command', 'always'],
       ['search_files', 'never'],
       ['write_file', 'on-risk'],
     ])
-    expect([...TOOL_NAMES].sort()).toEqual(tools.map((t) => t.name).sort())
+    expect([...TOOL_NAMES].sort()).toEqual(tools.filter((t) => t.source !== 'builtin:load_skill').map((t) => t.name).sort())
     expect(skills.map((s) => s.name).sort()).toEqual(['edit-safely', 'explore-codebase', 'run-checks'])
     for (const skill of skills) for (const tool of skill.tools) expect(TOOL_NAMES).toContain(tool)
 

@@ -33,6 +33,7 @@ async function collect(run: AsyncIterable<AgentEvent>): Promise<string[]> {
     else if (event.type === 'tool-settled') seen.push(`settled ${event.outcome.callId} ${event.outcome.status}`)
     else if (event.type === 'assistant') seen.push(`assistant ${event.step}: ${event.text}`)
     else if (event.type === 'model-step') seen.push(`model ${event.step}`)
+    else if (event.type === 'text-delta' || event.type === 'tool-call-delta') continue
     else seen.push(`${event.type} ${event.callId}`)
   }
   return seen

@@ -2,7 +2,7 @@ import type { ToolCall, ToolCallOutcome } from '../runtime/pipeline/types.js'
 import type { Turn } from '../runtime/turn.js'
 import type { ApprovalEvent, ObservedApprovals } from './agent-approvals.js'
 import type { AgentMessage } from './messages.js'
-import type { ModelClient } from './model-client.js'
+import type { ModelClient, ModelDelta } from './model-client.js'
 import { skillInstructions } from './placement.js'
 
 export interface RunAgentOptions {
@@ -23,6 +23,17 @@ export interface RunAgentOptions {
 /** What a run reports while it goes, in order. */
 export type AgentEvent =
   | { readonly type: 'model-step'; readonly step: number }
+  /** A piece of the answer's text, as a streaming model sends it (before its `assistant` event). */
+  | { readonly type: 'text-delta'; readonly step: number; readonly text: string }
+  /** A piece of the `index`th tool call: its id and name once, its arguments in pieces. */
+  | {
+      readonly type: 'tool-call-delta'
+      readonly step: number
+      readonly index: number
+      readonly callId?: string
+      readonly name?: string
+      readonly arguments: string
+    }
   | { readonly type: 'assistant'; readonly step: number; readonly text: string; readonly toolCalls: readonly ToolCall[] }
   | { readonly type: 'tool-started'; readonly step: number; readonly call: ToolCall }
   | { readonly type: 'tool-settled'; readonly step: number; readonly outcome: ToolCallOutcome }
@@ -112,7 +123,11 @@ async function loop(options: RunAgentOptions, emit: (event: AgentEvent) => void)
     let reply: Awaited<ReturnType<ModelClient['complete']>>
     try {
       const request = instructions ? [{ role: 'system' as const, content: instructions }, ...messages] : messages
-      reply = await model.complete({ messages: request, tools: turn.capabilities.tools, signal })
+      const onDelta = (delta: ModelDelta) => {
+        if (delta.type === 'text') emit({ type: 'text-delta', step, text: delta.text })
+        else emit({ ...delta, type: 'tool-call-delta', step })
+      }
+      reply = await model.complete({ messages: request, tools: turn.capabilities.tools, signal, onDelta })
     } catch (error) {
       if (signal.aborted) return { reason: 'aborted', text, messages, steps: step }
       throw error

@@ -1,6 +1,7 @@
 import { SeamError } from '../errors.js'
 import type { ToolCapability } from '../runtime/capability-ingress.js'
 import type { ToolCall } from '../runtime/pipeline/types.js'
+import { type ModelDelta, readChatStream, StreamProblem } from './chat-stream.js'
 import type { AgentMessage } from './messages.js'
 import { fromChatToolCalls, toChatHistory, toChatTools } from './openai-chat.js'
 
@@ -9,7 +10,11 @@ export interface ModelRequest {
   readonly messages: readonly AgentMessage[]
   readonly tools: readonly ToolCapability[]
   readonly signal: AbortSignal
+  /** Told each piece of the answer as it arrives, when the client streams (`runAgent` makes events of them). */
+  readonly onDelta?: (delta: ModelDelta) => void
 }
+
+export type { ModelDelta }
 
 /** One model answer: its text and the tool calls it wants, in model order (none: the final answer). */
 export interface ModelReply {
@@ -32,20 +37,32 @@ export interface OpenAiChatModelOptions {
   readonly fetch?: typeof fetch
   /** Extra request fields (`temperature`, `max_tokens` …). */
   readonly body?: Readonly<Record<string, unknown>>
+  /**
+   * Ask for the answer as server-sent events (default `true`), told to `onDelta` as it arrives. A
+   * server that answers with one JSON body instead is read as such.
+   */
+  readonly stream?: boolean
 }
 
 /**
- * A `ModelClient` for any OpenAI-compatible Chat Completions endpoint, on `fetch` (no SDK).
- * An HTTP error, or an answer that is not a chat completion, throws `PROVIDER_UNAVAILABLE` with
- * the server's message; the API key never appears in it.
+ * A `ModelClient` for any OpenAI-compatible Chat Completions endpoint, on `fetch` (no SDK),
+ * streaming by default. An HTTP error, an answer that is not a chat completion, or an error event in
+ * the stream throws `PROVIDER_UNAVAILABLE` with the server's message; the API key never appears in it.
  */
 export function openAiChatModel(options: OpenAiChatModelOptions): ModelClient {
   const baseUrl = (options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '')
   const doFetch = options.fetch ?? fetch
   return {
-    async complete({ messages, tools, signal }) {
+    async complete({ messages, tools, signal, onDelta }) {
       const chatTools = toChatTools(tools, { strict: options.strict ?? false })
-      const body = { ...options.body, model: options.model, messages: toChatHistory(messages), ...(chatTools.length > 0 ? { tools: chatTools } : {}) }
+      const stream = options.stream ?? true
+      const body = {
+        ...options.body,
+        model: options.model,
+        messages: toChatHistory(messages),
+        ...(chatTools.length > 0 ? { tools: chatTools } : {}),
+        ...(stream ? { stream: true } : {}),
+      }
       const headers: Record<string, string> = { 'content-type': 'application/json' }
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`
       let response: Response
@@ -54,6 +71,18 @@ export function openAiChatModel(options: OpenAiChatModelOptions): ModelClient {
       } catch (error) {
         if (signal.aborted) throw error
         throw new SeamError('PROVIDER_UNAVAILABLE', `The model endpoint ${baseUrl} could not be reached: ${(error as Error).message}`, { cause: error })
+      }
+      if (response.ok && response.body && /^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
+        let streamed: Awaited<ReturnType<typeof readChatStream>>
+        try {
+          streamed = await readChatStream(response.body, onDelta)
+        } catch (error) {
+          if (signal.aborted || !(error instanceof StreamProblem || error instanceof TypeError)) throw error
+          throw new SeamError('PROVIDER_UNAVAILABLE', `The model endpoint ${baseUrl} broke off its streamed answer: ${error.message}`, { cause: error })
+        }
+        // A call the stream never named (a gap in the indexes) is no call.
+        const calls = streamed.tool_calls.filter((call) => call !== undefined && call.function.name !== '')
+        return { text: streamed.content, toolCalls: fromChatToolCalls({ tool_calls: calls }, chatTools) }
       }
       const text = await response.text()
       if (!response.ok) throw new SeamError('PROVIDER_UNAVAILABLE', `The model endpoint ${baseUrl} answered ${response.status}: ${errorMessage(text)}`)

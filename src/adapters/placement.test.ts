@@ -26,6 +26,23 @@ describe('the placement rule', () => {
     expect(skillInstructions({ ...capabilities, skills: [] })).toBeUndefined()
   })
 
+  it('names the tools a skill lists, and points the model at the built-in load_skill when the turn offers it', () => {
+    const notes = { ...skill('notes', false), tools: ['add_note', 'list_notes'] }
+    const builtin = { name: 'load_skill', source: 'builtin:load_skill' }
+    const capabilities = { generation: 1, owner: 'root', tools: [builtin], skills: [notes] } as unknown as AgentCapabilities
+    expect(skillInstructions(capabilities)).toBe(
+      [
+        'Skills available in this session:',
+        '- notes: notes skill. (tools: add_note, list_notes)',
+        '',
+        'Before you follow a skill, load its instructions with the load_skill tool (unless they are below).',
+      ].join('\n'),
+    )
+    // A plugin's own tool of that name may do anything: the prompt does not send the model to it.
+    const own = { ...capabilities, tools: [{ name: 'load_skill', source: 'tools/load_skill.ts' }] } as unknown as AgentCapabilities
+    expect(skillInstructions(own)).toBe(['Skills available in this session:', '- notes: notes skill. (tools: add_note, list_notes)'].join('\n'))
+  })
+
   it('wraps a deferred context with its id and role, escaping the id', () => {
     expect(contextText({ id: 'a"<b', role: 'system', content: 'Be brief.' })).toBe('<context id="a&quot;&lt;b" role="system">\nBe brief.\n</context>')
   })

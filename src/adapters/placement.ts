@@ -1,14 +1,16 @@
 import type { DeferredContext } from '../features/define-tool.js'
 import type { AgentCapabilities } from '../runtime/capability-ingress.js'
 import type { ContentBlock } from '../runtime/journal/types.js'
+import { LOAD_SKILL, LOAD_SKILL_SOURCE } from '../runtime/load-skill.js'
 import type { ToolResult } from './messages.js'
 
 /**
  * Where skills and deferred contexts go: one rule, applied by every adapter.
  *
  * 1. **Skills** are system instructions: `skillInstructions(capabilities)` lists every skill by
- *    name and description and includes the full instructions of `always` skills (and of those
- *    named in `include`). It goes where each API keeps instructions: the first `system` message
+ *    name, description and the tools it names, and includes the full instructions of `always`
+ *    skills (and of those named in `include`); the others the model loads with the built-in
+ *    `load_skill` tool, which the line after the list points it to. It goes where each API keeps instructions: the first `system` message
  *    (Chat Completions), `instructions` (Responses), `system` (Anthropic, AI SDK).
  * 2. **Deferred contexts** follow the tool results of the batch that produced them, in model
  *    order, as text in the user turn right after those results: a `user` message after the tool
@@ -21,7 +23,11 @@ export function skillInstructions(capabilities: AgentCapabilities, options: { in
   if (capabilities.skills.length === 0) return undefined
   const include = new Set(options.include)
   const lines = ['Skills available in this session:']
-  for (const skill of capabilities.skills) lines.push(`- ${skill.name}: ${skill.description}`)
+  for (const skill of capabilities.skills) lines.push(`- ${skill.name}: ${skill.description}${skill.tools.length > 0 ? ` (tools: ${skill.tools.join(', ')})` : ''}`)
+  // The built-in loader, not a plugin's own tool of that name (which may do anything).
+  if (capabilities.tools.some((tool) => tool.name === LOAD_SKILL && tool.source === LOAD_SKILL_SOURCE)) {
+    lines.push('', `Before you follow a skill, load its instructions with the ${LOAD_SKILL} tool (unless they are below).`)
+  }
   for (const skill of capabilities.skills) {
     if (skill.always || include.has(skill.name)) lines.push('', `## Skill: ${skill.name}`, '', skill.instructions.trim())
   }

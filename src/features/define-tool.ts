@@ -59,8 +59,11 @@ export interface IdempotencyContext extends RiskContext {
   readonly callId: string
 }
 
-/** Callbacks use method syntax so a specific `ToolDefinition<I, O>` is a `ToolDefinition`. */
-export interface ToolSpec<I extends InputSchema = InputSchema, O = unknown> {
+/**
+ * Everything of a tool but `execute`. Callbacks use method syntax so a specific
+ * `ToolDefinition<I, O>` is a `ToolDefinition`.
+ */
+export interface ToolSpecBase<I extends InputSchema = InputSchema, O = unknown> {
   description: string
   input: I
   output?: OutputSchema
@@ -95,7 +98,24 @@ export interface ToolSpec<I extends InputSchema = InputSchema, O = unknown> {
   idempotencyKey?(args: InferInput<I>, ctx: IdempotencyContext): string | undefined
   /** Where a key is unique (default `'session'`: the same session and principal). */
   idempotencyScope?: IdempotencyScope
+}
+
+export interface ToolSpec<I extends InputSchema = InputSchema, O = unknown> extends ToolSpecBase<I, O> {
   execute(args: InferInput<I>, ctx: ToolContext): O | Promise<O>
+}
+
+/** The value a zod `output` makes of what `execute` returns (after its transforms and defaults). */
+export type ValueOf<S, O> = S extends z.ZodType ? z.output<S> : O
+/** What `execute` must return for a zod `output` (what the schema accepts), else anything. */
+export type ResultOf<S, O> = S extends z.ZodType ? z.input<S> : O
+
+/**
+ * What `defineTool` accepts: `execute` is a property here, so its parameters are checked strictly
+ * against `input` (a method's are bivariant), and it must return what a zod `output` accepts.
+ */
+export interface CheckedToolSpec<I extends InputSchema, S, O> extends ToolSpecBase<I, ValueOf<S, O>> {
+  output?: S & OutputSchema
+  execute: (args: InferInput<I>, ctx: ToolContext) => ResultOf<S, O> | Promise<ResultOf<S, O>>
 }
 
 export interface FinalizeInfo {
@@ -113,12 +133,13 @@ export interface ToolDefinition<I extends InputSchema = InputSchema, O = unknown
 }
 
 /**
- * Declares a tool. `input` types `execute`'s arguments; the value type comes from `execute`, or from
- * `output` when given (so `render` can precede `execute` in the object and still see it).
+ * Declares a tool. `input` types `execute`'s arguments; a zod `output` types its result (so the
+ * checker catches a value that does not match) and the value `render` sees, wherever `render` sits
+ * in the object; without one (or with a JSON Schema `output`) the value type comes from `execute`.
  */
 export function defineTool<I extends InputSchema, S extends OutputSchema | undefined = undefined, O = InferOutput<S>>(
-  spec: ToolSpec<I, O> & { output?: S },
-): ToolDefinition<I, O> {
+  spec: CheckedToolSpec<I, S, O>,
+): ToolDefinition<I, ValueOf<S, O>> {
   if (spec === null || typeof spec !== 'object') {
     throw new SeamError('INVALID_TOOL', 'defineTool expects an object')
   }
@@ -143,7 +164,8 @@ export function defineTool<I extends InputSchema, S extends OutputSchema | undef
       throw new SeamError('INVALID_TOOL', `defineTool: \`${key}\` must be a positive number of milliseconds up to 2147483647`)
     }
   }
-  return Object.freeze({ ...spec, $seam: TOOL_BRAND })
+  // `execute` returns what `output` accepts; the pipeline validates it into the value type.
+  return Object.freeze({ ...spec, $seam: TOOL_BRAND }) as unknown as ToolDefinition<I, ValueOf<S, O>>
 }
 
 export function isToolDefinition(value: unknown): value is ToolDefinition {

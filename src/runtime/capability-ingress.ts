@@ -4,6 +4,7 @@ import type { Diagnostic } from '../features/diagnostic.js'
 import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolAnnotations, ToolSchema, ToolService } from '../seams/types.js'
 import type { PermissionHost } from './approval-types.js'
 import { featureTemplate } from './feature-capability.js'
+import { LOAD_SKILL, loadSkillTool } from './load-skill.js'
 import { seamTool } from './seam-capability.js'
 import type { Generation, ToolSlot } from './generation.js'
 import type { TurnEnvelope } from './turn-ingress.js'
@@ -296,6 +297,18 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
     } catch (error) {
       if (SeamError.is(error, 'DUPLICATE_CAPABILITY')) throw error
       diagnose({ code: 'PROVIDER_UNAVAILABLE', source: `seam:${service.id}`, message: `skill service "${service.id}" contributed no skills: ${messageOf(error)}` })
+    }
+  }
+
+  // Progressive disclosure: a skill whose instructions the prompt leaves out is loaded by name.
+  if (skills.some((skill) => !skill.always)) {
+    const taken = named.get(LOAD_SKILL)
+    if (taken === undefined) {
+      const { capability, service } = loadSkillTool(skills, owner)
+      claimTool({ kind: 'seam', capability, generation, service, scope: owner })
+    } else {
+      const from = taken.capability.source
+      diagnose({ code: 'DUPLICATE_CAPABILITY', source: from, message: `the tool "${LOAD_SKILL}" from ${from} is offered instead of the built-in tool that loads a skill's instructions` })
     }
   }
 

@@ -12,7 +12,7 @@ import { ChatLog } from '../chat-log.js'
 import { chatApproval, LineReader } from '../chat-input.js'
 import { EXIT, UsageError } from '../errors.js'
 import { follow } from '../follow.js'
-import { ms, printable } from '../format.js'
+import { ms, printable, printableLines } from '../format.js'
 import { type CliContext, line, type OutStream, type Style, styleFor } from '../io.js'
 import { untilStopped } from '../signals.js'
 import { loadRuntime, openJournal, pluginDir } from '../workspace.js'
@@ -49,6 +49,13 @@ async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<
   const maxSteps = Number(flags.maxSteps)
   if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new UsageError(`--max-steps must be a positive integer, got "${flags.maxSteps}"`)
   const baseUrl = flags.baseUrl ?? io.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'
+  // Said at start, not after the first message: the public endpoint refuses every request without a key.
+  if (!io.env.OPENAI_API_KEY && isOpenAi(baseUrl)) {
+    throw new UsageError(
+      `OPENAI_API_KEY is not set, and ${baseUrl} needs it`,
+      'export OPENAI_API_KEY=…, or pass --base-url (or set OPENAI_BASE_URL) for a local OpenAI-compatible server, e.g. --base-url http://localhost:11434/v1 for Ollama',
+    )
+  }
   const dir = pluginDir(io.cwd, dirArg)
   const log = new ChatLog(dir, flags.resume ?? `chat-${randomUUID().slice(0, 8)}`)
   const model = openAiChatModel({ baseUrl, model: modelName, apiKey: io.env.OPENAI_API_KEY, strict: flags.strict })
@@ -67,8 +74,10 @@ async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<
     }
     line(out, `${style.bold('seam chat')} ${modelName} ${style.dim(`at ${baseUrl}`)}`)
     line(out, `  session    ${log.session} ${style.dim(`(seam chat --resume ${log.session})`)}`)
-    const tools = (await root.capabilities()).tools.map((tool) => tool.name)
+    const capabilities = await root.capabilities()
+    const tools = capabilities.tools.map((tool) => tool.name)
     line(out, `  tools      ${tools.length > 0 ? tools.join(', ') : 'none'}`)
+    if (capabilities.skills.length > 0) line(out, `  skills     ${capabilities.skills.map((skill) => (skill.always ? `${skill.name} (always)` : skill.name)).join(', ')}`)
     line(out, `  generation ${root.generation} · journal ${root.journal.location}`)
     line(out, style.dim('an empty line or end of input ends the chat; edits to the plugin apply from the next message'))
     // Hot reload: each message begins a turn on the generation live at that moment.
@@ -110,15 +119,18 @@ async function exchange(x: Exchange): Promise<AgentMessage[]> {
     ports: { approval: x.approvals },
   })
   const messages: AgentMessage[] = [...x.history, { role: 'user', content: x.text }]
+  const shown = { streamed: false }
   try {
     await x.log.append({ turnId: turn.turnId, user: x.text })
     const run = runAgent({ turn, model: x.model, messages, maxSteps: x.maxSteps, signal: x.signal, approvals: x.approvals })
-    for await (const event of run) show(event, x.out, x.style)
+    for await (const event of run) show(event, x.out, x.style, shown)
     const result = await run.result
     if (result.reason !== 'final') line(x.out, x.style.yellow(result.reason === 'aborted' ? 'stopped' : `stopped after ${x.maxSteps} model requests`))
     await x.log.append({ turnId: turn.turnId, answer: result.text })
     return [...result.messages]
   } catch (error) {
+    // A stream that broke off mid-line: the error starts a line of its own.
+    if (shown.streamed) line(x.out)
     line(x.out, x.style.red(`model error: ${printable(messageOf(error))}`))
     // What did run is in the journal: the history keeps every call the turn made, paired.
     return messages
@@ -127,10 +139,22 @@ async function exchange(x: Exchange): Promise<AgentMessage[]> {
   }
 }
 
-function show(event: AgentEvent, out: OutStream, style: Style): void {
+/** Text already streamed in this model step: `assistant` only ends its line. */
+interface Shown {
+  streamed: boolean
+}
+
+function show(event: AgentEvent, out: OutStream, style: Style, shown: Shown): void {
   switch (event.type) {
+    case 'text-delta':
+      shown.streamed = true
+      out.write(printableLines(event.text))
+      break
     case 'assistant':
-      if (event.text !== '') line(out, printable(event.text))
+      // A server that did not stream sends the text here, all at once.
+      if (shown.streamed) line(out)
+      else if (event.text !== '') line(out, printableLines(event.text))
+      shown.streamed = false
       break
     case 'tool-started': {
       const args = typeof event.call.arguments === 'string' ? event.call.arguments : JSON.stringify(event.call.arguments)
@@ -153,5 +177,14 @@ function currentUser(): string {
     return userInfo().username || 'cli'
   } catch {
     return 'cli'
+  }
+}
+
+/** The public OpenAI API, which refuses a request without a key (a local server usually takes none). */
+function isOpenAi(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).hostname === 'api.openai.com'
+  } catch {
+    return false
   }
 }

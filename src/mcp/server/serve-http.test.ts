@@ -51,7 +51,7 @@ describe('serveHttp: the live generation over streamable HTTP', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
     const client = await connect(server.url)
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(['lookup', 'slow', 'wipe'])
+    expect(tools.map((t) => t.name).sort()).toEqual(['load_skill', 'lookup', 'slow', 'wipe'])
     const lookup = tools.find((t) => t.name === 'lookup')!
     expect(lookup).toMatchObject({
       description: 'Look a ticket up by id.',
@@ -170,6 +170,27 @@ describe('serveHttp: the live generation over streamable HTTP', () => {
     await expect(client.getPrompt({ name: 'missing' })).rejects.toThrow(/Unknown prompt/)
   })
 
+  it("serves the built-in load_skill tool: it returns the skill's instructions (its prompt's text) and is journaled", async () => {
+    const client = await connect(server.url)
+    const prompt = await client.getPrompt({ name: 'triage' })
+    const instructions = (prompt.messages[0]!.content as { text: string }).text
+    expect(instructions).toBe('# Triage\nLook the ticket up, then decide.')
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'load_skill')!
+    expect(tool.inputSchema).toMatchObject({ properties: { name: { enum: ['triage'] } }, required: ['name'] })
+    expect(tool.annotations).toMatchObject({ readOnlyHint: true })
+    const result = await client.callTool({ name: 'load_skill', arguments: { name: 'triage' } })
+    expect(result.isError).toBeFalsy()
+    expect(text(result)).toBe(`# Skill: triage\n\n${instructions}`)
+    expect(result.structuredContent).toEqual({ name: 'triage', instructions, tools: [] })
+    const events = await root.journal.tail(5)
+    const call = events.findLast((e) => e.kind === 'tool/call')!
+    expect(call).toMatchObject({ name: 'load_skill' })
+    expect(events.findLast((e) => e.kind === 'tool/result')).toMatchObject({ callId: call.callId, status: 'completed' })
+    const unknown = await client.callTool({ name: 'load_skill', arguments: { name: 'missing' } })
+    expect(unknown.isError).toBe(true)
+    expect(text(unknown)).toMatch(/^\[INVALID_ARGS\]/)
+  })
+
   it('sends list_changed to every connected session when an edit changes a tool, and lists the new schema', async () => {
     const first = await connect(server.url)
     const second = await connect(server.url)
@@ -253,7 +274,7 @@ describe('serveHttp: who may connect', () => {
     expect((await post({ authorization: TOKEN })).status).toBe(401)
     await expect(connect(server.url)).rejects.toThrow()
     const client = await connect(server.url, { token: TOKEN })
-    expect((await client.listTools()).tools).toHaveLength(3)
+    expect((await client.listTools()).tools).toHaveLength(4)
     expect(lines.join('\n')).not.toContain(TOKEN)
   })
 
@@ -300,7 +321,7 @@ describe('serveHttp: who may connect', () => {
     onTestFinished(() => server.close())
     const local = server.url.replace('0.0.0.0', '127.0.0.1')
     const client = await connect(local, { token: TOKEN })
-    expect((await client.listTools()).tools).toHaveLength(3)
+    expect((await client.listTools()).tools).toHaveLength(4)
   })
 
   it('reports a taken port as LISTEN_FAILED', async () => {
