@@ -153,7 +153,7 @@ describe.each(Object.keys(backends))('parked calls on a %s journal, at the edges
       const callId = `c${race}`
       const parked = await turn.tools.execute({ callId, name: 'note', arguments: JSON.stringify({ text: callId }) })
       // Read without a sweep (as `pending()` would make); a heartbeat's sweep may race too.
-      const [{ askedAt }] = (await a!.journal.coordination.parked({ token: parked.resumeToken!, settled: true })) as [{ askedAt: number }]
+      const { askedAt } = (await a!.journal.coordination.parked({ token: parked.resumeToken!, settled: true }))[0]!
       // The decision is sent a little before or after the deadline; the sweep at it or just past it.
       const deadline = askedAt + ttlMs - Date.now()
       const decision = sleep(deadline - 6 + (race % 10)).then(() => a!.approvals.decide(callId, 'allowed-once', { by: 'ann' }))
