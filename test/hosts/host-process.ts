@@ -75,6 +75,7 @@ const handlers: Record<string, (request: Request) => Promise<unknown>> = {
   batch: async ({ session, calls }) => (await turnFor(String(session ?? 's1'))).tools.executeBatch(calls as never),
   pending: async ({ as }) => root.approvals.pending({ as: String(as ?? 'u1') }),
   decide: async ({ callId, answer, by }) => root.approvals.decide(String(callId), answer as never, { by: String(by ?? 'tester') }),
+  turnResume: async ({ session, token }) => (await turnFor(String(session ?? 's1'))).tools.resume(String(token)),
   resume: async ({ token, principal }) => root.resume(String(token), { principal: String(principal ?? 'u1') }),
   repair: async () => root.journal.repair(),
   turnId: async ({ session }) => (await turnFor(String(session ?? 's1'))).turnId,
