@@ -178,3 +178,13 @@ describe.each(Object.keys(backends))('parked calls on a %s journal, at the edges
     expect(results).toHaveLength(60)
   })
 })
+
+describe('createRoot operators', () => {
+  it('refuses operators that are not a list of subjectIds', async () => {
+    const plugin = definePlugin({ name: 'root' })
+    for (const operators of ['ops', [''], [7]]) {
+      expect(await codeOf(createRoot({ plugin, operators: operators as never }))).toBe('INVALID_OPTIONS')
+    }
+  })
+})
+

@@ -401,6 +401,10 @@ let hostModuleCache: Promise<Record<string, unknown>> | undefined
 export async function createRoot(options: RootOptions): Promise<Root> {
   if (options === null || typeof options !== 'object') throw new SeamError('INVALID_PLUGIN', 'createRoot expects options')
   if (!options.plugin && !options.dir) throw new SeamError('INVALID_PLUGIN', 'createRoot needs a `plugin` or a `dir`')
+  const { operators } = options
+  if (operators !== undefined && (!Array.isArray(operators) || operators.some((id) => typeof id !== 'string' || id === ''))) {
+    throw new SeamError('INVALID_OPTIONS', '`operators` must be a list of subjectIds (non-empty strings)')
+  }
   const root = new Root(options)
   try {
     await root.start()
