@@ -11,10 +11,10 @@ const text = (result: { content: unknown }) => (result.content as { text: string
  * request carrying `requestState`) before it leaves: what a client that changed its mind between
  * the rounds, or a tampering one, sends.
  */
-async function modernClient(rewrite: (args: Record<string, unknown>) => Record<string, unknown> | undefined) {
+async function modernClient(rewrite: (args: Record<string, unknown>) => Record<string, unknown> | undefined, options: { ttlMs?: number; answerAfterMs?: number } = {}) {
   const plugin = await servePlugin()
   onTestFinished(() => plugin.remove())
-  const root = await createRoot({ dir: plugin.dir })
+  const root = await createRoot({ dir: plugin.dir, ...(options.ttlMs === undefined ? {} : { defaults: { approvalTtlMs: options.ttlMs } }) })
   onTestFinished(() => root.close())
   const http = await serveHttp(root, { port: 0 })
   onTestFinished(() => http.close())
@@ -22,7 +22,10 @@ async function modernClient(rewrite: (args: Record<string, unknown>) => Record<s
     { name: 'rounds', version: '1.0.0' },
     { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
   )
-  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { decision: 'once' } }))
+  client.setRequestHandler('elicitation/create', async () => {
+    await new Promise((resolve) => setTimeout(resolve, options.answerAfterMs ?? 0))
+    return { action: 'accept', content: { decision: 'once' } }
+  })
   const retries: unknown[] = []
   const fetcher: typeof fetch = async (input, init) => {
     if (typeof init?.body === 'string' && init.body.includes('"requestState"')) {
@@ -61,5 +64,13 @@ describe('approval rounds of a 2026-07-28 client over HTTP', () => {
     const result = await client.callTool({ name: 'wipe', arguments: { id: 7, apiToken: 'same' } })
     expect(retries).toHaveLength(1)
     expect(text(result)).toBe('wiped ticket 7')
+  })
+
+  it('answers a retry after the parked call deadline with its expiry, running nothing', async () => {
+    const { client, root } = await modernClient(() => undefined, { ttlMs: 100, answerAfterMs: 300 })
+    const result = await client.callTool({ name: 'wipe', arguments: { id: 8 } })
+    expect(result.isError).toBe(true)
+    expect(text(result)).toMatch(/^\[APPROVAL_TIMEOUT\] /)
+    expect(await root.approvals.pending()).toEqual([])
   })
 })

@@ -267,13 +267,14 @@ export class McpBridge {
 
   /**
    * The retry of an approval round: the user's reply decides the parked call (a decision already
-   * made elsewhere stands), then the call continues in this session's live turn.
+   * made elsewhere stands; a reply past the call's deadline finds it expired), then the call
+   * continues in this session's live turn, which answers with the result that stands.
    */
   async #resume(turns: SessionTurns, round: ApprovalRoundState, ctx: ServerContext, approval: ApprovalPort | undefined): Promise<ToolCallOutcome> {
     try {
       await this.#root.approvals.decide(round.token, this.#rounds.answer(ctx, round), { by: 'mcp client' })
     } catch (error) {
-      if (!(error instanceof SeamError && error.code === 'APPROVAL_CONFLICT')) throw error
+      if (!(error instanceof SeamError && (error.code === 'APPROVAL_CONFLICT' || error.code === 'APPROVAL_EXPIRED'))) throw error
     }
     return turns.resume(round.callId, round.token, ctx.mcpReq.signal, approval)
   }
