@@ -179,6 +179,37 @@ describe.each(Object.keys(backends))('parked calls on a %s journal, at the edges
   })
 })
 
+describe('the decision deadline of a parked call', () => {
+  it("is its parking host's approvalTtlMs: a host with a shorter one neither expires it early nor may decide it late", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seam-ttl-'))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+    const plugin = definePlugin({
+      name: 'root',
+      setup: (ctx) => void ctx.addTool('note', defineTool({ description: 'Note.', input: z.object({}), approval: 'always', execute: () => 'noted' })),
+    })
+    const open = async (hostId: string, approvalTtlMs: number) => {
+      const root = await createRoot({ plugin, journal: sqliteJournal(join(dir, 'journal.db'), { hostId }), approval: deferApprovals(), defaults: { approvalTtlMs } })
+      onTestFinished(() => root.close())
+      return root
+    }
+    const [patient, hasty] = [await open('patient', 60_000), await open('hasty', 50)]
+    const slow = await (await beginTurn(patient)).tools.execute({ callId: 'slow', name: 'note', arguments: '{}' })
+    await (await beginTurn(hasty)).tools.execute({ callId: 'quick', name: 'note', arguments: '{}' })
+    await sleep(80)
+    // Past the hasty host's TTL, only its own call expires there.
+    expect(await hasty.approvals.expire()).toBe(1)
+    expect((await hasty.approvals.pending({ as: 'user-1' })).map((p) => p.callId)).toEqual(['slow'])
+    // Past its own deadline, the patient host may not decide the hasty host's call.
+    const late = await (await beginTurn(hasty)).tools.execute({ callId: 'late', name: 'note', arguments: '{}' })
+    await sleep(80)
+    expect(await codeOf(patient.approvals.decide('late', 'allowed-once', { by: 'ann' }))).toBe('APPROVAL_EXPIRED')
+    expect(await patient.resume(late.resumeToken!, { principal: 'user-1' })).toMatchObject({ status: 'denied', code: 'APPROVAL_TIMEOUT' })
+    // Within its own deadline, the hasty host may decide the patient host's call.
+    await hasty.approvals.decide('slow', 'allowed-once', { by: 'ann' })
+    expect(await hasty.resume(slow.resumeToken!, { principal: 'user-1' })).toMatchObject({ status: 'completed', value: 'noted' })
+  })
+})
+
 describe('createRoot operators', () => {
   it('refuses operators that are not a list of subjectIds', async () => {
     const plugin = definePlugin({ name: 'root' })

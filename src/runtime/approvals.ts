@@ -51,7 +51,7 @@ export interface PendingQuery {
 
 /** A `subjectId`, or a principal's. */
 export function subjectOf(principal: string | { readonly subjectId: string } | undefined): string | undefined {
-  return typeof principal === 'string' || principal === undefined ? principal : principal?.subjectId
+  return typeof principal === 'string' || principal === undefined ? principal : principal.subjectId
 }
 
 export interface DecideOptions {
@@ -141,15 +141,17 @@ export class Approvals {
   }
 
   /**
-   * Settles every undecided parked call past its deadline (`approvalTtlMs` after it was asked) as
-   * `APPROVAL_TIMEOUT`. Each is claimed first, so of several hosts sweeping at once exactly one
-   * writes its result; a call decided in time is left for its resume. Resolves with how many this
-   * process settled.
+   * Settles every undecided parked call past its deadline as `APPROVAL_TIMEOUT`: once this host's
+   * `approvalTtlMs` and the call's own (its parking host's) have both passed since it was asked, so
+   * no call expires before its own deadline. Each is claimed first, so of several hosts sweeping at
+   * once exactly one writes its result; a call decided in time is left for its resume. Resolves
+   * with how many this process settled.
    */
   async expire(now = Date.now()): Promise<number> {
     let count = 0
     for (const round of await this.#journal.coordination.parked({ askedBefore: now - this.#ttlMs })) {
-      if (round.decision === undefined && (await this.#expireRound(round, now - this.#ttlMs))) count += 1
+      const askedBefore = now - Math.max(this.#ttlMs, this.#ttlOf(round))
+      if (round.decision === undefined && (await this.#expireRound(round, askedBefore))) count += 1
     }
     return count
   }
