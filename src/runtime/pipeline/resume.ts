@@ -74,9 +74,9 @@ export async function resumeParked(ctx: TurnContext, round: ParkedCall, signal: 
  * call id the asker already holds a token for, so it leaks nothing of the call or its result.
  */
 export function notYours(callId: string): SeamError {
-  return new SeamError('APPROVAL_FORBIDDEN', `the parked call "${callId}" belongs to another caller; only its own session and principal, or an operator, may resume it`, {
+  return new SeamError('APPROVAL_FORBIDDEN', `the parked call "${callId}" belongs to another caller; nothing ran`, {
     details: { callId },
-    hint: 'resume it in the turn that parked it (same session, principal and owner), or from the host with root.resume(token, { principal }) as an operator',
+    hint: 'a turn resumes only its own session, principal and owner\'s calls; root.resume(token, { principal }) takes the call\'s principal or an operator',
   })
 }
 
