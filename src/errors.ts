@@ -93,6 +93,12 @@ export const ErrorCode = {
   UNKNOWN_APPROVAL: 'UNKNOWN_APPROVAL',
   /** A parked call was already decided or settled (by this or another process): the first decision stands. */
   APPROVAL_CONFLICT: 'APPROVAL_CONFLICT',
+  /** A parked call's decision deadline (`approvalTtlMs`) passed before this decision: it expired, and nothing runs. */
+  APPROVAL_EXPIRED: 'APPROVAL_EXPIRED',
+  /** A parked call may be resumed, or its resume token seen, only by its own caller (session, principal, owner) or an operator the host names. */
+  APPROVAL_FORBIDDEN: 'APPROVAL_FORBIDDEN',
+  /** The retry of an approval round carries other arguments than the parked call it continues: nothing was decided or run. */
+  APPROVAL_ARGUMENTS_CHANGED: 'APPROVAL_ARGUMENTS_CHANGED',
 } as const
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode]

@@ -292,8 +292,8 @@ describe('the seam console in a real browser, on seam dev', () => {
       await question('tag').getByText('allowed-session by console').waitFor({ timeout: 10_000 })
 
       // Decided in the browser, each runs when the process that parked it resumes it.
-      expect(JSON.stringify((await parker.resume(wiping.resumeToken!)).content)).toContain('wiped ticket 20')
-      expect(JSON.stringify((await parker.resume(tagging.resumeToken!)).content)).toContain('ticket 20 labelled later')
+      expect(JSON.stringify((await parker.resume(wiping.resumeToken!, { principal: 'ann' })).content)).toContain('wiped ticket 20')
+      expect(JSON.stringify((await parker.resume(tagging.resumeToken!, { principal: 'ann' })).content)).toContain('ticket 20 labelled later')
     } finally {
       await parker.close()
     }

@@ -86,7 +86,7 @@ describe('parked calls', () => {
     const error = await rejectsWith(root.approvals.decide('c1', 'rejected', { by: 'bob' }), 'APPROVAL_CONFLICT')
     expect(error.message).toContain('allowed-once by ann')
     await rejectsWith(root.approvals.decide('nope', 'rejected', { by: 'bob' }), 'UNKNOWN_APPROVAL')
-    await rejectsWith(root.resume('nope'), 'UNKNOWN_APPROVAL')
+    await rejectsWith(root.resume('nope', { principal: 'user-1' }), 'UNKNOWN_APPROVAL')
   })
 
   it('lists each parked call with the answers its question offered, and refuses another with INVALID_CALL, leaving it waiting', async () => {
@@ -146,7 +146,7 @@ describe('parked calls', () => {
     await root.approvals.decide('c1', 'allowed-once', { by: 'ann' })
     description = 'Write a note, and mail it to everyone.'
     expect((await root.reload()).ok).toBe(true)
-    const again = await root.resume(parked.resumeToken!)
+    const again = await root.resume(parked.resumeToken!, { principal: 'user-1' })
     expect(again).toMatchObject({ status: 'suspended', code: 'APPROVAL_PENDING' })
     expect(again.resumeToken).not.toBe(parked.resumeToken)
     expect(ran).toEqual([])
@@ -154,7 +154,7 @@ describe('parked calls', () => {
     expect(pending).toMatchObject({ callId: 'c1', round: 2, answers: ['allowed-once', 'rejected'] })
     expect(pending!.decision).toBeUndefined()
     await root.approvals.decide('c1', 'allowed-once', { by: 'ann' })
-    expect(await root.resume(again.resumeToken!)).toMatchObject({ status: 'completed' })
+    expect(await root.resume(again.resumeToken!, { principal: 'user-1' })).toMatchObject({ status: 'completed' })
     expect(ran).toEqual(['hi'])
   })
 
@@ -174,7 +174,7 @@ describe('parked calls', () => {
     const parked = await turn.tools.execute({ callId: 'c1', name: 'slow', arguments: '{}' })
     await turn.end()
     await root.approvals.decide('c1', 'allowed-once', { by: 'ann' })
-    const resumed = root.resume(parked.resumeToken!)
+    const resumed = root.resume(parked.resumeToken!, { principal: 'user-1' })
     await new Promise((resolve) => setTimeout(resolve, 50))
     const closed = root.close()
     setTimeout(finish, 400)
@@ -226,7 +226,7 @@ describe('parked calls across processes on one SQLite journal', () => {
     await b.approvals.decide('c1', 'allowed-once', { by: 'ann' })
     const c = await host(path, 'host-c', ran)
     const d = await host(path, 'host-d', ran)
-    const outcomes = await Promise.all([c.resume(parked.resumeToken!), d.resume(parked.resumeToken!)])
+    const outcomes = await Promise.all([c.resume(parked.resumeToken!, { principal: 'user-1' }), d.resume(parked.resumeToken!, { principal: 'user-1' })])
     expect(ran).toEqual(['hi'])
     expect(outcomes.map((o) => o.status)).toEqual(['completed', 'completed'])
     expect(outcomes.filter((o) => o.replayed)).toHaveLength(1)

@@ -76,12 +76,12 @@ const steps: Record<string, (w: World, pick: <T>(items: readonly T[]) => T | und
     w.tokens.push(outcome.resumeToken!)
   },
   async decide(w, pick) {
-    const round = pick(await pick(w.hosts)!.approvals.pending())
+    const round = pick(await pick(w.hosts)!.approvals.pending({ as: 'u1' }))
     if (round === undefined) return
     // Sometimes an answer the call does not offer (`allowed-session` for an `always` tool): refused, nothing recorded.
     const answer = pick(['allowed-once', 'allowed-session', 'rejected'] as const)!
     await pick(w.hosts)!
-      .approvals.decide(round.resumeToken, answer, { by: 'ann' })
+      .approvals.decide(round.resumeToken!, answer, { by: 'ann' })
       .catch((error: unknown) => (SeamError.is(error, 'INVALID_CALL') && !round.answers.includes(answer) ? undefined : expected(error)))
   },
   async resume(w, pick) {
@@ -91,7 +91,7 @@ const steps: Record<string, (w: World, pick: <T>(items: readonly T[]) => T | und
     if (token === undefined) return
     // Sometimes two hosts race for the same resume.
     const racers = pick([1, 1, 2])!
-    const outcomes = await Promise.all(Array.from({ length: racers }, () => pick(w.hosts)!.resume(token)))
+    const outcomes = await Promise.all(Array.from({ length: racers }, () => pick(w.hosts)!.resume(token, { principal: 'u1' })))
     for (const outcome of outcomes) if (outcome.status === 'suspended') w.tokens.push(outcome.resumeToken!)
   },
   async expire(w, pick) {

@@ -12,7 +12,7 @@ import { createConsole } from './console.js'
 import type { ApprovalQueueView, ParkedApprovalView, StateView, TryResult, TurnPage } from './types.js'
 
 /** A root with `echo` (never asks), `wipe` (always asks) and `tag` (on-risk, no risk: asks), its console on a loopback port. */
-async function consoleServer(token?: string, approval?: ApprovalPort) {
+async function consoleServer(token?: string, approval?: ApprovalPort, operator?: { operators: string[]; as: string }) {
   const approvals = new ConsoleApprovals()
   const plugin = definePlugin({
     name: 'root',
@@ -22,8 +22,8 @@ async function consoleServer(token?: string, approval?: ApprovalPort) {
       ctx.addTool('tag', defineTool({ description: 'Tag.', input: z.object({}), execute: async () => 'tagged' }))
     },
   })
-  const root = await createRoot({ plugin, journal: memoryJournal(), approval: approval ?? approvals })
-  const web = createConsole(root, { approvals, ...(token ? { token } : {}) })
+  const root = await createRoot({ plugin, journal: memoryJournal(), approval: approval ?? approvals, operators: operator?.operators ?? [] })
+  const web = createConsole(root, { approvals, ...(token ? { token } : {}), ...(operator ? { operator: operator.as } : {}) })
   const server = createServer((req, res) => {
     void web.handle(req, res).then((handled) => {
       if (!handled) res.writeHead(404).end()
@@ -134,10 +134,30 @@ describe('the console routes', () => {
     expect(tried.outcome).toMatchObject({ status: 'suspended', code: 'APPROVAL_PENDING' })
     const [parked] = (await (await fetch(`${origin}/api/parked`)).json()) as ParkedApprovalView[]
     expect(parked).toMatchObject({ tool: 'wipe', principal: 'ada', session: 'console', turnId: tried.turnId })
-    const decided = (await (await post(`/api/parked/${parked!.resumeToken}`, { answer: 'allowed-once' })).json()) as ParkedApprovalView
+    const decided = (await (await post(`/api/parked/${tried.turnId}/${parked!.callId}`, { answer: 'allowed-once' })).json()) as ParkedApprovalView
     expect(decided.decision).toMatchObject({ answer: 'allowed-once', by: 'console' })
-    expect((await post(`/api/parked/${parked!.resumeToken}`, { answer: 'rejected' })).status).toBe(409)
-    expect((await post('/api/parked/no-such-call', { answer: 'rejected' })).status).toBe(404)
+    expect((await post(`/api/parked/${tried.turnId}/${parked!.callId}`, { answer: 'rejected' })).status).toBe(409)
+    expect((await post(`/api/parked/${tried.turnId}/no-such-call`, { answer: 'rejected' })).status).toBe(404)
+  })
+
+  it('lists parked calls without their resume tokens, unless the host names the console an operator', async () => {
+    const plain = await consoleServer(undefined, deferApprovals())
+    const tried = (await (await plain.post('/api/try', { tool: 'wipe', arguments: '{}', subjectId: 'ada' })).json()) as TryResult
+    const [listed] = (await (await fetch(`${plain.origin}/api/parked`)).json()) as ParkedApprovalView[]
+    expect(listed).toMatchObject({ tool: 'wipe', principal: 'ada' })
+    expect(listed).not.toHaveProperty('resumeToken')
+    const decided = (await (await plain.post(`/api/parked/${tried.turnId}/${listed!.callId}`, { answer: 'allowed-once' })).json()) as ParkedApprovalView
+    expect(decided).not.toHaveProperty('resumeToken')
+
+    // Naming itself an operator is not enough: the root must list it among its operators.
+    const pretender = await consoleServer(undefined, deferApprovals(), { operators: [], as: 'ops' })
+    await pretender.post('/api/try', { tool: 'wipe', arguments: '{}', subjectId: 'ada' })
+    expect(((await (await fetch(`${pretender.origin}/api/parked`)).json()) as ParkedApprovalView[])[0]).not.toHaveProperty('resumeToken')
+
+    const operator = await consoleServer(undefined, deferApprovals(), { operators: ['ops'], as: 'ops' })
+    await operator.post('/api/try', { tool: 'wipe', arguments: '{}', subjectId: 'ada' })
+    const [shown] = (await (await fetch(`${operator.origin}/api/parked`)).json()) as ParkedApprovalView[]
+    expect(shown!.resumeToken).toEqual(expect.any(String))
   })
 
   it('lists each parked call with the answers its call offered, and refuses another with 400, leaving it parked', async () => {
@@ -148,13 +168,13 @@ describe('the console routes', () => {
     expect(wipe).toMatchObject({ tool: 'wipe', answers: ['allowed-once', 'rejected'] })
     expect(tag).toMatchObject({ tool: 'tag', answers: ['allowed-once', 'allowed-session', 'rejected'] })
 
-    const refused = await post(`/api/parked/${wipe!.resumeToken}`, { answer: 'allowed-session' })
+    const refused = await post(`/api/parked/${wipe!.turnId}/${wipe!.callId}`, { answer: 'allowed-session' })
     expect(refused.status).toBe(400)
     expect(((await refused.json()) as { error: string }).error).toBe(`the call "${wipe!.callId}" to wipe offers allowed-once or rejected, not allowed-session; it is still waiting`)
     // Refused, the call is still parked and undecided, and takes an answer it offers.
     expect((await parkedCalls()).find((p) => p.tool === 'wipe')).toEqual(wipe)
-    expect((await post(`/api/parked/${wipe!.resumeToken}`, { answer: 'allowed-once' })).status).toBe(200)
-    expect((await post(`/api/parked/${tag!.resumeToken}`, { answer: 'allowed-session' })).status).toBe(200)
+    expect((await post(`/api/parked/${wipe!.turnId}/${wipe!.callId}`, { answer: 'allowed-once' })).status).toBe(200)
+    expect((await post(`/api/parked/${tag!.turnId}/${tag!.callId}`, { answer: 'allowed-session' })).status).toBe(200)
   })
 
   it('refuses a state change from another origin, without an Origin, or sent as a form', async () => {

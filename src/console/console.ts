@@ -18,6 +18,12 @@ export interface ConsoleOptions {
   readonly approvals: ConsoleApprovals
   /** The MCP bearer token: when set, the console needs a login (one-time URL) or the token too. */
   readonly token?: string
+  /**
+   * The `subjectId` the console lists parked calls as. Only when it is one of the root's
+   * `operators` (or the call's own principal) does the page get a call's resume token; by default
+   * it gets none. Deciding needs no token (a call is decided by its turn and call id).
+   */
+  readonly operator?: string
 }
 
 export interface Console {
@@ -111,12 +117,15 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
       return json(res, 200, turnDetail(turnId, events))
     }
     if (req.method === 'GET' && path === '/api/approvals') return json(res, 200, approvals.queue())
-    if (req.method === 'GET' && path === '/api/parked') return json(res, 200, await root.approvals.pending())
-    const parked = /^\/api\/parked\/([^/]+)$/.exec(path)
+    // Resume tokens only as an operator the host named: the page decides by turn and call id.
+    const as = options.operator === undefined ? {} : { as: options.operator }
+    if (req.method === 'GET' && path === '/api/parked') return json(res, 200, await root.approvals.pending({ ...as }))
+    const parked = /^\/api\/parked\/([^/]+)\/([^/]+)$/.exec(path)
     if (req.method === 'POST' && parked) {
       const { answer } = (await body(req)) as { answer?: unknown }
       if (typeof answer !== 'string' || !ANSWERS.has(answer)) return fail(res, 400, 'answer must be allowed-once, allowed-session or rejected')
-      return json(res, 200, await root.approvals.decide(decodeURIComponent(parked[1]!), answer as ApprovalChoice, { by: 'console' }))
+      const [turnId, callId] = [decodeURIComponent(parked[1]!), decodeURIComponent(parked[2]!)]
+      return json(res, 200, await root.approvals.decide(callId, answer as ApprovalChoice, { by: 'console', turnId, ...as }))
     }
     if (req.method === 'GET' && path === '/api/events') return live.attach(res)
     const decide = /^\/api\/approvals\/([^/]+)$/.exec(path)
@@ -191,6 +200,7 @@ function statusOf(error: unknown): number {
   if (!SeamError.is(error)) return 500
   if (error.code === 'APPROVAL_CONFLICT') return 409
   if (error.code === 'UNKNOWN_APPROVAL' || error.code === 'UNKNOWN_TURN') return 404
+  if (error.code === 'APPROVAL_EXPIRED') return 410
   return error.code === 'INVALID_OPTIONS' || error.code === 'INVALID_CALL' ? 400 : 500
 }
 

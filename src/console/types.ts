@@ -134,7 +134,8 @@ export interface ApprovalQueueView {
 export interface ParkedApprovalView {
   readonly callId: string
   readonly turnId: string
-  readonly resumeToken: string
+  /** Only when the console lists parked calls as an operator (`createConsole(root, { operator })`). */
+  readonly resumeToken?: string
   readonly tool: string
   readonly summary: string
   readonly reason: string

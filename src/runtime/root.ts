@@ -4,7 +4,8 @@ import { rescanEnvironment } from './journal/redact.js'
 import { Activity } from './activity.js'
 import { SeamError } from '../errors.js'
 import { ApprovalGrants } from './approval.js'
-import { Approvals } from './approvals.js'
+import { Approvals, subjectOf } from './approvals.js'
+import { notYours } from './pipeline/resume.js'
 import { HostLease } from './host-lease.js'
 import { MAX_TIMER_MS } from './pipeline/deadlines.js'
 import type { ApprovalPort, PermissionHost } from './approval-types.js'
@@ -36,6 +37,12 @@ export type { BeginTurnInput } from './turn.js'
 
 const DEFAULT_LEASE_MS = 30_000
 
+export interface ResumeOptions {
+  /** Who asks to resume: a `subjectId` or a principal. It must be the parked call's own, or an operator's. */
+  readonly principal: string | { readonly subjectId: string }
+  readonly signal?: AbortSignal
+}
+
 export interface RootOptions {
   /** The root plugin. With `dir`, its folder; without, the root plugin is loaded from `dir`. */
   readonly plugin?: PluginDefinition
@@ -45,6 +52,12 @@ export interface RootOptions {
   readonly journal?: JournalStore
   /** The default approval port for interactive turns that bring none. */
   readonly approval?: ApprovalPort
+  /**
+   * The `subjectId`s of operators: `root.resume(token, { principal })` and
+   * `root.approvals.pending({ as })` let them resume, and see the resume token of, any parked call,
+   * not only their own. Default none.
+   */
+  readonly operators?: readonly string[]
   readonly permissions?: PermissionHost
   /** Follow the plugin folder and publish a generation per change (needs `dir`). */
   readonly watch?: boolean
@@ -118,7 +131,7 @@ export class Root {
     this.#telemetry = instrumentationOf(options.telemetry)
     this.ingress = new CapabilityIngress({ permissions: options.permissions, permissionTimeoutMs: this.#limits.policyTimeoutMs })
     this.#logger = new Logger(options.log ?? (() => {}))
-    this.approvals = new Approvals(this.journal, this.#limits.approvalTtlMs)
+    this.approvals = new Approvals(this.journal, this.#limits.approvalTtlMs, options.operators ?? [])
     this.#grants = new ApprovalGrants(this.journal.coordination)
     this.#turnHost = {
       journal: this.journal,
@@ -291,16 +304,25 @@ export class Root {
    * Continues a parked call from any process on the same journal, in the active generation, with
    * the root's approval port (asked again if the tool changed since the call was parked). Resolves
    * like `turn.tools.resume`: the call's one result, or `suspended` while it waits for a decision.
+   * `principal` is who asks: the call's own principal, or an operator (`operators`); anyone else
+   * gets `APPROVAL_FORBIDDEN` and nothing runs.
    */
-  async resume(token: string, options: { signal?: AbortSignal } = {}): Promise<ToolCallOutcome> {
+  async resume(token: string, options: ResumeOptions): Promise<ToolCallOutcome> {
     this.#assertOpen()
     if (typeof token !== 'string' || token === '') throw new SeamError('INVALID_CALL', 'resume needs a resume token')
+    const asker = subjectOf(options?.principal)
+    if (typeof asker !== 'string' || asker === '') {
+      throw new SeamError('INVALID_CALL', 'root.resume needs `principal`: who asks to resume (the call\'s own principal, or an operator)', {
+        hint: "root.resume(token, { principal: 'user-1' })",
+      })
+    }
     // In flight from here, as a turn's calls are: `close()` waits for the resumed call to settle and
     // journal its result (within its deadlines), whatever grace a generation gets when disposed.
     this.#activity.begin()
     try {
       const [round] = await this.journal.coordination.parked({ token, settled: true })
       if (round === undefined) throw new SeamError('UNKNOWN_APPROVAL', `no parked call has the resume token "${token}"`, { details: { token } })
+      if (asker !== round.subjectId && !this.approvals.isOperator(asker)) throw notYours(round.callId)
       const generation = this.#generations.active!
       return await resumeParked(this.#turnHost, generation, round, options.signal, generation.lease())
     } finally {
@@ -384,6 +406,10 @@ let hostModuleCache: Promise<Record<string, unknown>> | undefined
 export async function createRoot(options: RootOptions): Promise<Root> {
   if (options === null || typeof options !== 'object') throw new SeamError('INVALID_PLUGIN', 'createRoot expects options')
   if (!options.plugin && !options.dir) throw new SeamError('INVALID_PLUGIN', 'createRoot needs a `plugin` or a `dir`')
+  const { operators } = options
+  if (operators !== undefined && (!Array.isArray(operators) || operators.some((id) => typeof id !== 'string' || id === ''))) {
+    throw new SeamError('INVALID_OPTIONS', '`operators` must be a list of subjectIds (non-empty strings)')
+  }
   const root = new Root(options)
   try {
     await root.start()

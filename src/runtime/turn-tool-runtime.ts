@@ -13,7 +13,7 @@ import { MAX_TIMER_MS } from './pipeline/deadlines.js'
 import { abortedBeforeDispatch, admission, attempt, commit, execution, runCall } from './pipeline/runner.js'
 import { type AbandonedCall, CallState, type RuntimeLimits, type TurnContext } from './pipeline/state.js'
 import type { ToolCall, ToolCallOutcome } from './pipeline/types.js'
-import { reservedSeqs, resumeParked } from './pipeline/resume.js'
+import { notYours, ownsRound, reservedSeqs, resumeParked } from './pipeline/resume.js'
 import type { ParkedCall } from './journal/coordination.js'
 import { createTurnIngress, NEVER_ABORTED, type TurnEnvelope } from './turn-ingress.js'
 
@@ -168,7 +168,8 @@ export class TurnToolRuntime {
    * resolves with its outcome: `suspended` again while no one has decided, the call's one result
    * once it is (guards run again, the body at most once across every process on the journal, the
    * result journaled in the parked call's own turn). A resume another process won resolves with
-   * that process's result (`replayed: true`). An unknown token throws `UNKNOWN_APPROVAL`.
+   * that process's result (`replayed: true`). An unknown token throws `UNKNOWN_APPROVAL`; a call
+   * parked by another session, principal or owner throws `APPROVAL_FORBIDDEN` and nothing runs.
    */
   async resume(token: string, options?: { signal?: AbortSignal }): Promise<ToolCallOutcome> {
     if (typeof token !== 'string' || token === '') throw new SeamError('INVALID_CALL', 'resume needs a resume token')
@@ -178,6 +179,7 @@ export class TurnToolRuntime {
     if (round === undefined) {
       throw new SeamError('UNKNOWN_APPROVAL', `no parked call has the resume token "${token}"`, { details: { token } })
     }
+    if (!ownsRound(this.#ctx.turn, round)) throw notYours(round.callId)
     this.#active += 1
     this.#activity?.begin()
     try {

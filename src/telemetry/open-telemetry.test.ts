@@ -102,7 +102,7 @@ describe('openTelemetry: spans', () => {
     expect(parked).toMatchObject({ status: 'suspended', code: 'APPROVAL_PENDING' })
     await turn.end()
     await root.approvals.decide('c1', 'allowed-once', { by: 'ann' })
-    expect(await root.resume(parked.resumeToken!)).toMatchObject({ status: 'completed' })
+    expect(await root.resume(parked.resumeToken!, { principal: 'user-1' })).toMatchObject({ status: 'completed' })
     for (let i = 0; i < 50 && sdk.spans().filter((s) => s.name === 'seam.turn').length < 2; i += 1) await sleep(2)
     const turns = sdk.spans().filter((s) => s.name === 'seam.turn')
     expect(turns.map((s) => s.attributes['seam.turn.id'])).toEqual([turn.turnId, turn.turnId])

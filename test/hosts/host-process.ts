@@ -73,9 +73,10 @@ const handlers: Record<string, (request: Request) => Promise<unknown>> = {
   execute: async ({ session, callId, name, args }) =>
     (await turnFor(String(session ?? 's1'))).tools.execute({ callId: String(callId), name: String(name), arguments: JSON.stringify(args ?? {}) }),
   batch: async ({ session, calls }) => (await turnFor(String(session ?? 's1'))).tools.executeBatch(calls as never),
-  pending: async () => root.approvals.pending(),
+  pending: async ({ as }) => root.approvals.pending({ as: String(as ?? 'u1') }),
   decide: async ({ callId, answer, by }) => root.approvals.decide(String(callId), answer as never, { by: String(by ?? 'tester') }),
-  resume: async ({ token }) => root.resume(String(token)),
+  turnResume: async ({ session, token }) => (await turnFor(String(session ?? 's1'))).tools.resume(String(token)),
+  resume: async ({ token, principal }) => root.resume(String(token), { principal: String(principal ?? 'u1') }),
   repair: async () => root.journal.repair(),
   turnId: async ({ session }) => (await turnFor(String(session ?? 's1'))).turnId,
   close: async () => {

@@ -75,6 +75,20 @@ describe('several host processes on one PostgreSQL journal', { timeout: 60_000 }
     expect(results(await j.events(turnId))).toEqual([expect.objectContaining({ callId: 'c1', status: 'completed', host: 'host-c' })])
   })
 
+  it('refuses a resume from another host by another principal or session, and runs it only for its own caller', async () => {
+    const j = journal()
+    const [a, b, c] = await hosts(j, ['host-a', 'host-b', 'host-c'])
+    const parked = await a!.request<ToolCallOutcome>('execute', { callId: 'c1', name: 'note', args: { text: 'hi' } })
+    await b!.request('decide', { callId: 'c1', answer: 'allowed-once', by: 'ann' })
+    await expect(c!.request('resume', { token: parked.resumeToken, principal: 'mallory' })).rejects.toMatchObject({ code: 'APPROVAL_FORBIDDEN' })
+    await expect(c!.request('turnResume', { token: parked.resumeToken, session: 's2' })).rejects.toMatchObject({ code: 'APPROVAL_FORBIDDEN' })
+    expect(await c!.request('pending', { as: 'mallory' })).toEqual([expect.not.objectContaining({ resumeToken: expect.anything() })])
+    expect(j.runs('note')).toEqual([])
+    expect(await c!.request<ToolCallOutcome>('turnResume', { token: parked.resumeToken, session: 's1' })).toMatchObject({ status: 'completed', value: 'noted hi' })
+    await expect(b!.request('resume', { token: parked.resumeToken, principal: 'mallory' })).rejects.toMatchObject({ code: 'APPROVAL_FORBIDDEN' })
+    expect(j.runs('note')).toHaveLength(1)
+  })
+
   it('runs the body once when two hosts race to resume the same call', async () => {
     const j = journal()
     const [a, b, c] = await hosts(j, ['host-a', 'host-b', 'host-c'])

@@ -1,4 +1,4 @@
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { PassThrough } from 'node:stream'
@@ -94,6 +94,34 @@ describe('seam approvals', { timeout: 30_000 }, () => {
     const allowed = await seam('approvals', dir, '--decide', 'c1', 'allow', '--by', 'bob')
     expect(allowed.code).toBe(0)
     expect(allowed.stdout).toContain('c1 note: allowed-once by bob')
+  })
+
+  it('resumes an allowed call with --resume <callId> alone, as the hint after --decide says', async () => {
+    const { dir } = await folderWithParkedCall()
+    const waiting = await seam('approvals', dir, '--resume', 'c1')
+    expect(waiting.code).toBe(2)
+    expect(waiting.stderr).toContain('c1 (note) is still waiting for a decision; nothing ran')
+    const allowed = await seam('approvals', dir, '--decide', 'c1', 'allow', '--by', 'bob')
+    expect(allowed.code).toBe(0)
+    expect(allowed.stdout).toContain('resume it with `seam approvals --resume c1`')
+    const resumed = await seam('approvals', dir, '--resume', 'c1', '--by', 'bob')
+    expect(resumed.stderr).toBe('')
+    expect(resumed.code).toBe(0)
+    expect(resumed.stdout).toContain('c1 note: allowed-once by bob')
+    expect(resumed.stdout).toContain('completed')
+    expect(resumed.stdout).toContain('noted hello')
+    expect(await readFile(path.join(dir, 'ran.txt'), 'utf8')).toBe('hello\n')
+    expect((await seam('approvals', dir)).stdout).toContain('no calls are waiting')
+    const gone = await seam('approvals', dir, '--resume', 'c1')
+    expect(gone.code).not.toBe(0)
+    expect(gone.stderr).toContain('no parked call waiting to be resumed has the call id or resume token "c1"')
+  })
+
+  it('refuses --resume with neither a call id nor --decide as a usage error', async () => {
+    const { dir } = await folderWithParkedCall()
+    const bad = await seam('approvals', dir, '--resume')
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--resume needs a call id, or --decide')
   })
 
   it('refuses --decide without a known answer as a usage error', async () => {

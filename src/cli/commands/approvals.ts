@@ -14,7 +14,7 @@ interface ApprovalsFlags {
   decide?: string[]
   by?: string
   turn?: string
-  resume?: boolean
+  resume?: boolean | string
   json?: boolean
 }
 
@@ -34,7 +34,7 @@ export function registerApprovals(program: Command, cli: CliContext): void {
     .option('--decide <callId-and-answer...>', 'decide one parked call: <callId or resume token> allow|allow-session|reject, one its question offered')
     .option('--by <name>', 'who decides (default: the current user)')
     .option('--turn <id>', 'the turn of the call, when its call id is parked in several turns')
-    .option('--resume', 'after allowing, resume the call here (loads the plugin folder) and print its outcome')
+    .option('--resume [callId]', 'resume an allowed call here (loads the plugin folder) and print its outcome: after --decide, or alone with its call id (or resume token)')
     .option('--json', 'print JSON: the parked calls, or the decided call (and its outcome)')
     .action(async (dir: string, flags: ApprovalsFlags) => {
       cli.exitCode = await approvals(cli, dir, flags)
@@ -44,30 +44,60 @@ export function registerApprovals(program: Command, cli: CliContext): void {
 async function approvals(cli: CliContext, dirArg: string, flags: ApprovalsFlags): Promise<number> {
   const dir = pluginDir(cli.io.cwd, dirArg)
   const decision = flags.decide === undefined ? undefined : parseDecision(flags.decide)
-  if (flags.resume && decision === undefined) throw new UsageError('--resume needs --decide', 'seam approvals --decide <callId> allow --resume')
+  const resumeId = typeof flags.resume === 'string' ? flags.resume : undefined
+  if (decision !== undefined && resumeId !== undefined) {
+    throw new UsageError('--resume after --decide takes no call id: it resumes the call just decided', `seam approvals --decide ${printable(decision.id)} allow --resume`)
+  }
+  if (flags.resume === true && decision === undefined) throw new UsageError('--resume needs a call id, or --decide', 'seam approvals --resume <callId>')
+  // The CLI is an operator of its own folder's journal: it sees every call's resume token and may resume any.
+  const operator = flags.by ?? currentUser()
   const store = await openExistingJournal(dir)
   const out = cli.io.stdout
   const style = styleFor(out, cli.io.env)
   let decided: PendingApproval
   try {
-    // The TTL only matters to a host that sweeps; reading and deciding never expire anything here.
-    const book = new Approvals(store, Number.MAX_SAFE_INTEGER)
-    if (decision === undefined) return list(cli, await book.pending(), flags.json === true, style)
-    decided = await book.decide(decision.id, decision.answer, { by: flags.by ?? currentUser(), turnId: flags.turn }).catch((error: unknown) => {
-      throw notOffered(error, decision.id) ?? error
-    })
+    // The TTL only matters to a host that sweeps; a round's own deadline still holds for a decision here.
+    const book = new Approvals(store, Number.MAX_SAFE_INTEGER, [operator])
+    if (resumeId !== undefined) decided = await findParked(book, resumeId, flags.turn, operator)
+    else if (decision === undefined) return list(cli, await book.pending({ as: operator }), flags.json === true, style)
+    else {
+      decided = await book.decide(decision.id, decision.answer, { by: operator, turnId: flags.turn, as: operator }).catch((error: unknown) => {
+        throw notOffered(error, decision.id) ?? error
+      })
+    }
   } finally {
     await store.close()
   }
-  const outcome = flags.resume && decided.decision?.answer !== 'rejected' ? await resume(dir, decided.resumeToken) : undefined
+  const answer = decided.decision?.answer
+  if (resumeId !== undefined && answer === undefined) {
+    throw new UsageError(`${printable(decided.callId)} (${printable(decided.tool)}) is still waiting for a decision; nothing ran`, `seam approvals --decide ${printable(decided.callId)} ${offer(decided.answers)} --resume`)
+  }
+  const outcome = flags.resume && answer !== 'rejected' ? await resume(dir, decided.resumeToken!, operator) : undefined
   if (flags.json) {
     line(out, JSON.stringify(outcome === undefined ? decided : { ...decided, outcome }))
   } else {
-    line(out, `${style.bold(printable(decided.callId))} ${printable(decided.tool)}: ${answerLabel(decided.decision!.answer, style)} by ${printable(decided.decision!.by)}`)
+    line(out, `${style.bold(printable(decided.callId))} ${printable(decided.tool)}: ${answerLabel(answer!, style)} by ${printable(decided.decision!.by)}`)
     if (outcome !== undefined) line(out, describeOutcome(outcome, style))
-    else if (decided.decision!.answer !== 'rejected') line(out, style.dim(`resume it with root.resume('${decided.resumeToken}') or \`seam approvals --decide … --resume\``))
+    else if (answer !== 'rejected') line(out, style.dim(`resume it with \`seam approvals --resume ${printable(decided.callId)}\``))
   }
   return outcome === undefined || outcome.status === 'completed' || outcome.status === 'suspended' ? EXIT.ok : EXIT.failed
+}
+
+/** The waiting parked call with this call id (in `turnId`, if given) or resume token. */
+async function findParked(book: Approvals, id: string, turnId: string | undefined, operator: string): Promise<PendingApproval> {
+  const matches = (await book.pending({ as: operator })).filter(
+    (p) => p.resumeToken === id || (p.callId === id && (turnId === undefined || p.turnId === turnId)),
+  )
+  if (matches.length > 1) {
+    throw new UsageError(`call id ${printable(id)} is parked in ${matches.length} turns; say which with --turn`, `seam approvals --resume ${printable(id)} --turn ${printable(matches[0]!.turnId)}`)
+  }
+  if (matches[0] === undefined) {
+    throw new SeamError('UNKNOWN_APPROVAL', `no parked call waiting to be resumed has the call id or resume token "${id}"`, {
+      details: { id },
+      hint: 'list parked calls with `seam approvals`',
+    })
+  }
+  return matches[0]
 }
 
 function list(cli: CliContext, pending: readonly PendingApproval[], json: boolean, style: Style): number {
@@ -95,11 +125,11 @@ function list(cli: CliContext, pending: readonly PendingApproval[], json: boolea
 }
 
 /** Resumes the decided call in a root over the plugin folder, sharing the journal. */
-async function resume(dir: string, token: string): Promise<ToolCallOutcome> {
+async function resume(dir: string, token: string, operator: string): Promise<ToolCallOutcome> {
   const { createRoot } = await loadRuntime()
-  const root = await createRoot({ dir, journal: await openJournal(dir) })
+  const root = await createRoot({ dir, journal: await openJournal(dir), operators: [operator] })
   try {
-    return await root.resume(token)
+    return await root.resume(token, { principal: operator })
   } finally {
     await root.close()
   }

@@ -38,7 +38,8 @@ export const api = {
   approvals: () => get<ApprovalQueueView>('/api/approvals'),
   decide: (id: string, answer: ApprovalChoice) => post<{ decided: boolean }>(`/api/approvals/${encodeURIComponent(id)}`, { answer }),
   parked: () => get<ParkedApprovalView[]>('/api/parked'),
-  decideParked: (resumeToken: string, answer: ApprovalChoice) => post<ParkedApprovalView>(`/api/parked/${encodeURIComponent(resumeToken)}`, { answer }),
+  decideParked: (turnId: string, callId: string, answer: ApprovalChoice) =>
+    post<ParkedApprovalView>(`/api/parked/${encodeURIComponent(turnId)}/${encodeURIComponent(callId)}`, { answer }),
   tryTool: (request: TryRequest) => post<TryResult>('/api/try', request),
   /** Live events; the browser reconnects on its own after a drop. */
   events(listener: (event: LiveEvent) => void): EventSource {

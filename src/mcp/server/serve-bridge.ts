@@ -22,7 +22,7 @@ import type { McpServeOptions } from './serve-options.js'
 import { firstAnswer } from '../../runtime/first-answer.js'
 import { elicitationApproval, supportsFormElicitation } from './serve-approval.js'
 import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js'
-import { ApprovalRounds, type ApprovalRoundState } from './serve-rounds.js'
+import { ApprovalRounds, type ApprovalRoundState, argumentsDigest } from './serve-rounds.js'
 import { SessionTurns } from './serve-turns.js'
 import { contextFromMeta, endRequestSpan, startRequestSpan } from '../trace-context.js'
 
@@ -227,6 +227,9 @@ export class McpBridge {
     // A 2026-07-28 request carries its envelope; it may be the retry of an approval round.
     const modern = ctx.mcpReq.envelope !== undefined
     const round = modern ? this.#rounds.state(ctx, params.name) : undefined
+    // The parked call runs the arguments it was parked with: a retry carrying others would run what
+    // its sender did not send, so it is refused before anything is decided.
+    if (round !== undefined && round.arguments !== argumentsDigest(call.arguments)) throw argumentsChanged(params.name)
     const parking = modern && this.#rounds.canAsk(ctx) ? this.#rounds.parking() : undefined
     let outcome: ToolCallOutcome
     // The request continues the trace its `_meta` carries; the call's execute_tool span is a child of this one.
@@ -257,20 +260,21 @@ export class McpBridge {
     }
     const question = parking?.question()
     if (outcome.status === 'suspended' && outcome.resumeToken !== undefined && question !== undefined) {
-      return this.#rounds.ask(question, outcome.resumeToken, ctx)
+      return this.#rounds.ask(question, outcome.resumeToken, ctx, call.arguments)
     }
     return toCallToolResult(outcome)
   }
 
   /**
    * The retry of an approval round: the user's reply decides the parked call (a decision already
-   * made elsewhere stands), then the call continues in this session's live turn.
+   * made elsewhere stands; a reply past the call's deadline finds it expired), then the call
+   * continues in this session's live turn, which answers with the result that stands.
    */
   async #resume(turns: SessionTurns, round: ApprovalRoundState, ctx: ServerContext, approval: ApprovalPort | undefined): Promise<ToolCallOutcome> {
     try {
       await this.#root.approvals.decide(round.token, this.#rounds.answer(ctx, round), { by: 'mcp client' })
     } catch (error) {
-      if (!(error instanceof SeamError && error.code === 'APPROVAL_CONFLICT')) throw error
+      if (!(error instanceof SeamError && (error.code === 'APPROVAL_CONFLICT' || error.code === 'APPROVAL_EXPIRED'))) throw error
     }
     return turns.resume(round.callId, round.token, ctx.mcpReq.signal, approval)
   }
@@ -342,3 +346,13 @@ function printable(name: string): string {
   const quoted = JSON.stringify(name)
   return quoted.length > 80 ? `${quoted.slice(0, 79)}…` : quoted
 }
+
+/** The refusal of an approval round's retry whose arguments are not those of the call it continues. */
+function argumentsChanged(tool: string): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `APPROVAL_ARGUMENTS_CHANGED: this retry of the approval round for "${tool}" carries other arguments than the parked call it continues; nothing was decided or run. Retry with the same arguments, or call the tool again without the requestState to be asked about the new ones.`,
+    { code: 'APPROVAL_ARGUMENTS_CHANGED' },
+  )
+}
+

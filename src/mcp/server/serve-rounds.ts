@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import {
   CLIENT_CAPABILITIES_META_KEY,
   type CallToolResult,
@@ -12,6 +12,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server'
 import type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest } from '../../runtime/approval-types.js'
+import { stableStringify } from '../../features/schema.js'
 import { answerOf, approvalForm, supportsFormElicitation } from './serve-approval.js'
 
 /** What an `input_required` round carries back to the server, sealed (HMAC) so a client cannot forge it. */
@@ -23,6 +24,13 @@ export interface ApprovalRoundState {
   readonly name: string
   /** The answers the question offered. */
   readonly answers?: readonly ApprovalAnswer[]
+  /** A digest of the arguments the first request sent: a retry with others is refused (the parked call runs these). */
+  readonly arguments: string
+}
+
+/** A digest of a request's tool arguments, whatever their key order. */
+export function argumentsDigest(args: unknown): string {
+  return createHash('sha256').update(stableStringify(args ?? {})).digest('base64url')
 }
 
 /** The key every round's `inputResponses` carries the approval form's reply under. */
@@ -81,12 +89,13 @@ export class ApprovalRounds {
     return answerOf({ action: reply.action, content: reply.content }, state.answers)
   }
 
-  /** The `input_required` result asking `question` about the parked call `token`. */
-  async ask(question: ApprovalRequest, token: string, ctx: ServerContext): Promise<CallToolResult> {
+  /** The `input_required` result asking `question` about the parked call `token`, parked with the request's `args`. */
+  async ask(question: ApprovalRequest, token: string, ctx: ServerContext, args: unknown): Promise<CallToolResult> {
     const state: ApprovalRoundState = {
       token,
       callId: question.callId,
       name: question.name,
+      arguments: argumentsDigest(args),
       ...(question.answers ? { answers: [...question.answers] } : {}),
     }
     const result: InputRequiredResult = inputRequired({

@@ -128,6 +128,45 @@ export function describeCoordinationContract(name: string, backend: JournalBacke
       expect(late!.call.decision).toBeUndefined()
     })
 
+    it('refuses a decision past the deadline and an expiry of a decided round, and expires only undecided rounds past it', async () => {
+      const [a, b] = await twoHosts()
+      const { token } = parkedCall('t1', 'c1')
+      await a.coordination.park(parkedCall('t1', 'c1'))
+      await a.coordination.park(parkedCall('t1', 'c2', { askedAt: AT + 10 }))
+      const decision = { answer: 'allowed-once', by: 'ann', at: AT, host: 'host-b' } as const
+      expect(await b.coordination.decide(token, decision, AT + 1)).toMatchObject({ won: false, call: { callId: 'c1' } })
+      expect(await a.coordination.expire(token, { host: 'host-a', at: AT }, AT)).toMatchObject({ won: false })
+      expect(await b.coordination.decide(token, decision, AT)).toMatchObject({ won: true, call: { decision } })
+      expect(await a.coordination.expire(token, { host: 'host-a', at: AT + 99 }, AT + 99)).toMatchObject({ won: false, call: { decision } })
+      expect((await a.coordination.parked()).map((p) => p.callId)).toEqual(['c1', 'c2'])
+      const expired = await b.coordination.expire(parkedCall('t1', 'c2').token, { host: 'host-b', at: AT + 99 }, AT + 11)
+      expect(expired).toMatchObject({ won: true, call: { settled: { kind: 'expire', host: 'host-b', at: AT + 99 } } })
+      expect(await a.coordination.decide(parkedCall('t1', 'c2').token, decision)).toMatchObject({ won: false })
+      expect(await a.coordination.expire('no-such-token', { host: 'h', at: AT }, AT)).toBeUndefined()
+    })
+
+    it('lets exactly one of a decision and an expiry racing at the deadline land, over 40 races on real timers', async () => {
+      const [a, b] = await twoHosts()
+      const ttl = 12
+      for (let race = 0; race < 40; race += 1) {
+        const call = parkedCall('t-race', `c${race}`, { askedAt: Date.now() })
+        await a.coordination.park(call)
+        const at = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+        const [decided, expired] = await Promise.all([
+          at(ttl - 3 + (race % 6)).then(() => a.coordination.decide(call.token, { answer: 'allowed-once', by: 'ann', at: Date.now(), host: 'host-a' }, Date.now() - ttl)),
+          at(ttl + (race % 3)).then(() => b.coordination.expire(call.token, { host: 'host-b', at: Date.now() }, Date.now() - ttl)),
+        ])
+        expect(decided!.won && expired!.won, call.callId).toBe(false)
+        // Whatever the race left undecided expires later; a decision that landed stays.
+        const later = await b.coordination.expire(call.token, { host: 'host-b', at: Date.now() }, Number.MAX_SAFE_INTEGER)
+        const [round] = await a.coordination.parked({ token: call.token, settled: true })
+        if (decided!.won) expect(round, call.callId).toMatchObject({ decision: { answer: 'allowed-once' } })
+        if (decided!.won) expect(round!.settled, call.callId).toBeUndefined()
+        else expect(round, call.callId).toMatchObject({ settled: { kind: 'expire' } })
+        expect(round!.decision === undefined || !later!.won).toBe(true)
+      }
+    })
+
     it('gives an idempotency key to one holder, keeps its completed result, and frees it only when released unfinished', async () => {
       const [a, b] = await twoHosts()
       const first = { turnId: 't1', callId: 'c1', host: 'host-a' }

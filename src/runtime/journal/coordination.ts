@@ -8,7 +8,11 @@ import type { ContentBlock } from './types.js'
  * other sees that it lost. No claim relies on a lock held in a process. The claims are:
  * - **park**: a call waiting for a person is one row per `(turnId, callId, round)`, found by its
  *   token. A round is voided (and the next round parked) when the tool changed before the resume.
- * - **decide**: a round's decision is set only while it has none and is unsettled: the first wins.
+ * - **decide**: a round's decision is set only while it has none, is unsettled and its deadline
+ *   (`askedAfter`) has not passed: the first wins, and a decision after the deadline is refused.
+ * - **expire**: a round is settled as expired only while it is unsettled, undecided and past its
+ *   deadline: the same row condition as decide's, so of a decision and an expiry racing exactly one
+ *   lands, and a decision that landed is honoured.
  * - **settle**: a round is settled (resumed, expired or voided) only while unsettled: exactly one
  *   process resumes or expires it, and only it writes the call's `approval/decided` and
  *   `tool/result`, at the seqs the turn reserved when it parked the call.
@@ -27,8 +31,16 @@ export interface JournalCoordination {
   park(call: ParkedCall): Promise<void>
   /** Parked rounds matching `query`, oldest first; unsettled ones only unless `settled: true`. */
   parked(query?: ParkedQuery): Promise<ParkedCall[]>
-  /** Records `decision` on the round with `token` if it has none and is unsettled; `undefined` for an unknown token. */
-  decide(token: string, decision: ParkedDecision): Promise<Claimed | undefined>
+  /**
+   * Records `decision` on the round with `token` if it has none, is unsettled and was asked at or
+   * after `askedAfter` (default: any time); `undefined` for an unknown token.
+   */
+  decide(token: string, decision: ParkedDecision, askedAfter?: number): Promise<Claimed | undefined>
+  /**
+   * Settles the round with `token` as expired (`kind: 'expire'`) if it is unsettled, undecided and
+   * was asked before `askedBefore`; `undefined` for an unknown token.
+   */
+  expire(token: string, expiry: { readonly host: string; readonly at: number }, askedBefore: number): Promise<Claimed | undefined>
   /** Settles the round with `token` if it is unsettled; `undefined` for an unknown token. */
   settle(token: string, settlement: ParkedSettlement): Promise<Claimed | undefined>
   /** Claims `key` for `holder` unless another holds it; resolves with the claim as stored. */
@@ -83,6 +95,12 @@ export interface ParkedCall {
   readonly resultSeq: number
   /** Epoch milliseconds. */
   readonly askedAt: number
+  /**
+   * When its decision deadline passes (epoch ms): `askedAt` plus the parking host's
+   * `approvalTtlMs`. Kept in the stored call document; absent on a round parked by an earlier
+   * build, whose deadline is then the deciding host's TTL.
+   */
+  readonly expiresAt?: number
   /** The host that parked it. */
   readonly host: string
   readonly decision?: ParkedDecision

@@ -50,8 +50,17 @@ export class MemoryCoordination implements JournalCoordination {
     return [...this.#parked.values()].filter((call) => matchesParked(call, query)).sort((a, b) => a.askedAt - b.askedAt)
   }
 
-  async decide(token: string, decision: ParkedDecision): Promise<Claimed | undefined> {
-    return this.#update(token, (call) => (call.decision === undefined && call.settled === undefined ? { ...call, decision } : undefined))
+  async decide(token: string, decision: ParkedDecision, askedAfter = Number.NEGATIVE_INFINITY): Promise<Claimed | undefined> {
+    return this.#update(token, (call) =>
+      call.decision === undefined && call.settled === undefined && call.askedAt >= askedAfter ? { ...call, decision } : undefined,
+    )
+  }
+
+  async expire(token: string, expiry: { readonly host: string; readonly at: number }, askedBefore: number): Promise<Claimed | undefined> {
+    const settled: ParkedSettlement = { kind: 'expire', host: expiry.host, at: expiry.at }
+    return this.#update(token, (call) =>
+      call.decision === undefined && call.settled === undefined && call.askedAt < askedBefore ? { ...call, settled } : undefined,
+    )
   }
 
   async settle(token: string, settled: ParkedSettlement): Promise<Claimed | undefined> {

@@ -27,7 +27,8 @@ function statements(schema: string) {
     parkedTable: parked,
     park: `INSERT INTO ${parked} (token, turn_id, call_id, round, session, subject_id, asked_at, call)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-    decide: `UPDATE ${parked} SET decision = $2 WHERE token = $1 AND decision IS NULL AND settled IS NULL RETURNING token`,
+    decide: `UPDATE ${parked} SET decision = $2 WHERE token = $1 AND decision IS NULL AND settled IS NULL AND asked_at >= $3 RETURNING token`,
+    expire: `UPDATE ${parked} SET settled = $2 WHERE token = $1 AND settled IS NULL AND decision IS NULL AND asked_at < $3 RETURNING token`,
     settle: `UPDATE ${parked} SET settled = $2 WHERE token = $1 AND settled IS NULL RETURNING token`,
     byToken: `SELECT call, decision, settled FROM ${parked} WHERE token = $1`,
     roundsOf: `SELECT call, decision, settled FROM ${parked} WHERE turn_id = ANY($1)`,
@@ -106,8 +107,12 @@ export class PostgresCoordination implements JournalCoordination {
     })
   }
 
-  decide(token: string, decision: ParkedDecision): Promise<Claimed | undefined> {
-    return this.#claim(token, this.#sql.decide, decision)
+  decide(token: string, decision: ParkedDecision, askedAfter = Number.MIN_SAFE_INTEGER): Promise<Claimed | undefined> {
+    return this.#claim(token, this.#sql.decide, decision, askedAfter)
+  }
+
+  expire(token: string, expiry: { readonly host: string; readonly at: number }, askedBefore: number): Promise<Claimed | undefined> {
+    return this.#claim(token, this.#sql.expire, { kind: 'expire', host: expiry.host, at: expiry.at }, askedBefore)
   }
 
   settle(token: string, settlement: ParkedSettlement): Promise<Claimed | undefined> {
@@ -188,9 +193,11 @@ export class PostgresCoordination implements JournalCoordination {
     return result === null ? { ...claim, at: Number(at) } : { ...claim, at: Number(at), result }
   }
 
-  #claim(token: string, sql: string, value: unknown): Promise<Claimed | undefined> {
+  /** `bound` is the `asked_at` limit of a decide or expire claim. */
+  #claim(token: string, sql: string, value: unknown, bound?: number): Promise<Claimed | undefined> {
     return this.#run(async () => {
-      const won = ((await this.#pool.query(sql, [token, JSON.stringify(value)])).rowCount ?? 0) > 0
+      const values = bound === undefined ? [token, JSON.stringify(value)] : [token, JSON.stringify(value), bound]
+      const won = ((await this.#pool.query(sql, values)).rowCount ?? 0) > 0
       const row = (await this.#pool.query<ParkedRow>(this.#sql.byToken, [token])).rows[0]
       return row === undefined ? undefined : { won, call: parkedOf(row) }
     })

@@ -20,7 +20,8 @@ const SQL = {
   park: `INSERT OR IGNORE INTO seam_journal_parked (token, turn_id, call_id, round, session, subject_id, asked_at, call)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   byToken: 'SELECT call, decision, settled FROM seam_journal_parked WHERE token = ?',
-  decide: 'UPDATE seam_journal_parked SET decision = ? WHERE token = ? AND decision IS NULL AND settled IS NULL',
+  decide: 'UPDATE seam_journal_parked SET decision = ? WHERE token = ? AND decision IS NULL AND settled IS NULL AND asked_at >= ?',
+  expire: 'UPDATE seam_journal_parked SET settled = ? WHERE token = ? AND settled IS NULL AND decision IS NULL AND asked_at < ?',
   settle: 'UPDATE seam_journal_parked SET settled = ? WHERE token = ? AND settled IS NULL',
   claimKey: 'INSERT OR IGNORE INTO seam_journal_keys (key, turn_id, call_id, host, at) VALUES (?, ?, ?, ?, ?)',
   readKey: 'SELECT key, turn_id AS turnId, call_id AS callId, host, at, result FROM seam_journal_keys WHERE key = ?',
@@ -91,8 +92,13 @@ export class SqliteCoordination implements JournalCoordination {
     return this.#run(() => (this.#db.prepare(sql).all(...values) as ParkedRow[]).map(parkedOf))
   }
 
-  async decide(token: string, decision: ParkedDecision): Promise<Claimed | undefined> {
-    return this.#claim(token, () => this.#statements.decide.run(JSON.stringify(decision), token).changes === 1)
+  async decide(token: string, decision: ParkedDecision, askedAfter = Number.MIN_SAFE_INTEGER): Promise<Claimed | undefined> {
+    return this.#claim(token, () => this.#statements.decide.run(JSON.stringify(decision), token, askedAfter).changes === 1)
+  }
+
+  async expire(token: string, expiry: { readonly host: string; readonly at: number }, askedBefore: number): Promise<Claimed | undefined> {
+    const settled: ParkedSettlement = { kind: 'expire', host: expiry.host, at: expiry.at }
+    return this.#claim(token, () => this.#statements.expire.run(JSON.stringify(settled), token, askedBefore).changes === 1)
   }
 
   async settle(token: string, settlement: ParkedSettlement): Promise<Claimed | undefined> {

@@ -19,6 +19,7 @@ export async function park(state: CallState, reason: string, summary: string, an
   const { turn } = ctx
   const coordination = turn.journal.coordination
   const previous = state.parked
+  const askedAt = Date.now()
   const round: ParkedCall = {
     turnId: turn.turnId,
     callId: exec.callId,
@@ -39,7 +40,8 @@ export async function park(state: CallState, reason: string, summary: string, an
     fingerprint: capability.fingerprint,
     decidedSeq: previous?.decidedSeq ?? ctx.nextSeq(),
     resultSeq: previous?.resultSeq ?? ctx.nextSeq(),
-    askedAt: Date.now(),
+    askedAt,
+    expiresAt: askedAt + ctx.limits.approvalTtlMs,
     host: coordination.host,
   }
   try {

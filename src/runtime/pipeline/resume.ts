@@ -69,6 +69,22 @@ export async function resumeParked(ctx: TurnContext, round: ParkedCall, signal: 
   return state.outcome!
 }
 
+/**
+ * The refusal of a resume by someone the parked call does not belong to: it names no more than the
+ * call id the asker already holds a token for, so it leaks nothing of the call or its result.
+ */
+export function notYours(callId: string): SeamError {
+  return new SeamError('APPROVAL_FORBIDDEN', `the parked call "${callId}" belongs to another caller; nothing ran`, {
+    details: { callId },
+    hint: 'a turn resumes only its own session, principal and owner\'s calls; root.resume(token, { principal }) takes the call\'s principal or an operator',
+  })
+}
+
+/** Whether a turn may resume `round`: it is the parked call's own session, principal and owner. */
+export function ownsRound(turn: { readonly session: string; readonly principal: { readonly subjectId: string }; readonly owner: string }, round: ParkedCall): boolean {
+  return turn.session === round.session && turn.principal.subjectId === round.subjectId && turn.owner === round.owner
+}
+
 /** The seqs a parked call's turn kept for its settlement, handed out in order; no more. */
 export function reservedSeqs(round: ParkedCall): () => number {
   const seqs = [round.decidedSeq, round.resultSeq]

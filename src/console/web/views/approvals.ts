@@ -74,7 +74,7 @@ export function approvalsView(context: ViewContext): View {
 
   function parkedQuestion(p: ParkedApprovalView): Question {
     return {
-      id: p.resumeToken,
+      id: `${p.turnId}/${p.callId}`,
       tool: p.tool,
       summary: p.summary,
       reason: p.reason,
@@ -82,7 +82,7 @@ export function approvalsView(context: ViewContext): View {
       meta: `parked ${time(p.askedAt)} by ${p.host} · session ${p.session} · principal ${p.principal}`,
       answers: p.answers,
       ...(p.decision ? { decided: `${p.decision.answer} by ${p.decision.by}, waiting to be resumed` } : {}),
-      answer: (c) => api.decideParked(p.resumeToken, c),
+      answer: (c) => api.decideParked(p.turnId, p.callId, c),
     }
   }
 
