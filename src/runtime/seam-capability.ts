@@ -58,6 +58,7 @@ export function seamTool(schema: ToolSchema, service: ToolService, owner: string
     platforms: strings(schema.platforms),
     scopes: strings(schema.scopes) as readonly OriginScope[],
     annotations: schema.annotations ? Object.freeze({ ...schema.annotations }) : undefined,
+    ...(schema.trustAnnotations === false ? { trustAnnotations: false as const } : {}),
     concurrencySafe: schema.concurrencySafe === true,
     ...(keyed === undefined ? {} : { idempotencyKey: strings(keyed), idempotencyScope: keyScope ?? 'session' }),
     ...(keyed !== undefined && onUnknown === 'rerun' ? { onUnknown: 'rerun' as const } : {}),

@@ -50,6 +50,12 @@ export interface ToolSchema {
   /** Omitted → `'seam:<providerId>'`. */
   source?: string
   annotations?: ToolAnnotations
+  /**
+   * Whether `annotations.readOnlyHint` counts as risk information for `'on-risk'` approval (a
+   * read-only tool does not ask). Default `true`; `McpToolService` sets `false` for a server the
+   * host does not trust, so its hint neither skips nor tightens the question.
+   */
+  trustAnnotations?: boolean
   concurrencySafe?: boolean
   /** A JSON Schema (type `object`) the tool's `output` must match; a value that does not is `INVALID_OUTPUT`. */
   outputSchema?: JsonSchema
