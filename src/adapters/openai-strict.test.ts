@@ -70,4 +70,31 @@ describe('strict mode through a real turn', () => {
     expect(received).toEqual([RECEIVED])
     expect(server.refusals).toEqual([])
   })
+
+  it('keeps a zod default in the description the model reads, and applies it when the model sends null', async () => {
+    const received: unknown[] = []
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool(
+        'search',
+        defineTool({
+          description: 'Search.',
+          input: z.object({ query: z.string(), limit: z.number().int().max(1000).default(500).describe('How many.') }),
+          approval: 'never',
+          execute: (args) => {
+            received.push(args)
+            return 'found'
+          },
+        }),
+      )
+    })
+    const { server, client } = await serve({ chat: [chatReply(null, [{ id: 'call_s', name: 'search', arguments: '{"query":"q","limit":null}' }])] })
+    const turn = await beginTurn(root)
+    const tools = toChatTools(turn.capabilities, { strict: true })
+    expect(tools[0]!.function).toMatchObject({ strict: true, parameters: { properties: { limit: { description: 'How many. (default: 500)' } } } })
+    const message = (await client.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: 'Find q.' }], tools })).choices[0]!.message
+    expect(server.requests.chat[0]!.tools).toMatchObject([{ function: { parameters: { properties: { limit: { description: 'How many. (default: 500)' } } } } }])
+    expect(await turn.tools.execute(fromChatToolCalls(message, tools)[0]!)).toMatchObject({ status: 'completed' })
+    expect(received).toEqual([{ query: 'q', limit: 500 }])
+    expect(server.refusals).toEqual([])
+  })
 })

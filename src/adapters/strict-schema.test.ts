@@ -86,7 +86,7 @@ describe('toStrictSchema', () => {
         type: 'object',
         properties: {
           name: { type: 'string', description: 'Who. (minLength: 1)' },
-          mode: { enum: ['a', 'b', null], type: ['string', 'null'] },
+          mode: { enum: ['a', 'b', null], type: ['string', 'null'], description: '(default: "a")' },
           filter: {
             type: ['object', 'null'],
             properties: { tag: { type: ['string', 'null'] } },

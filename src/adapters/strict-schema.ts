@@ -10,10 +10,11 @@ export type StrictSchemaResult = { ok: true; schema: JsonSchema } | { ok: false;
  * 1. Every object lists all its properties in `required` and sets `additionalProperties: false`;
  *    a property that was optional becomes nullable (the model sends `null` for "absent", and
  *    `dropStrictNulls` removes those nulls again before the pipeline validates the arguments).
- * 2. Annotations strict mode refuses (`$schema`, `$id`, `default`, `examples`, unknown keywords
- *    such as `nullable` or `x-…`) are dropped.
- * 3. Constraints strict mode lacks (`minLength`, `uniqueItems`, `minProperties`, …) move into the
- *    property's `description`: the model still reads them and the pipeline still enforces them.
+ * 2. Annotations strict mode refuses (`$schema`, `$id`, `examples`, unknown keywords such as
+ *    `nullable` or `x-…`) are dropped.
+ * 3. Constraints strict mode lacks (`minLength`, `uniqueItems`, `minProperties`, …) and a
+ *    `default` move into the property's `description`: the model still reads them, the pipeline
+ *    still enforces them, and a default still applies when the model sends `null` for it.
  * 4. `oneOf` becomes `anyOf` and a single-member `allOf` is inlined: the pipeline still checks the
  *    original schema, so nothing the tool refuses gets through.
  * 5. Anything else cannot be strict and is reported, per tool, with the JSON path and the reason:
@@ -119,7 +120,7 @@ function convert(input: unknown, path: string, depth: number, state: State): unk
     if (refused) throw new NotStrict(path, refused)
     if (key === 'format' && typeof value === 'string' && FORMATS.has(value)) {
       out.format = value
-    } else if (DESCRIBED.has(key)) {
+    } else if (DESCRIBED.has(key) || key === 'default') {
       notes.push(`${key}: ${JSON.stringify(value)}`)
     } else if (SCHEMA_MAPS.has(key)) {
       out[key] = convertMap(value, `${path}.${key}`, key === 'properties' ? depth + 1 : depth, state, key === 'properties')
