@@ -38,6 +38,8 @@ export const ErrorCode = {
   POLICY_TIMEOUT: 'POLICY_TIMEOUT',
   /** The turn already used this call id: nothing ran and nothing was journaled for this call. */
   DUPLICATE_CALL: 'DUPLICATE_CALL',
+  /** Nothing ran: an earlier call with the same idempotency key ended `OUTCOME_UNKNOWN` and may have run (`details` names it). */
+  PRIOR_OUTCOME_UNKNOWN: 'PRIOR_OUTCOME_UNKNOWN',
 
   // ── Fault codes (thrown SeamError) ──────────────────────────────────────────────────────
   /** The root (or another closable object) has been closed; no further calls are accepted. */
@@ -124,6 +126,7 @@ export type OutcomeCode = Extract<
   | 'POLICY_TIMEOUT'
   | 'DUPLICATE_CALL'
   | 'PROVIDER_UNAVAILABLE'
+  | 'PRIOR_OUTCOME_UNKNOWN'
 >
 
 export interface SeamErrorOptions {

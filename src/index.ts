@@ -50,6 +50,7 @@ export type {
   ToolInvocationContext,
   ToolSchema,
   ToolService,
+  UnknownOutcomePolicy,
 } from './seams/types.js'
 
 // ── Runtime: root, generations, turns, the pipeline ─────────────────────────────────────────

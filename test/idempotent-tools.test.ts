@@ -86,6 +86,12 @@ describe('idempotent tools', () => {
     expect(ran).toEqual([])
   })
 
+  it("refuses an onUnknown other than 'fail' or 'rerun' when the tool is defined", () => {
+    const spec = { description: 'x', input: z.object({}), idempotencyKey: () => 'k', execute: () => 1 }
+    expect(() => defineTool({ ...spec, onUnknown: 'retry' as never })).toThrow(expect.objectContaining({ code: 'INVALID_TOOL' }))
+    expect(defineTool({ ...spec, onUnknown: 'rerun' }).onUnknown).toBe('rerun')
+  })
+
   it('runs 10 bodies for 100 concurrent calls with 10 keys, and gives every call its key’s result', async () => {
     const ran: string[] = []
     const { root, journal } = await rootWith(tools(ran))

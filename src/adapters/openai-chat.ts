@@ -25,11 +25,18 @@ export type ChatContentPart =
 /** The audio formats Chat Completions takes in a user message. */
 const AUDIO_FORMATS: Readonly<Record<string, 'wav' | 'mp3'>> = { 'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3' }
 
+/** An assistant message: what a reply's `choices[0].message` is, and what goes back into the history. */
+export interface ChatAssistantMessage {
+  role: 'assistant'
+  content: string | null
+  tool_calls?: ChatToolCall[] | undefined
+}
+
 /** The Chat Completions messages these adapters read and write. */
 export type ChatMessage =
   | { role: 'system' | 'developer'; content: string }
   | { role: 'user'; content: string | ChatContentPart[] }
-  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
+  | ChatAssistantMessage
   | { role: 'tool'; tool_call_id: string; content: string }
 
 /** The turn's tools as Chat Completions `tools`; keep the array to pass to `fromChatToolCalls`. */
@@ -40,12 +47,13 @@ export function toChatTools(capabilities: AgentCapabilities | readonly ToolCapab
 }
 
 /**
- * The function calls of an assistant message, in model order. Pass the `tools` from
- * `toChatTools` so strict-mode `null`s for optional properties are dropped again.
+ * The function calls of an assistant message, in model order (any other message has none). Takes
+ * this module's `ChatMessage` or any message with `tool_calls` (the OpenAI SDK's). Pass the `tools`
+ * from `toChatTools` so strict-mode `null`s for optional properties are dropped again.
  */
-export function fromChatToolCalls(message: { tool_calls?: readonly unknown[] | null }, tools?: readonly ChatTool[]): ToolCall[] {
+export function fromChatToolCalls(message: ChatMessage | { readonly tool_calls?: readonly unknown[] | null | undefined }, tools?: readonly ChatTool[]): ToolCall[] {
   const calls: ToolCall[] = []
-  for (const call of message.tool_calls ?? []) {
+  for (const call of ('tool_calls' in message ? message.tool_calls : undefined) ?? []) {
     const fn = (call as Partial<ChatToolCall>).function
     if ((call as ChatToolCall).type !== 'function' || !fn) continue
     calls.push(toToolCall((call as ChatToolCall).id, fn.name, fn.arguments ?? '', tools))

@@ -16,11 +16,38 @@ export interface ResponsesTool {
 
 export type ResponsesInputContent = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' }
 
-/** The Responses API input items these adapters write. */
+/** A function call item of a response's `output` (and of the input that sends it back). */
+export interface ResponsesFunctionCall {
+  type: 'function_call'
+  call_id: string
+  name: string
+  arguments: string
+  id?: string | undefined
+  status?: ResponsesItemStatus | undefined
+}
+
+/** An assistant message item of a response's `output`. */
+export interface ResponsesOutputMessage {
+  type: 'message'
+  role: 'assistant'
+  content: { type: 'output_text'; text: string; annotations?: unknown[] | undefined }[]
+  id?: string | undefined
+  status?: ResponsesItemStatus | undefined
+}
+
+type ResponsesItemStatus = 'in_progress' | 'completed' | 'incomplete'
+
+/**
+ * The items of a response's `output` a tool loop reads: `fromResponsesOutput` takes the calls. A
+ * function call goes back into the input as it is; a message as `{ role: 'assistant', content }`.
+ */
+export type ResponsesOutputItem = ResponsesFunctionCall | ResponsesOutputMessage
+
+/** The Responses API input items these adapters write, and the function calls a loop sends back. */
 export type ResponsesItem =
   | { role: 'system' | 'developer' | 'assistant'; content: string }
   | { role: 'user'; content: string | ResponsesInputContent[] }
-  | { type: 'function_call'; call_id: string; name: string; arguments: string }
+  | ResponsesFunctionCall
   | { type: 'function_call_output'; call_id: string; output: string | ResponsesInputContent[] }
 
 /** The turn's tools as Responses `tools`; keep the array to pass to `fromResponsesOutput`. */

@@ -86,7 +86,7 @@ describe('toStrictSchema', () => {
         type: 'object',
         properties: {
           name: { type: 'string', description: 'Who. (minLength: 1)' },
-          mode: { enum: ['a', 'b', null], type: ['string', 'null'] },
+          mode: { enum: ['a', 'b', null], type: ['string', 'null'], description: '(default: "a")' },
           filter: {
             type: ['object', 'null'],
             properties: { tag: { type: ['string', 'null'] } },
@@ -132,6 +132,35 @@ describe('toStrictSchema', () => {
       b: null,
       nested: {},
       list: [{}, { d: 'x' }],
+    })
+  })
+
+  it('drops the nulls it introduced inside anyOf, oneOf and single-member allOf branches and their array items', () => {
+    const note = { type: 'object', properties: { kind: { const: 'note' }, text: { type: 'string' }, pinned: { type: 'boolean' } }, required: ['kind', 'text'] }
+    const link = { type: 'object', properties: { kind: { const: 'link' }, url: { type: 'string' }, text: { type: 'string' } }, required: ['kind', 'url'] }
+    const schema = {
+      type: 'object',
+      properties: {
+        item: { anyOf: [note, link] },
+        many: { type: 'array', items: { oneOf: [{ $ref: '#/$defs/note' }, link] } },
+        wrapped: { allOf: [{ type: 'object', properties: { x: { type: 'number' }, keep: { type: ['string', 'null'] } } }] },
+        either: { anyOf: [{ type: 'array', items: note }, { type: 'string' }] },
+      },
+      required: ['item', 'many', 'wrapped', 'either'],
+      $defs: { note },
+    }
+    expect(toStrictSchema(schema).ok).toBe(true)
+    const sent = {
+      item: { kind: 'link', url: 'u', text: null },
+      many: [{ kind: 'note', text: 't', pinned: null }, { kind: 'link', url: 'u', text: null }],
+      wrapped: { x: null, keep: null },
+      either: [{ kind: 'note', text: 't', pinned: null }],
+    }
+    expect(dropStrictNulls(sent, schema)).toEqual({
+      item: { kind: 'link', url: 'u' },
+      many: [{ kind: 'note', text: 't' }, { kind: 'link', url: 'u' }],
+      wrapped: { keep: null },
+      either: [{ kind: 'note', text: 't' }],
     })
   })
 })

@@ -10,10 +10,11 @@ export type StrictSchemaResult = { ok: true; schema: JsonSchema } | { ok: false;
  * 1. Every object lists all its properties in `required` and sets `additionalProperties: false`;
  *    a property that was optional becomes nullable (the model sends `null` for "absent", and
  *    `dropStrictNulls` removes those nulls again before the pipeline validates the arguments).
- * 2. Annotations strict mode refuses (`$schema`, `$id`, `default`, `examples`, unknown keywords
- *    such as `nullable` or `x-…`) are dropped.
- * 3. Constraints strict mode lacks (`minLength`, `uniqueItems`, `minProperties`, …) move into the
- *    property's `description`: the model still reads them and the pipeline still enforces them.
+ * 2. Annotations strict mode refuses (`$schema`, `$id`, `examples`, unknown keywords such as
+ *    `nullable` or `x-…`) are dropped.
+ * 3. Constraints strict mode lacks (`minLength`, `uniqueItems`, `minProperties`, …) and a
+ *    `default` move into the property's `description`: the model still reads them, the pipeline
+ *    still enforces them, and a default still applies when the model sends `null` for it.
  * 4. `oneOf` becomes `anyOf` and a single-member `allOf` is inlined: the pipeline still checks the
  *    original schema, so nothing the tool refuses gets through.
  * 5. Anything else cannot be strict and is reported, per tool, with the JSON path and the reason:
@@ -37,7 +38,9 @@ export function toStrictSchema(schema: JsonSchema): StrictSchemaResult {
 /**
  * Removes the `null`s strict mode made the model send for optional properties, guided by the
  * original schema: a `null` is dropped only where the property is optional and its own schema
- * does not accept `null`. Returns a new value; never mutates `value`.
+ * does not accept `null`. It looks everywhere the conversion went: properties, array items, the
+ * member of an `anyOf` / `oneOf` the value was written for, single-member `allOf`s and local
+ * `$ref`s. Returns a new value; never mutates `value`.
  */
 export function dropStrictNulls(value: unknown, schema: JsonSchema): unknown {
   return dropNulls(value, schema, schema, 0)
@@ -117,7 +120,7 @@ function convert(input: unknown, path: string, depth: number, state: State): unk
     if (refused) throw new NotStrict(path, refused)
     if (key === 'format' && typeof value === 'string' && FORMATS.has(value)) {
       out.format = value
-    } else if (DESCRIBED.has(key)) {
+    } else if (DESCRIBED.has(key) || key === 'default') {
       notes.push(`${key}: ${JSON.stringify(value)}`)
     } else if (SCHEMA_MAPS.has(key)) {
       out[key] = convertMap(value, `${path}.${key}`, key === 'properties' ? depth + 1 : depth, state, key === 'properties')
@@ -209,21 +212,66 @@ function acceptsNull(schema: JsonSchema): boolean {
 }
 
 function dropNulls(value: unknown, schema: unknown, root: JsonSchema, depth: number): unknown {
-  const resolved = resolveRef(schema, root)
-  if (!isSchema(resolved) || depth > 64) return value
+  const resolved = effectiveSchema(schema, root)
+  if (resolved === undefined || depth > 64 || value === null || typeof value !== 'object') return value
+  // Strict mode closed every object branch of an `anyOf` (a `oneOf` became one): the model filled
+  // in one of them, so its nulls are that branch's to drop.
+  const branches = resolved.anyOf ?? resolved.oneOf
+  if (Array.isArray(branches)) {
+    const branch = branchOf(value, branches, root)
+    if (branch !== undefined) value = dropNulls(value, branch, root, depth + 1)
+  }
   if (Array.isArray(value)) {
     return isSchema(resolved.items) ? value.map((item) => dropNulls(item, resolved.items, root, depth + 1)) : value
   }
-  if (value === null || typeof value !== 'object' || !isSchema(resolved.properties)) return value
+  if (!isSchema(resolved.properties)) return value
   const properties = resolved.properties as Record<string, unknown>
   const required = new Set(Array.isArray(resolved.required) ? (resolved.required as string[]) : [])
   const out: Record<string, unknown> = {}
-  for (const [key, member] of Object.entries(value)) {
-    const memberSchema = resolveRef(properties[key], root)
-    if (member === null && !required.has(key) && isSchema(memberSchema) && !acceptsNull(memberSchema)) continue
+  for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
+    const memberSchema = effectiveSchema(properties[key], root)
+    if (member === null && !required.has(key) && memberSchema !== undefined && !acceptsNull(memberSchema)) continue
     out[key] = dropNulls(member, memberSchema, root, depth + 1)
   }
   return out
+}
+
+/** The schema as the conversion read it: local references followed, a single-member `allOf` inlined. */
+function effectiveSchema(schema: unknown, root: JsonSchema): JsonSchema | undefined {
+  let current = resolveRef(schema, root)
+  for (let hops = 0; hops < 16 && isSchema(current) && Array.isArray(current.allOf) && current.allOf.length === 1; hops++) {
+    const { allOf, ...rest } = current
+    current = { ...rest, ...(resolveRef(allOf[0], root) as JsonSchema) }
+  }
+  return isSchema(current) ? current : undefined
+}
+
+/**
+ * The member of an `anyOf` a value was written for: for an array, the first array member; for an
+ * object, the first object member whose properties are exactly the value's keys (strict mode has
+ * the model send every property of the branch it picks), else the first whose properties include
+ * them all; a member whose `const` (a discriminator) says otherwise does not fit. `undefined` when
+ * none fits: the value then stays as it is, for the pipeline to judge.
+ */
+function branchOf(value: object, branches: readonly unknown[], root: JsonSchema): JsonSchema | undefined {
+  const members = branches.map((branch) => effectiveSchema(branch, root)).filter((branch) => branch !== undefined)
+  if (Array.isArray(value)) return members.find((member) => member.type === 'array' || (Array.isArray(member.type) && member.type.includes('array')) || isSchema(member.items))
+  const keys = Object.keys(value)
+  let covering: JsonSchema | undefined
+  for (const member of members) {
+    if (!isSchema(member.properties)) continue
+    const properties = member.properties as Record<string, unknown>
+    const names = Object.keys(properties)
+    if (!keys.every((key) => names.includes(key) && fitsConst((value as Record<string, unknown>)[key], properties[key], root))) continue
+    if (names.length === keys.length) return member
+    covering ??= member
+  }
+  return covering
+}
+
+function fitsConst(value: unknown, schema: unknown, root: JsonSchema): boolean {
+  const resolved = effectiveSchema(schema, root)
+  return resolved === undefined || !('const' in resolved) || resolved.const === value || (resolved.const !== null && typeof resolved.const === 'object')
 }
 
 /** Local `#/$defs/x` and `#/definitions/x` references only; anything else stays as is. */

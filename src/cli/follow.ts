@@ -1,5 +1,5 @@
 import { asksEveryCallByDefault } from '../runtime/approval-default.js'
-import type { AgentCapabilities } from '../runtime/capability-ingress.js'
+import type { AgentCapabilities, ToolCapability } from '../runtime/capability-ingress.js'
 import type { Root } from '../runtime/root.js'
 import type { Diagnostic } from '../features/diagnostic.js'
 import type { ProviderStatus } from '../seams/types.js'
@@ -46,17 +46,31 @@ export function follow(root: Root, out: OutStream, style: Style, dir: string, wa
 
 /**
  * A tool that sets no `approval` is `on-risk`; with no `risk(args)` (and no `readOnlyHint`) it asks
- * every call, and is denied wherever no one can answer. Said once per tool name.
+ * every call, and is denied wherever no one can answer. Said once per tool name, with the option
+ * that sets its approval: `defineTool`'s, a mounted MCP server's (`McpToolService`), or a
+ * `ToolService`'s schema.
  */
 export function warnAsksEveryCall(capabilities: AgentCapabilities, out: OutStream, style: Style, warned: Set<string>): void {
   for (const tool of capabilities.tools) {
     if (warned.has(tool.name) || !asksEveryCallByDefault(tool)) continue
     warned.add(tool.name)
-    line(
-      out,
-      `${style.yellow('warning:')} ${printable(tool.name)} asks for approval on every call (approval defaults to 'on-risk' and it has no risk(args)); without a terminal it is denied. Set approval: 'never' for a safe tool, or add risk(args).`,
+    line(out, `${style.yellow('warning:')} ${printable(tool.name)} asks for approval on every call ${approvalAdvice(tool)}`)
+  }
+}
+
+function approvalAdvice(tool: ToolCapability): string {
+  const denied = 'without a terminal it is denied.'
+  if (tool.kind === 'feature') {
+    return `(approval defaults to 'on-risk' and it has no risk(args)); ${denied} Set approval: 'never' for a safe tool, or add risk(args).`
+  }
+  if (tool.source.startsWith('mcp:')) {
+    const server = printable(tool.source.slice('mcp:'.length))
+    return (
+      `(it comes from MCP server "${server}", whose tools' approval defaults to 'on-risk', and nothing tells its safe calls from risky ones); ${denied} ` +
+      `Set McpToolService({ id: '${server}', approval: 'never' }) for a server you trust, or trustAnnotations: true to let the tools it marks read-only skip the question.`
     )
   }
+  return `(its ToolSchema sets no approval, so it is 'on-risk', and a provider's tool has no risk(args)); ${denied} Set approval: 'never' in its ToolSchema for a safe tool.`
 }
 
 function diagnosticKey(d: Diagnostic): string {

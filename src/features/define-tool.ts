@@ -4,7 +4,7 @@ import type { ContentBlock } from '../runtime/journal/types.js'
 import type { Token } from '../runtime/resources.js'
 import type { TurnEnvelope } from '../runtime/turn-ingress.js'
 import type { TraceContext } from '../seams/trace.js'
-import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolAnnotations } from '../seams/types.js'
+import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolAnnotations, UnknownOutcomePolicy } from '../seams/types.js'
 
 /** A zod object schema, or a JSON Schema object for the tool's arguments. */
 export type InputSchema = z.ZodType<Record<string, unknown>> | JsonSchema
@@ -42,6 +42,12 @@ export interface ToolContext {
   readonly log: ToolLogger
   /** The W3C trace context the call came with (a served MCP request's `_meta.traceparent` / `tracestate`). */
   readonly trace?: TraceContext
+  /**
+   * Set when the tool's `idempotencyKey` gave this call a key: a stable digest of the key in its
+   * scope, the same for every call that shares it (a rerun after a crash too). Pass it on to an
+   * external system that takes one (an `Idempotency-Key` header): only that makes the effect once.
+   */
+  readonly idempotencyKey?: string
 }
 
 /** Callbacks use method syntax so a specific `ToolDefinition<I, O>` is a `ToolDefinition`. */
@@ -98,6 +104,12 @@ export interface ToolSpecBase<I extends InputSchema = InputSchema, O = unknown> 
   idempotencyKey?(args: InferInput<I>, ctx: IdempotencyContext): string | undefined
   /** Where a key is unique (default `'session'`: the same session and principal). */
   idempotencyScope?: IdempotencyScope
+  /**
+   * When an earlier call with the key ended `OUTCOME_UNKNOWN` (its process died while it ran, so it
+   * may have run): `'fail'` (default) settles the call `PRIOR_OUTCOME_UNKNOWN` without running it;
+   * `'rerun'` runs the body again, which is safe when it passes `ctx.idempotencyKey` on.
+   */
+  onUnknown?: UnknownOutcomePolicy
 }
 
 export interface ToolSpec<I extends InputSchema = InputSchema, O = unknown> extends ToolSpecBase<I, O> {
@@ -157,6 +169,9 @@ export function defineTool<I extends InputSchema, S extends OutputSchema | undef
   }
   if (spec.idempotencyScope !== undefined && !['session', 'principal', 'global'].includes(spec.idempotencyScope)) {
     throw new SeamError('INVALID_TOOL', "defineTool: `idempotencyScope` must be 'session', 'principal' or 'global'")
+  }
+  if (spec.onUnknown !== undefined && spec.onUnknown !== 'fail' && spec.onUnknown !== 'rerun') {
+    throw new SeamError('INVALID_TOOL', "defineTool: `onUnknown` must be 'fail' or 'rerun'")
   }
   for (const key of ['timeoutMs', 'policyTimeoutMs'] as const) {
     const value = spec[key]

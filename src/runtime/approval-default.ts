@@ -8,7 +8,7 @@ import { definitionOf } from './feature-capability.js'
  */
 export function asksEveryCall(tool: ToolCapability): boolean {
   if (tool.approval === 'always') return true
-  if (tool.approval !== 'on-risk' || tool.annotations?.readOnlyHint === true) return false
+  if (tool.approval !== 'on-risk' || (tool.annotations?.readOnlyHint === true && tool.trustAnnotations !== false)) return false
   return typeof definitionOf(tool)?.risk !== 'function'
 }
 

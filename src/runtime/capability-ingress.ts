@@ -33,6 +33,10 @@ export interface ToolCapability {
   readonly idempotencyScope?: IdempotencyScope
   /** Seam tools only: the argument names whose values make the key. */
   readonly idempotencyKey?: readonly string[]
+  /** Set (to `false`) only for a seam tool whose `annotations` are not to be acted on (`ToolSchema.trustAnnotations`). */
+  readonly trustAnnotations?: false
+  /** Set (to `'rerun'`) only when a keyed tool runs again after its key's earlier call ended `OUTCOME_UNKNOWN`. */
+  readonly onUnknown?: 'rerun'
   /** Name, description and input schema: session grants are dropped when it changes. */
   readonly fingerprint: string
 }

@@ -76,6 +76,7 @@ export function featureTemplate(slot: ToolSlot): ToolCapability | undefined {
     annotations: entry.annotations ? Object.freeze({ ...entry.annotations }) : undefined,
     timeoutMs: def.timeoutMs,
     ...(def.idempotencyKey === undefined ? {} : { idempotencyScope: def.idempotencyScope ?? 'session' }),
+    ...(def.idempotencyKey !== undefined && def.onUnknown === 'rerun' ? { onUnknown: 'rerun' as const } : {}),
     fingerprint: toolFingerprint(slot.name, def.description, parameters),
   })
   templates.push(template)

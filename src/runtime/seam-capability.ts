@@ -43,6 +43,8 @@ export function seamTool(schema: ToolSchema, service: ToolService, owner: string
   }
   const keyScope = schema.idempotencyScope
   if (keyScope !== undefined && !['session', 'principal', 'global'].includes(keyScope)) return skip('has an unknown `idempotencyScope`')
+  const onUnknown = schema.onUnknown
+  if (onUnknown !== undefined && onUnknown !== 'fail' && onUnknown !== 'rerun') return skip("has an `onUnknown` that is not 'fail' or 'rerun'")
   return {
     name,
     description,
@@ -56,8 +58,10 @@ export function seamTool(schema: ToolSchema, service: ToolService, owner: string
     platforms: strings(schema.platforms),
     scopes: strings(schema.scopes) as readonly OriginScope[],
     annotations: schema.annotations ? Object.freeze({ ...schema.annotations }) : undefined,
+    ...(schema.trustAnnotations === false ? { trustAnnotations: false as const } : {}),
     concurrencySafe: schema.concurrencySafe === true,
     ...(keyed === undefined ? {} : { idempotencyKey: strings(keyed), idempotencyScope: keyScope ?? 'session' }),
+    ...(keyed !== undefined && onUnknown === 'rerun' ? { onUnknown: 'rerun' as const } : {}),
     fingerprint: toolFingerprint(name, description, parameters),
   }
 }

@@ -17,6 +17,12 @@ export type ApprovalMode = 'never' | 'on-risk' | 'once' | 'always'
 
 /** Where an idempotency key is unique: one session (and principal), one principal, or everywhere. */
 export type IdempotencyScope = 'session' | 'principal' | 'global'
+/**
+ * What a call does when an earlier call with its idempotency key ended `OUTCOME_UNKNOWN` (a crash
+ * while it ran, so it may have run): `'fail'` (default) settles it `PRIOR_OUTCOME_UNKNOWN` without
+ * running; `'rerun'` takes the key over and runs the body again, with the same `idempotencyKey`.
+ */
+export type UnknownOutcomePolicy = 'fail' | 'rerun'
 export type OriginScope = 'private' | 'group' | 'channel'
 
 /**
@@ -44,6 +50,12 @@ export interface ToolSchema {
   /** Omitted → `'seam:<providerId>'`. */
   source?: string
   annotations?: ToolAnnotations
+  /**
+   * Whether `annotations.readOnlyHint` counts as risk information for `'on-risk'` approval (a
+   * read-only tool does not ask). Default `true`; `McpToolService` sets `false` for a server the
+   * host does not trust, so its hint neither skips nor tightens the question.
+   */
+  trustAnnotations?: boolean
   concurrencySafe?: boolean
   /** A JSON Schema (type `object`) the tool's `output` must match; a value that does not is `INVALID_OUTPUT`. */
   outputSchema?: JsonSchema
@@ -53,6 +65,8 @@ export interface ToolSchema {
    */
   idempotencyKey?: string[]
   idempotencyScope?: IdempotencyScope
+  /** After a crash left this key's earlier call `OUTCOME_UNKNOWN`; default `'fail'`. */
+  onUnknown?: UnknownOutcomePolicy
 }
 
 /**
@@ -86,6 +100,12 @@ export interface ToolInvocationContext {
   readonly turn?: TurnEnvelope
   /** The W3C trace context the call came with, to forward (as `McpToolService` does in `_meta`). */
   readonly trace?: TraceContext
+  /**
+   * Set when the tool has an idempotency key for this call: a stable digest of the key in its scope,
+   * the same for every call that shares the key (a rerun after a crash too). Pass it on to an
+   * external system that takes one (an `Idempotency-Key` header): only that makes the effect once.
+   */
+  readonly idempotencyKey?: string
 }
 
 /** Asks the person behind a turn a free-form question. */

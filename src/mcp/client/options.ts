@@ -73,8 +73,9 @@ export interface McpToolServiceOptions {
   approval?: ApprovalMode
   /**
    * The server's `readOnlyHint` is a hint from a process the host does not control: by default it
-   * never makes a tool approval-free (an `'on-risk'` tool from this server always asks). `true`
-   * lets a read-only hint skip the question, as it does for local tools.
+   * changes nothing about approval (an `'on-risk'` tool from this server asks as it would without
+   * the hint, session answer offered; the hint is still listed in its annotations). `true` lets a
+   * read-only hint skip the question, as it does for local tools.
    */
   trustAnnotations?: boolean
 }

@@ -132,9 +132,11 @@ describe('mounted-server options in the mapping', () => {
     expect(remoteName('read_file', 'fs')).toBeUndefined()
   })
 
-  it('never lets an untrusted read-only hint skip approval, and applies the host approval default', () => {
-    expect(mapTools(tools, { serverId: 's' }).schemas[0]).toMatchObject({ approval: 'always', annotations: { readOnlyHint: true } })
-    expect(mapTools(tools, { serverId: 's', trustAnnotations: true }).schemas[0]?.approval).toBeUndefined()
+  it('marks an untrusted read-only hint as not to be acted on, leaves approval as without it, and applies the host approval default', () => {
+    const [read, write] = mapTools(tools, { serverId: 's' }).schemas
+    expect(read).toMatchObject({ trustAnnotations: false, annotations: { readOnlyHint: true } })
+    expect([read?.approval, write?.approval, write?.trustAnnotations]).toEqual([undefined, undefined, undefined])
+    expect(mapTools(tools, { serverId: 's', trustAnnotations: true }).schemas[0]).not.toHaveProperty('trustAnnotations')
     expect(mapTools(tools, { serverId: 's', approval: 'never' }).schemas.map((s) => s.approval)).toEqual(['never', 'never', 'never'])
   })
 

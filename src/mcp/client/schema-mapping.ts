@@ -113,8 +113,9 @@ function mapTool(tool: unknown, options: ToolMappingOptions): ToolSchema | strin
   const hints = mapAnnotations(annotations)
   if (hints) {
     schema.annotations = hints
-    // An untrusted read-only hint must not make an 'on-risk' tool approval-free: it always asks.
-    if (hints.readOnlyHint === true && !options.trustAnnotations && (schema.approval ?? 'on-risk') === 'on-risk') schema.approval = 'always'
+    // An untrusted read-only hint changes nothing about approval: the tool asks as it would
+    // without it (never skipping the question, never stricter than a tool without the hint).
+    if (hints.readOnlyHint === true && !options.trustAnnotations) schema.trustAnnotations = false
   }
   // A read-only hint may let calls overlap (the host can say otherwise), never skip approval (above).
   const declared = options.concurrencySafe

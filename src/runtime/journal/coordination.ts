@@ -18,7 +18,8 @@ import type { ContentBlock } from './types.js'
  *   `tool/result`, at the seqs the turn reserved when it parked the call.
  * - **idempotency key**: a key is held by the first call that inserts it; that call's completed
  *   result is stored with it and replayed to every later call with the key. A call that does not
- *   complete releases the key, so the next call with it runs.
+ *   complete releases the key, so the next call with it runs; a call crash repair closes keeps it
+ *   (it may have run), and only a call whose tool reruns after an unknown outcome releases it.
  * - **session grant**: one row per `(session, subject, source, fingerprint)`; a changed tool has
  *   another fingerprint, so its grants no longer match anywhere.
  * - **heartbeat**: one row per host; a host whose last beat is older than its lease is dead, and

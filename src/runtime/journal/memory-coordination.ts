@@ -96,14 +96,6 @@ export class MemoryCoordination implements JournalCoordination {
     if (claim !== undefined && claim.result === undefined && sameHolder(claim, holder)) this.#keys.delete(key)
   }
 
-  /** Releases every unfinished key held by one of `calls` (crash repair closed them). */
-  releaseKeysOf(calls: readonly { turnId: string; callId: string }[]): void {
-    const closed = new Set(calls.map((call) => JSON.stringify([call.turnId, call.callId])))
-    for (const [key, claim] of this.#keys) {
-      if (claim.result === undefined && closed.has(JSON.stringify([claim.turnId, claim.callId]))) this.#keys.delete(key)
-    }
-  }
-
   async grant(grant: SessionGrant): Promise<void> {
     this.#check()
     this.#grants.add(grantKey(grant))

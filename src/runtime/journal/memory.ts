@@ -215,7 +215,6 @@ class MemoryJournalStore implements MemoryJournal {
       .filter(gone)
       .map(({ turnId, callId, seq }) => ({ turnId, callId, seq }))
     const planned = planRepair({ openCalls, openTurns, maxSeq: withReservedSeqs(maxSeq, parked), at: Date.now() })
-    this.coordination.releaseKeysOf(openCalls)
     return countRepaired(planned.filter((event) => this.#insert(event) === STORED))
   }
 

@@ -36,8 +36,6 @@ function statements(schema: string) {
     readKey: `SELECT key, turn_id AS "turnId", call_id AS "callId", host, at, result FROM ${keys} WHERE key = $1`,
     completeKey: `UPDATE ${keys} SET result = $5 WHERE key = $1 AND turn_id = $2 AND call_id = $3 AND host = $4 AND result IS NULL`,
     releaseKey: `DELETE FROM ${keys} WHERE key = $1 AND turn_id = $2 AND call_id = $3 AND host = $4 AND result IS NULL`,
-    releaseKeysOf: `DELETE FROM ${keys} k USING unnest($1::text[], $2::text[]) AS c (turn_id, call_id)
-      WHERE k.turn_id = c.turn_id AND k.call_id = c.call_id AND k.result IS NULL`,
     grant: `INSERT INTO ${grants} (session, subject_id, source, fingerprint, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
     hasGrant: `SELECT 1 FROM ${grants} WHERE session = $1 AND subject_id = $2 AND source = $3 AND fingerprint = $4`,
     heartbeat: `INSERT INTO ${hosts} (host, beat_at, lease_ms) VALUES ($1, ${DB_NOW}, $2)
@@ -178,12 +176,6 @@ export class PostgresCoordination implements JournalCoordination {
     const { rows } = await this.#pool.query<{ host: string; beatAt: string; leaseMs: number; now: string }>(this.#sql.beats)
     const beats = rows.map((row) => ({ host: row.host, beatAt: Number(row.beatAt), leaseMs: row.leaseMs }))
     return { beats, now: rows.length > 0 ? Number(rows[0]!.now) : Date.now() }
-  }
-
-  /** For crash repair: releases the unfinished keys of the calls it closed. */
-  async releaseKeysOf(calls: readonly { turnId: string; callId: string }[]): Promise<void> {
-    if (calls.length === 0) return
-    await this.#pool.query(this.#sql.releaseKeysOf, [calls.map((call) => call.turnId), calls.map((call) => call.callId)])
   }
 
   async #readKey(key: string): Promise<KeyClaim | undefined> {

@@ -136,7 +136,6 @@ class PostgresJournalStore implements JournalStore {
       const turnIds = [...new Set([...openCalls.map((call) => call.turnId), ...openTurns])]
       const seqs = await this.#pool.query<{ turnId: string; max: number }>(this.#sql.maxSeq, [turnIds])
       const maxSeq = withReservedSeqs(new Map(seqs.rows.map((row) => [row.turnId, row.max])), parked)
-      await this.coordination.releaseKeysOf(openCalls)
       const rows = planRepair({ openCalls, openTurns, maxSeq, at: Date.now() }).map((event) => toRow(event, this.#host))
       const columns = [
         rows.map((row) => row.turnId),

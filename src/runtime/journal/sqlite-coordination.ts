@@ -28,7 +28,6 @@ const SQL = {
   completeKey: `UPDATE seam_journal_keys SET result = ?
     WHERE key = ? AND turn_id = ? AND call_id = ? AND host = ? AND result IS NULL`,
   releaseKey: 'DELETE FROM seam_journal_keys WHERE key = ? AND turn_id = ? AND call_id = ? AND host = ? AND result IS NULL',
-  releaseKeysOf: 'DELETE FROM seam_journal_keys WHERE turn_id = ? AND call_id = ? AND result IS NULL',
   grant: `INSERT OR IGNORE INTO seam_journal_grants (session, subject_id, source, fingerprint, at) VALUES (?, ?, ?, ?, ?)`,
   hasGrant: 'SELECT 1 FROM seam_journal_grants WHERE session = ? AND subject_id = ? AND source = ? AND fingerprint = ?',
   heartbeat: `INSERT INTO seam_journal_hosts (host, beat_at, lease_ms) VALUES (?, ?, ?)
@@ -125,11 +124,6 @@ export class SqliteCoordination implements JournalCoordination {
 
   async releaseKey(key: string, holder: KeyHolder): Promise<void> {
     this.#run(() => this.#statements.releaseKey.run(key, holder.turnId, holder.callId, holder.host))
-  }
-
-  /** Inside crash repair's transaction: releases the unfinished keys of the calls it closes. */
-  releaseKeysOf(calls: readonly { turnId: string; callId: string }[]): void {
-    for (const call of calls) this.#statements.releaseKeysOf.run(call.turnId, call.callId)
   }
 
   async grant(grant: SessionGrant): Promise<void> {

@@ -169,7 +169,6 @@ class SqliteJournalStore implements JournalStore {
         if (!seqs.has(turnId)) seqs.set(turnId, (maxSeq.get(turnId) as number | null) ?? 0)
       }
       const planned = planRepair({ openCalls: calls, openTurns: turns, maxSeq: withReservedSeqs(seqs, parked), at: Date.now() })
-      coordination.releaseKeysOf(calls)
       return countRepaired(planned.filter((event) => this.#insert(toRow(event, this.#host))))
     })
     try {

@@ -164,7 +164,7 @@ async function riskOf(state: CallState): Promise<string | undefined> {
       return `the risk check failed (${messageOf(error)})`
     }
   }
-  if (capability?.annotations?.readOnlyHint === true) return undefined
+  if (capability?.annotations?.readOnlyHint === true && capability.trustAnnotations !== false) return undefined
   return `"${capability?.name}" declares no risk information`
 }
 

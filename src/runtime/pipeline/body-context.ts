@@ -5,6 +5,7 @@ import type { ToolBinding } from '../capability-ingress.js'
 import { silentLogger } from '../logger.js'
 import type { Token } from '../resources.js'
 import type { TurnEnvelope } from '../turn-ingress.js'
+import { keyDigest } from './idempotency.js'
 import { type CallState, toDeferred } from './state.js'
 
 /** Where a body's signal comes from: created on first read (see `BodyRun`). */
@@ -46,6 +47,11 @@ export class ToolBodyContext implements ToolContext {
     return this.#source.signal
   }
 
+  get idempotencyKey(): string | undefined {
+    const key = this.#state.heldKey
+    return key === undefined ? undefined : keyDigest(key)
+  }
+
   /** The owning plugin's logger: lines are labelled with the plugin, as its setup's are. */
   get log(): ToolLogger {
     return (this.#state.binding as FeatureBinding).slot.plugin.log ?? silentLogger
@@ -83,10 +89,12 @@ export class SeamBodyContext implements ToolInvocationContext {
   readonly turn: TurnEnvelope
   readonly trace: TraceContext | undefined
   readonly #source: SignalSource
+  readonly #state: CallState
 
   constructor(source: SignalSource, state: CallState, binding: SeamBinding) {
     const { turn } = state.ctx
     this.#source = source
+    this.#state = state
     this.callId = state.call.callId
     this.turnId = turn.turnId
     this.session = turn.session
@@ -100,5 +108,10 @@ export class SeamBodyContext implements ToolInvocationContext {
 
   get signal(): AbortSignal {
     return this.#source.signal
+  }
+
+  get idempotencyKey(): string | undefined {
+    const key = this.#state.heldKey
+    return key === undefined ? undefined : keyDigest(key)
   }
 }

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto'
 import { messageOf } from '../../errors.js'
 import type { KeyClaim, KeyHolder, StoredResult } from '../journal/coordination.js'
+import type { JournalEvent } from '../journal/types.js'
 import { sameHolder } from '../journal/coordination.js'
-import { type CallState, notStarted, settle } from './state.js'
+import { type CallState, notStarted, type Settlement, settle } from './state.js'
 import type { ToolCallOutcome } from './types.js'
 
 /** How long a call waits between looks at a key another call holds. */
@@ -17,6 +19,11 @@ const POLL_MS = [2, 5, 10, 25, 50, 100, 200] as const
  *   (`replayed: true`) and its body does not run;
  * - a call that finds the key held by a call still running waits for its result; if that call
  *   ends without completing, the key is released and the next waiter claims it and runs;
+ * - a holder that ended `OUTCOME_UNKNOWN` (crash repair closed it: its process died while it held
+ *   the key, so its body may have run) keeps the key: the next call settles
+ *   `PRIOR_OUTCOME_UNKNOWN` without running, unless its tool says `onUnknown: 'rerun'`, when it
+ *   releases the dead holder's claim and claims the key itself (one conditional write each, so of
+ *   several such calls one runs);
  * - once normalized, the holder stores its completed result with the key before its `tool/result`
  *   (a crash in between still replays what completed), or releases the key.
  */
@@ -81,10 +88,23 @@ async function claim(state: CallState, key: string): Promise<void> {
       return
     }
     if (state.signal.aborted) return settle(state, notStarted(state.call.name))
+    const ended = attempt >= 3 ? await holderEnd(state, held) : 'running'
+    if (ended === 'unknown' && state.capability?.onUnknown !== 'rerun') return settle(state, priorUnknown(state, held))
     // A holder that already has a `tool/result` ended without storing one with the key (its
-    // journal write failed): free the key for the next claim.
-    if (attempt >= 3 && (await holderEnded(state, held))) await journal.coordination.releaseKey(key, held).catch(() => undefined)
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS[Math.min(attempt, POLL_MS.length - 1)]))
+    // journal write failed), or ended unknown and this tool reruns: free the key for the next claim.
+    if (ended !== 'running') await journal.coordination.releaseKey(key, held).catch(() => undefined)
+    if (ended !== 'unknown') await new Promise((resolve) => setTimeout(resolve, POLL_MS[Math.min(attempt, POLL_MS.length - 1)]))
+  }
+}
+
+function priorUnknown(state: CallState, held: KeyClaim): Settlement {
+  return {
+    status: 'failed',
+    code: 'PRIOR_OUTCOME_UNKNOWN',
+    message:
+      `The call to "${state.call.name}" was not run: an earlier call with the same idempotency key (call "${held.callId}") ` +
+      'was cut off by a crash before it settled, so it may or may not have run. Check whether it took effect before asking for it again.',
+    details: { priorCallId: held.callId, priorTurnId: held.turnId },
   }
 }
 
@@ -97,13 +117,33 @@ function replay(state: CallState, result: StoredResult): void {
   }
 }
 
-async function holderEnded(state: CallState, held: KeyClaim): Promise<boolean> {
+/**
+ * Whether the call holding a key is still running, ended (with a `tool/result`), or ended unknown:
+ * closed `OUTCOME_UNKNOWN` by crash repair, or gone from the journal (its turn evicted), so nothing
+ * says whether it ran.
+ */
+async function holderEnd(state: CallState, held: KeyClaim): Promise<'running' | 'ended' | 'unknown'> {
+  let events: readonly JournalEvent[]
   try {
-    const events = await state.ctx.turn.journal.read(held.turnId)
-    return events.some((event) => event.kind === 'tool/result' && event.callId === held.callId)
+    events = await state.ctx.turn.journal.read(held.turnId)
   } catch {
-    return false
+    return 'running'
   }
+  let called = false
+  for (const event of events) {
+    if (!('callId' in event) || event.callId !== held.callId) continue
+    if (event.kind === 'tool/result') return event.code === 'OUTCOME_UNKNOWN' ? 'unknown' : 'ended'
+    if (event.kind === 'tool/call') called = true
+  }
+  return called ? 'running' : 'unknown'
+}
+
+/**
+ * What a body gets as `ctx.idempotencyKey`: a digest of the key qualified by scope and tool name
+ * (which names the session and principal, not for an external system to see), 43 characters.
+ */
+export function keyDigest(key: string): string {
+  return createHash('sha256').update(key).digest('base64url')
 }
 
 function holderOf(state: CallState): KeyHolder {
