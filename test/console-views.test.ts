@@ -145,6 +145,6 @@ describe('the console views a newcomer reads first, in a real browser', () => {
     const icon = await fetch(new URL('favicon.ico', base))
     expect(icon.status).toBe(200)
     expect(icon.headers.get('content-type')).toBe('image/svg+xml')
-    expect(await page.evaluate(() => document.querySelector('link[rel="icon"]')?.getAttribute('href'))).toBe('/favicon.svg')
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).toBe('/favicon.svg')
   })
 })
