@@ -33,7 +33,8 @@ async function startUntilWatching(dir: string): Promise<string> {
     child.on('exit', (code) => reject(new Error(`npm start exited (${code}) before watching:\n${output}`)))
   })
   await watching
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  // 'close': every holder of the pipes is gone, seam dev (which writes to them directly) included.
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()))
   stop('SIGINT')
   await exited
   // npm itself dies of the SIGINT; seam dev stops cleanly and says so.
