@@ -93,25 +93,32 @@ interface DriverRun {
   readonly raw: Tally
 }
 
-async function measure(dir: string, driver: SqliteDriver): Promise<DriverRun> {
-  const grouped = sqliteJournal(join(dir, `${driver}-grouped.db`), { driver, groupCommit: true, synchronous: 'FULL' })
-  const single = sqliteJournal(join(dir, `${driver}-single.db`), { driver, groupCommit: false, synchronous: 'FULL' })
-  const raw = rawStore(join(dir, `${driver}-raw.db`), driver)
+/** Every driver's three modes, their rounds interleaved across drivers too, so disk load weighs on all alike. */
+async function measure(dir: string, drivers: readonly SqliteDriver[]): Promise<DriverRun[]> {
+  const open = drivers.map((driver) => ({
+    driver,
+    grouped: sqliteJournal(join(dir, `${driver}-grouped.db`), { driver, groupCommit: true, synchronous: 'FULL' }),
+    single: sqliteJournal(join(dir, `${driver}-single.db`), { driver, groupCommit: false, synchronous: 'FULL' }),
+    raw: rawStore(join(dir, `${driver}-raw.db`), driver),
+  }))
   try {
     const warmup: Tally = { appended: 0, ms: 0 }
-    await round(grouped, 100, warmup)
-    await round(single, 100, warmup)
-    raw.round(100, warmup)
-    const run: DriverRun = { driver, grouped: { appended: 0, ms: 0 }, single: { appended: 0, ms: 0 }, raw: { appended: 0, ms: 0 } }
-    for (let index = 0; index < ROUNDS; index += 1) {
-      await round(grouped, ROUND_MS, run.grouped)
-      await round(single, ROUND_MS, run.single)
-      raw.round(ROUND_MS, run.raw)
+    const runs: DriverRun[] = drivers.map((driver) => ({ driver, grouped: { appended: 0, ms: 0 }, single: { appended: 0, ms: 0 }, raw: { appended: 0, ms: 0 } }))
+    for (let index = -1; index < ROUNDS; index += 1) {
+      for (const [at, stores] of open.entries()) {
+        const run = runs[at]!
+        const ms = index < 0 ? 100 : ROUND_MS
+        await round(stores.grouped, ms, index < 0 ? warmup : run.grouped)
+        await round(stores.single, ms, index < 0 ? warmup : run.single)
+        stores.raw.round(ms, index < 0 ? warmup : run.raw)
+      }
     }
-    return run
+    return runs
   } finally {
-    await Promise.all([grouped.close(), single.close()])
-    raw.close()
+    for (const stores of open) {
+      await Promise.all([stores.grouped.close(), stores.single.close()])
+      stores.raw.close()
+    }
   }
 }
 
@@ -120,8 +127,7 @@ const perSecond = (tally: Tally) => (tally.appended * 1000) / tally.ms
 export async function run(): Promise<BenchReport> {
   const dir = mkdtempSync(join(tmpdir(), 'seam-bench-journal-'))
   try {
-    const runs: DriverRun[] = []
-    for (const driver of availableSqliteDrivers()) runs.push(await measure(dir, driver))
+    const runs = await measure(dir, availableSqliteDrivers())
     const rate = (tally: Tally) => `${formatRate(perSecond(tally))}/s`
     const times = (of: Tally, to: Tally) => `${(perSecond(of) / perSecond(to)).toFixed(2)}×`
     const rows = [
