@@ -18,8 +18,13 @@ const executable = async (file: string) => ((await stat(file)).mode & 0o111) ===
 /** `npm start` in `dir` until `seam dev` is watching, then Ctrl-C (SIGINT to npm and seam alike); its output. */
 async function startUntilWatching(dir: string): Promise<string> {
   const child: ChildProcess = spawn('npm', ['start', '--', '--no-mcp', '--no-check'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  let closed = false
+  child.on('close', () => {
+    closed = true
+  })
+  // The whole group (npm, node scripts/start.mjs): while any of it holds the pipes, it is there to signal.
   const stop = (signal: NodeJS.Signals) => {
-    if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, signal)
+    if (!closed && child.pid !== undefined) process.kill(-child.pid, signal)
   }
   onTestFinished(() => stop('SIGKILL'))
   let output = ''
