@@ -8,9 +8,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { toRow } from '../src/runtime/journal/events.js'
 import { type JournalEvent, type JournalStore, sqliteJournal } from '../src/runtime/journal/index.js'
+import { openSqlite } from '../src/runtime/journal/sqlite-driver.js'
 import type { TurnQuery } from '../src/runtime/journal/types.js'
 import { type BenchReport, formatMs, interleave, isMain, median, printReport, table, timeLoop, verdict } from './harness.js'
 
@@ -55,9 +55,10 @@ function turnEvents(n: number): JournalEvent[] {
 /** Creates the journal through the store (schema and indexes), then fills it in one transaction. */
 async function generate(path: string, events: number): Promise<void> {
   await sqliteJournal(path).close()
-  const db = new Database(path)
+  // The driver sqliteJournal picks by default on this Node.
+  const db = openSqlite(path)
   try {
-    db.pragma('synchronous = OFF')
+    db.exec('PRAGMA synchronous = OFF')
     const addTurn = db.prepare('INSERT INTO seam_journal_turns (turn_id) VALUES (?)')
     const insert = db.prepare(
       'INSERT INTO seam_journal_events (turn, seq, kind, call_id, at, host, payload) VALUES (?, ?, ?, ?, ?, ?, ?)',

@@ -12,7 +12,7 @@ interface Pending<T> {
  * concurrent writers share one transaction and one fsync. Each push settles with its own item's
  * outcome; if `commit` throws, each item of the batch is committed alone, so only the items that
  * fail on their own reject. `commit` is
- * synchronous (better-sqlite3), so nothing can be pushed while it runs: what arrives during a
+ * synchronous (node:sqlite and better-sqlite3 both are), so nothing can be pushed while it runs: what arrives during a
  * commit's round of the event loop waits for the next one.
  */
 export class GroupCommit<T> {

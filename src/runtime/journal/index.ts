@@ -3,7 +3,7 @@ export { type MemoryJournal, type MemoryJournalOptions, memoryJournal } from './
 export { type PostgresJournalOptions, postgresJournal } from './postgres.js'
 export type { PrivacyOptions } from './privacy.js'
 export { redactText, registerSecret } from './redact.js'
-export { type SqliteJournalOptions, sqliteJournal } from './sqlite.js'
+export { type SqliteJournal, type SqliteJournalOptions, sqliteJournal } from './sqlite.js'
 export type {
   ContentBlock,
   JournalEvent,

@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3'
 import type {
   Claimed,
   HostBeat,
@@ -14,6 +13,7 @@ import type {
 } from './coordination.js'
 import { storedRound } from './coordination.js'
 import { duplicateError } from './events.js'
+import type { SqliteDatabase, SqliteStatement, SqliteValue } from './sqlite-driver.js'
 import { journalFault } from './sqlite-schema.js'
 
 const SQL = {
@@ -48,13 +48,13 @@ interface ParkedRow {
  * exactly one `UPDATE … WHERE … IS NULL` changes the row.
  */
 export class SqliteCoordination implements JournalCoordination {
-  readonly #db: Database.Database
+  readonly #db: SqliteDatabase
   readonly #location: string
   readonly #check: () => void
-  readonly #statements: { [name in keyof typeof SQL]: Database.Statement }
+  readonly #statements: { [name in keyof typeof SQL]: SqliteStatement }
   readonly host: string
 
-  constructor(db: Database.Database, host: string, location: string, check: () => void) {
+  constructor(db: SqliteDatabase, host: string, location: string, check: () => void) {
     this.host = host
     this.#db = db
     this.#location = location
@@ -74,8 +74,8 @@ export class SqliteCoordination implements JournalCoordination {
 
   async parked(query: ParkedQuery = {}): Promise<ParkedCall[]> {
     const where: string[] = []
-    const values: unknown[] = []
-    const add = (column: string, op: string, value: unknown) => {
+    const values: SqliteValue[] = []
+    const add = (column: string, op: string, value: SqliteValue | undefined) => {
       if (value === undefined) return
       where.push(`${column} ${op} ?`)
       values.push(value)

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import Database from 'better-sqlite3'
 import { SeamError } from '../../errors.js'
+import { openSqlite, type SqliteDatabase, type SqliteDriver, sqliteErrorCode } from './sqlite-driver.js'
 
 /** `PRAGMA application_id` of a seam-runtime journal ("SEAM"): marks the file as ours. */
 const APPLICATION_ID = 0x5345_414d
@@ -76,20 +76,15 @@ const CREATE_COORDINATION = `
  * that is not SQLite, or a SQLite database that is not a journal, is refused with `JOURNAL_CORRUPT`
  * and left untouched: it may be someone's data, so it is never recreated.
  */
-export function openJournalDatabase(path: string, synchronous: 'FULL' | 'NORMAL'): Database.Database {
+export function openJournalDatabase(path: string, synchronous: 'FULL' | 'NORMAL', driver?: SqliteDriver): SqliteDatabase {
   mkdirSync(dirname(path), { recursive: true })
-  let db: Database.Database
-  try {
-    db = new Database(path)
-  } catch (error) {
-    throw nativeModuleFault(error) ?? error
-  }
+  const db = openSqlite(path, { driver })
   try {
     // A transaction, so two processes creating the same new file agree on who creates the schema.
-    db.transaction(() => ensureSchema(db, path)).immediate()
+    db.transaction(() => ensureSchema(db, path), 'immediate')()
     // Only now, once the file is known to be ours: switching to WAL rewrites the header.
-    db.pragma('journal_mode = WAL')
-    db.pragma(`synchronous = ${synchronous}`)
+    db.exec('PRAGMA journal_mode = WAL')
+    db.exec(`PRAGMA synchronous = ${synchronous}`)
     return db
   } catch (error) {
     db.close()
@@ -97,16 +92,16 @@ export function openJournalDatabase(path: string, synchronous: 'FULL' | 'NORMAL'
   }
 }
 
-function ensureSchema(db: Database.Database, path: string): void {
-  const applicationId = db.pragma('application_id', { simple: true }) as number
-  const version = db.pragma('user_version', { simple: true }) as number
+function ensureSchema(db: SqliteDatabase, path: string): void {
+  const applicationId = db.prepare('PRAGMA application_id', { pluck: true }).get() as number
+  const version = db.prepare('PRAGMA user_version', { pluck: true }).get() as number
   if (applicationId === APPLICATION_ID) {
     if (version === SCHEMA_VERSION) return
     // Version 1 had the events only: add the coordination tables, keep every event.
     if (version === 1) return void db.exec(CREATE_COORDINATION)
     throw corrupt(path, `${path} is a seam-runtime journal of schema version ${version}; this build reads version ${SCHEMA_VERSION}.`)
   }
-  const objects = db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get() as number
+  const objects = db.prepare('SELECT count(*) FROM sqlite_schema', { pluck: true }).get() as number
   if (applicationId !== 0 || version !== 0 || objects > 0) {
     throw corrupt(path, `${path} is a SQLite database but not a seam-runtime journal (it has no journal marker).`)
   }
@@ -122,28 +117,10 @@ function corrupt(path: string, message: string, cause?: unknown): SeamError {
   })
 }
 
-/**
- * better-sqlite3 loads its compiled module when the first database opens. Where its install script
- * did not run (npm 11 and later skip the install scripts of packages a project has not allowed) or
- * built it for another Node, that fails with a loader message that names neither the cause nor the
- * fix: this says both. `undefined` for any other error.
- */
-export function nativeModuleFault(error: unknown): SeamError | undefined {
-  const message = error instanceof Error ? error.message : ''
-  const missing = message.includes('Could not locate the bindings file')
-  const otherNode = (error as { code?: unknown } | null)?.code === 'ERR_DLOPEN_FAILED' && message.includes('better_sqlite3.node')
-  if (!missing && !otherNode) return undefined
-  const why = missing ? 'is not built (its install script did not run)' : `was built for another Node.js version than this one (${process.version})`
-  return new SeamError('JOURNAL_UNAVAILABLE', `The SQLite journal needs better-sqlite3's compiled module, which ${why}.`, {
-    cause: error,
-    hint: 'build it with `npm rebuild better-sqlite3` (on npm 11 or later, first allow it: `npm install-scripts approve better-sqlite3`); or use memoryJournal() or postgresJournal()',
-  })
-}
-
 /** SQLite's corruption errors as `JOURNAL_CORRUPT` naming the file; anything else unchanged. */
 export function journalFault(error: unknown, path: string): unknown {
   if (SeamError.is(error)) return error
-  const code = error instanceof Database.SqliteError ? error.code : undefined
+  const code = sqliteErrorCode(error)
   if (code === 'SQLITE_NOTADB' || code?.startsWith('SQLITE_CORRUPT')) {
     return corrupt(path, `${path} is not a readable seam-runtime journal: ${(error as Error).message}.`, error)
   }

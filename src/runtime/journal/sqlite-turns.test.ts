@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { sqliteJournal } from './sqlite.js'
+import { openSqlite } from './sqlite-driver.js'
+import { sqliteDriversUnderTest } from './sqlite-drivers.test-suite.js'
 import { turnPageSql } from './sqlite-turns.js'
 import { TURN_FILTERS, type TurnFilter } from './turn-query.js'
 
@@ -15,13 +16,13 @@ const SHAPES: TurnFilter[][] = [
   ['tool', 'status'],
 ]
 
-describe('sqlite turn queries', () => {
+describe.each(sqliteDriversUnderTest())('sqlite turn queries (%s)', (driver) => {
   it('answers every shape of query from indexes: no table scan, no sort of the matches', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'seam-turn-plan-'))
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
     // Opening the journal adds the indexes, to a new file as to an old one.
-    await sqliteJournal(join(dir, 'journal.db')).close()
-    const db = new Database(join(dir, 'journal.db'), { readonly: true })
+    await sqliteJournal(join(dir, 'journal.db'), { driver }).close()
+    const db = openSqlite(join(dir, 'journal.db'), { driver, readonly: true })
     onTestFinished(() => {
       db.close()
     })

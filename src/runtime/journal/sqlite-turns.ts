@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.js'
 import { encodeCursor, type PlannedTurnQuery, summarizeTurn, TURN_TOOLS_SHOWN, type TurnCalls, type TurnFilter } from './turn-query.js'
 import type { JournalEvent, JournalEventKind, TurnPage } from './types.js'
 
@@ -25,7 +25,7 @@ const TURN_INDEXES = Object.entries(FILTERS)
   )
   .join('\n')
 
-export function ensureTurnIndexes(db: Database.Database): void {
+export function ensureTurnIndexes(db: SqliteDatabase): void {
   db.exec(TURN_INDEXES)
 }
 
@@ -46,11 +46,11 @@ interface PageRow {
  * drives the scan down its index and the others are checked per turn through theirs.
  */
 export class SqliteTurnQueries {
-  readonly #db: Database.Database
+  readonly #db: SqliteDatabase
   /** One statement per shape of query (which filters, which one drives). */
-  readonly #statements = new Map<string, Database.Statement>()
+  readonly #statements = new Map<string, SqliteStatement>()
 
-  constructor(db: Database.Database) {
+  constructor(db: SqliteDatabase) {
     this.#db = db
   }
 

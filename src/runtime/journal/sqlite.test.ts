@@ -2,12 +2,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
+import BetterSqlite3 from 'better-sqlite3'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { SeamError } from '../../errors.js'
 import { begin, call, describeJournalContract, now, result } from './contract.test-suite.js'
 import { type SqliteJournalOptions, sqliteJournal } from './sqlite.js'
-import { nativeModuleFault } from './sqlite-schema.js'
+import { openSqlite, type SqliteDriver } from './sqlite-driver.js'
+import { nativeModuleFault } from './sqlite-driver-better.js'
+import { sqliteDriversUnderTest } from './sqlite-drivers.test-suite.js'
 import type { JournalStore } from './types.js'
 
 /** A temporary folder removed when the test finishes. */
@@ -37,12 +39,15 @@ function sqliteBackend(defaults: SqliteJournalOptions) {
   }
 }
 
-describeJournalContract('sqlite', sqliteBackend({}))
-describeJournalContract('sqlite without group commit', sqliteBackend({ groupCommit: false, synchronous: 'NORMAL' }))
+// The same contract for each driver this Node runs (see sqliteDriversUnderTest).
+for (const driver of sqliteDriversUnderTest()) {
+  describeJournalContract(`sqlite (${driver})`, sqliteBackend({ driver }))
+  describeJournalContract(`sqlite (${driver}) without group commit`, sqliteBackend({ driver, groupCommit: false, synchronous: 'NORMAL' }))
+}
 
-function openError(path: string): SeamError {
+function openError(path: string, driver: SqliteDriver): SeamError {
   try {
-    sqliteJournal(path).close()
+    sqliteJournal(path, { driver }).close()
   } catch (error) {
     if (SeamError.is(error)) return error
     throw error
@@ -50,12 +55,12 @@ function openError(path: string): SeamError {
   throw new Error(`expected opening ${path} to fail`)
 }
 
-describe('sqliteJournal', () => {
+describe.each(sqliteDriversUnderTest())('sqliteJournal (%s)', (driver) => {
   it('refuses a file of garbage bytes with JOURNAL_CORRUPT naming the file, and leaves it as it was', () => {
     const path = join(tempDir(), 'garbage.db')
     const garbage = Buffer.from(Array.from({ length: 8192 }, (_, index) => (index * 7919) % 251))
     writeFileSync(path, garbage)
-    const error = openError(path)
+    const error = openError(path, driver)
     expect(error.code).toBe('JOURNAL_CORRUPT')
     expect(error.message).toContain(path)
     expect(error.details).toEqual({ file: path })
@@ -64,39 +69,39 @@ describe('sqliteJournal', () => {
 
   it('refuses a SQLite database of another application with JOURNAL_CORRUPT naming the file, and leaves it as it was', () => {
     const path = join(tempDir(), 'orders.db')
-    const foreign = new Database(path)
+    const foreign = openSqlite(path, { driver })
     foreign.exec("CREATE TABLE orders (id INTEGER PRIMARY KEY, item TEXT); INSERT INTO orders (item) VALUES ('tea')")
     foreign.close()
-    const error = openError(path)
+    const error = openError(path, driver)
     expect(error.code).toBe('JOURNAL_CORRUPT')
     expect(error.message).toContain(path)
-    const reopened = new Database(path, { readonly: true })
-    expect(reopened.prepare('SELECT item FROM orders').pluck().all()).toEqual(['tea'])
-    expect(reopened.pragma('journal_mode', { simple: true })).toBe('delete')
+    const reopened = openSqlite(path, { driver, readonly: true })
+    expect(reopened.prepare('SELECT item FROM orders', { pluck: true }).all()).toEqual(['tea'])
+    expect(reopened.prepare('PRAGMA journal_mode', { pluck: true }).get()).toBe('delete')
     reopened.close()
   })
 
   it('refuses a journal written with another schema version', () => {
     const path = join(tempDir(), 'journal.db')
-    sqliteJournal(path).close()
-    const db = new Database(path)
-    db.pragma('user_version = 99')
+    sqliteJournal(path, { driver }).close()
+    const db = openSqlite(path, { driver })
+    db.exec('PRAGMA user_version = 99')
     db.close()
-    const error = openError(path)
+    const error = openError(path, driver)
     expect(error.code).toBe('JOURNAL_CORRUPT')
     expect(error.message).toMatch(/schema version 99/)
   })
 
   it('adds the coordination tables to a version 1 journal and keeps its events', async () => {
     const path = join(tempDir(), 'journal.db')
-    const old = sqliteJournal(path)
+    const old = sqliteJournal(path, { driver })
     await old.append(begin('t1', 1))
     await old.close()
-    const db = new Database(path)
+    const db = openSqlite(path, { driver })
     for (const table of ['parked', 'keys', 'grants', 'hosts']) db.exec(`DROP TABLE seam_journal_${table}`)
-    db.pragma('user_version = 1')
+    db.exec('PRAGMA user_version = 1')
     db.close()
-    const upgraded = sqliteJournal(path)
+    const upgraded = sqliteJournal(path, { driver })
     onTestFinished(() => upgraded.close())
     expect(await upgraded.read('t1')).toHaveLength(1)
     await upgraded.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
@@ -105,17 +110,17 @@ describe('sqliteJournal', () => {
 
   it('creates the parent folders of a new journal and writes it in WAL mode', async () => {
     const path = join(tempDir(), 'a', 'b', 'journal.db')
-    const store = sqliteJournal(path)
+    const store = sqliteJournal(path, { driver })
     await store.append(begin('t1', 1))
-    const db = new Database(path, { readonly: true })
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+    const db = openSqlite(path, { driver, readonly: true })
+    expect(db.prepare('PRAGMA journal_mode', { pluck: true }).get()).toBe('wal')
     db.close()
     await store.close()
     expect(store.location).toBe(path)
   })
 
   it('writes the other appends of a group commit when one of them is a duplicate', async () => {
-    const store = sqliteJournal(join(tempDir(), 'journal.db'))
+    const store = sqliteJournal(join(tempDir(), 'journal.db'), { driver })
     onTestFinished(() => store.close())
     await store.append(call('t1', 1, 'c1'))
     // Appended in one tick, so they share one transaction.
@@ -131,7 +136,7 @@ describe('sqliteJournal', () => {
   })
 
   it('stamps its host id on every event it writes, repairs included', async () => {
-    const store = sqliteJournal(join(tempDir(), 'journal.db'), { hostId: 'host-a' })
+    const store = sqliteJournal(join(tempDir(), 'journal.db'), { driver, hostId: 'host-a' })
     onTestFinished(() => store.close())
     await store.append(begin('t1', 1))
     await store.append(call('t1', 2, 'c1'))
@@ -141,15 +146,15 @@ describe('sqliteJournal', () => {
 
   it('reads and repairs rows written before stores stamped a host', async () => {
     const path = join(tempDir(), 'journal.db')
-    sqliteJournal(path).close()
-    const db = new Database(path)
+    sqliteJournal(path, { driver }).close()
+    const db = openSqlite(path, { driver })
     db.prepare("INSERT INTO seam_journal_turns (no, turn_id) VALUES (1, 't1')").run()
     const insert = db.prepare('INSERT INTO seam_journal_events (turn, seq, kind, call_id, at, host, payload) VALUES (1, ?, ?, ?, ?, NULL, ?)')
     for (const event of [now(begin('t1', 1)), now(call('t1', 2, 'c1'))]) {
       insert.run(event.seq, event.kind, 'callId' in event ? event.callId : null, event.at, JSON.stringify(event))
     }
     db.close()
-    const store = sqliteJournal(path)
+    const store = sqliteJournal(path, { driver })
     onTestFinished(() => store.close())
     expect((await store.read('t1')).map((event) => event.host)).toEqual([undefined, undefined])
     expect(await store.repair()).toEqual({ results: 1, turns: 1 })
@@ -180,7 +185,7 @@ describe('a better-sqlite3 whose compiled module cannot load', () => {
     expect(missing?.hint).toContain('npm install-scripts approve better-sqlite3')
     expect(nativeModuleFault(otherNode)?.message).toContain(`was built for another Node.js version than this one (${process.version})`)
     // Anything else is left as it was (a SQLite error, a permission error).
-    expect(nativeModuleFault(new Database.SqliteError('disk I/O error', 'SQLITE_IOERR'))).toBeUndefined()
+    expect(nativeModuleFault(new BetterSqlite3.SqliteError('disk I/O error', 'SQLITE_IOERR'))).toBeUndefined()
     expect(nativeModuleFault(Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }))).toBeUndefined()
   })
 })

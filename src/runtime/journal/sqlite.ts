@@ -1,11 +1,11 @@
 import { resolve } from 'node:path'
-import type Database from 'better-sqlite3'
 import { type EventRow, checkEvent, closedError, duplicateError, toRow } from './events.js'
 import { GroupCommit } from './group-commit.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { SqliteCoordination } from './sqlite-coordination.js'
+import type { SqliteDatabase, SqliteDriver, SqliteStatement } from './sqlite-driver.js'
 import { journalFault, openJournalDatabase } from './sqlite-schema.js'
 import { ensureTurnIndexes, SqliteTurnQueries } from './sqlite-turns.js'
 import { planTurnQuery } from './turn-query.js'
@@ -24,6 +24,17 @@ export interface SqliteJournalOptions extends PrivacyOptions {
    * live writer from a dead one. Give each live process its own.
    */
   readonly hostId?: string
+  /**
+   * The SQLite library: `node` (Node's own `node:sqlite`, Node 22.13+ and 24) or `better-sqlite3`
+   * (an optional peer dependency: `npm install better-sqlite3@12`). Default: `node` where this
+   * Node.js has it, else `better-sqlite3`; `JOURNAL_UNAVAILABLE` when the one asked for is missing.
+   */
+  readonly driver?: SqliteDriver
+}
+
+/** A SQLite journal store; `driver` says which library runs it. */
+export interface SqliteJournal extends JournalStore {
+  readonly driver: SqliteDriver
 }
 
 /** Turn numbers are never reused, so cached ones stay valid; the cache is only bounded. */
@@ -52,20 +63,22 @@ const SQL = {
 
 /**
  * The embedded durable journal: one SQLite file (WAL), every append durable before it resolves.
- * Throws `JOURNAL_CORRUPT` naming the file when it is not a journal. better-sqlite3 is synchronous:
- * a commit holds the event loop for its fsync, which group commit shares among all waiting appends.
+ * Throws `JOURNAL_CORRUPT` naming the file when it is not a journal, `JOURNAL_UNAVAILABLE` when no
+ * SQLite library is at hand. Both drivers are synchronous: a commit holds the event loop for its
+ * fsync, which group commit shares among all waiting appends.
  */
-export function sqliteJournal(path: string, options: SqliteJournalOptions = {}): JournalStore {
+export function sqliteJournal(path: string, options: SqliteJournalOptions = {}): SqliteJournal {
   return new SqliteJournalStore(resolve(path), options)
 }
 
-class SqliteJournalStore implements JournalStore {
+class SqliteJournalStore implements SqliteJournal {
   readonly kind = 'sqlite'
   readonly location: string
-  readonly #db: Database.Database
+  readonly driver: SqliteDriver
+  readonly #db: SqliteDatabase
   readonly #maxBytes: number
   readonly #host: string
-  readonly #statements: { [name in keyof typeof SQL]: Database.Statement }
+  readonly #statements: { [name in keyof typeof SQL]: SqliteStatement }
   readonly #turnNumbers = new Map<string, number>()
   /** Inserts a batch in one transaction; per row, the duplicate error or `undefined`. */
   readonly #commit: (rows: readonly EventRow[]) => (Error | undefined)[]
@@ -76,19 +89,20 @@ class SqliteJournalStore implements JournalStore {
 
   constructor(path: string, options: SqliteJournalOptions) {
     this.location = path
-    this.#db = openJournalDatabase(path, options.synchronous ?? 'FULL')
+    this.#db = openJournalDatabase(path, options.synchronous ?? 'FULL', options.driver)
+    this.driver = this.#db.driver
     this.#maxBytes = payloadLimit(options)
     this.#host = options.hostId ?? defaultHostId()
-    const prepare = (sql: string) => this.#db.prepare(sql)
+    const prepare = (sql: string, pluck = false) => this.#db.prepare(sql, { pluck })
     this.#statements = {
       addTurn: prepare(SQL.addTurn),
-      turnNumber: prepare(SQL.turnNumber).pluck(),
+      turnNumber: prepare(SQL.turnNumber, true),
       insert: prepare(SQL.insert),
-      read: prepare(SQL.read).pluck(),
-      tail: prepare(SQL.tail).pluck(),
+      read: prepare(SQL.read, true),
+      tail: prepare(SQL.tail, true),
       openCalls: prepare(SQL.openCalls),
       openTurns: prepare(SQL.openTurns),
-      maxSeq: prepare(SQL.maxSeq).pluck(),
+      maxSeq: prepare(SQL.maxSeq, true),
     }
     const commit = this.#db.transaction((rows: readonly EventRow[]) =>
       rows.map((row) => (this.#insert(row) ? undefined : duplicateError(row, path))),
@@ -170,9 +184,9 @@ class SqliteJournalStore implements JournalStore {
       }
       const planned = planRepair({ openCalls: calls, openTurns: turns, maxSeq: withReservedSeqs(seqs, parked), at: Date.now() })
       return countRepaired(planned.filter((event) => this.#insert(toRow(event, this.#host))))
-    })
+    }, 'immediate')
     try {
-      return repair.immediate()
+      return repair()
     } catch (error) {
       this.#turnNumbers.clear()
       throw journalFault(error, this.location)
