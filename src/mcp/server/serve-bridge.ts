@@ -62,7 +62,7 @@ export class McpBridge {
   readonly #elicits = new WeakSet<Server>()
   /** The listeners told of each publish that changed the served lists (the HTTP `subscriptions/listen` bus). */
   readonly #changeListeners = new Set<(change: CatalogChange) => void>()
-  readonly #rounds = new ApprovalRounds()
+  readonly #rounds: ApprovalRounds
   /** The turns of the stateless 2026-07-28 HTTP requests, which belong to no MCP session. */
   #stateless: SessionTurns | undefined
   /** Session closes still running; `close()` waits for them (and so for their turns' calls). */
@@ -84,6 +84,7 @@ export class McpBridge {
     this.#principal = options.principal ?? DEFAULT_PRINCIPAL
     this.#session = options.session
     this.#approval = options.approval
+    this.#rounds = new ApprovalRounds(options.requestStateKey)
     const log = options.log
     this.#verbose = log !== undefined
     this.#log = log

@@ -16,4 +16,11 @@ export interface McpServeOptions {
    * such calls fail closed with `APPROVAL_UNAVAILABLE`.
    */
   approval?: ApprovalPort
+  /**
+   * The secret (at least 32 bytes) that seals a 2026-07-28 approval round's `requestState`
+   * (AES-256-GCM: the client can neither read the parked call's resume token inside nor change
+   * it). Give every process serving one endpoint the same one, so a retry may reach any of them;
+   * default: a random key for this process.
+   */
+  requestStateKey?: string | Uint8Array
 }
