@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises'
 import { request } from 'node:http'
+import path from 'node:path'
 import { connect, type Socket } from 'node:net'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
@@ -112,6 +114,31 @@ describe('serveHttp at the edges', () => {
     // The server hears the closes a moment later; until then a new connection is still one too many.
     await until('a new client to be served', () => statusFor(server.url, new URL(server.url).host, '').then((status) => status === 400 || status === 405, () => false))
     await expectServed(server.url)
+  })
+
+  it.each([
+    ['2025-11-25', {}],
+    ['2026-07-28', { versionNegotiation: { mode: { pin: '2026-07-28' as const } } }],
+  ])('cancels a %s call whose client aborts it and closes at once: the body stops and the call settles ABORTED, journaled', async (_era, options) => {
+    const server = await serveHttp(root, { port: 0 })
+    onTestFinished(() => server.close())
+    const client = new Client({ name: 'edges', version: '1.0.0' }, options)
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+    const marker = path.join(plugin.scratch, `closed-${_era}`)
+    const controller = new AbortController()
+    const call = client.callTool({ name: 'slow', arguments: { ms: 8_000, marker } }, { signal: controller.signal }).catch((error: unknown) => error)
+    const started = await until('the slow call to start', async () =>
+      (await root.journal.tail(10)).findLast((e) => e.kind === 'tool/call' && e.name === 'slow' && JSON.stringify(e).includes(marker)),
+    )
+    // The cancellation notice the abort sends is cut off by the close: only the closed stream tells.
+    controller.abort(new Error('stop'))
+    await client.close()
+    await call
+    const closedAt = performance.now()
+    const result = await until('the call to settle', async () => (await root.journal.read(started.turnId)).find((e) => e.kind === 'tool/result' && e.callId === started.callId), 5_000)
+    expect(result).toMatchObject({ status: 'cancelled', code: 'ABORTED' })
+    expect(performance.now() - closedAt).toBeLessThan(3_000)
+    expect(await readFile(marker, 'utf8')).toMatch(/^aborted: /)
   })
 
   it('refuses limits that cannot hold', async () => {

@@ -188,11 +188,27 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<Mc
     res.on('close', () => {
       abort.abort()
       release(current, eventStream)
+      // Closed before its answer was written: the client is gone, and with no event store the answer
+      // can never be redelivered, so the POST's requests are cancelled (their calls settle ABORTED).
+      if (!res.writableFinished && body !== undefined) cancelRequests(current, req, body)
     })
     const response = await session.transport.handleRequest(webRequest(req, body, abort.signal))
     // A request that did not initialize a session (rejected by the transport) leaves nothing behind.
     if (session.transport.sessionId === undefined) await session.transport.close()
     send(res, response)
+  }
+
+  /** Cancels the JSON-RPC requests in `body` as the client would, with `notifications/cancelled`. */
+  function cancelRequests(session: HttpSession, req: IncomingMessage, body: Buffer): void {
+    const ids = requestIds(parseJson(body))
+    if (ids.length === 0 || sessions.get(session.id) !== session) return
+    const headers = toHeaders(req)
+    headers.delete('content-length')
+    for (const requestId of ids) {
+      const notice = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client closed the request stream' } })
+      const cancel = new Request(new URL(PATH, 'http://localhost'), { method: 'POST', headers, body: notice })
+      session.transport.handleRequest(cancel).catch((error: unknown) => log(`mcp http: could not cancel a request: ${error instanceof Error ? error.message : String(error)}`))
+    }
   }
 
   function release(session: HttpSession, stream: boolean): void {
@@ -281,6 +297,15 @@ function parseJson(body: Buffer): unknown {
   } catch {
     return INVALID
   }
+}
+
+/** The ids of the requests (not notifications or responses) in a JSON-RPC message or batch. */
+function requestIds(message: unknown): (string | number)[] {
+  const messages = Array.isArray(message) ? message : [message]
+  return messages.flatMap((m) => {
+    const { id, method } = (m ?? {}) as { id?: unknown; method?: unknown }
+    return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number') ? [id] : []
+  })
 }
 
 function webRequest(req: IncomingMessage, body: Buffer | undefined, signal: AbortSignal | undefined): Request {
