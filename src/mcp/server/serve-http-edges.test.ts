@@ -5,6 +5,7 @@ import { connect, type Socket } from 'node:net'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createRoot, type Root } from '../../index.js'
+import type { JournalEvent } from '../../runtime/journal/types.js'
 import { type ServePlugin, servePlugin, until } from '../fixtures/serve-plugin.js'
 import { serveHttp } from './serve.js'
 
@@ -128,7 +129,9 @@ describe('serveHttp at the edges', () => {
     const controller = new AbortController()
     const call = client.callTool({ name: 'slow', arguments: { ms: 8_000, marker } }, { signal: controller.signal }).catch((error: unknown) => error)
     const started = await until('the slow call to start', async () =>
-      (await root.journal.tail(10)).findLast((e) => e.kind === 'tool/call' && e.name === 'slow' && JSON.stringify(e).includes(marker)),
+      (await root.journal.tail(10)).findLast(
+        (e): e is Extract<JournalEvent, { kind: 'tool/call' }> => e.kind === 'tool/call' && e.name === 'slow' && JSON.stringify(e).includes(marker),
+      ),
     )
     // The cancellation notice the abort sends is cut off by the close: only the closed stream tells.
     controller.abort(new Error('stop'))

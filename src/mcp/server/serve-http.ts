@@ -227,8 +227,10 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<Mc
       },
     })
     const session: HttpSession = { id, transport, requests: 0, streams: 0, lastSeen: Date.now() }
-    const server = bridge.open(bridge.sessionFor(id), () => {
+    const seamSession = bridge.sessionFor(id)
+    const server = bridge.open(seamSession, () => {
       if (sessions.delete(id)) log(`mcp http: session ${id.slice(0, 8)} closed`)
+      bridge.endSession(seamSession)
     })
     await server.connect(transport)
     return session

@@ -2,7 +2,11 @@ import type { ApprovalPort } from '../../runtime/approval-types.js'
 
 /** What every way of serving the live generation over MCP (stdio, HTTP) is configured with. */
 export interface McpServeOptions {
-  /** The seam session calls run in (approval grants are per session). Default `'mcp'` on stdio, `mcp:<MCP session id>` over HTTP. */
+  /**
+   * The seam session every call runs in, shared by every connection (and its session grants kept
+   * past them). Default: a session of its own per MCP session, `mcp:<id>`: one per stdio connection,
+   * per 2025-era HTTP session and per 2026-07-28 HTTP request, whose grants end with it.
+   */
   session?: string
   /** Who the calls run as. Default `{ subjectId: 'mcp' }`. */
   principal?: { subjectId: string; roles?: string[] }
