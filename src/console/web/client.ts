@@ -2,6 +2,7 @@ import type {
   ApprovalChoice,
   ApprovalQueueView,
   CatalogView,
+  GrantView,
   LiveEvent,
   ParkedApprovalView,
   StateView,
@@ -39,6 +40,8 @@ export const api = {
   decide: (id: string, answer: ApprovalChoice) => post<{ decided: boolean }>(`/api/approvals/${encodeURIComponent(id)}`, { answer }),
   parked: () => get<ParkedApprovalView[]>('/api/parked'),
   decideParked: (resumeToken: string, answer: ApprovalChoice) => post<ParkedApprovalView>(`/api/parked/${encodeURIComponent(resumeToken)}`, { answer }),
+  grants: () => get<GrantView[]>('/api/grants'),
+  revokeGrant: (id: string) => post<{ revoked: string }>(`/api/grants/${encodeURIComponent(id)}/revoke`, {}),
   tryTool: (request: TryRequest) => post<TryResult>('/api/try', request),
   /** Live events; the browser reconnects on its own after a drop. */
   events(listener: (event: LiveEvent) => void): EventSource {
