@@ -11,8 +11,11 @@ export interface GrantFlags {
   json?: boolean
 }
 
-export function wantsGrants(flags: GrantFlags): boolean {
-  return flags.grants === true || flags.revoke !== undefined
+/** Whether the command is about grants; `--grants`/`--revoke` with `--decide` is refused, as two commands in one. */
+export function wantsGrants(flags: GrantFlags & { decide?: unknown }): boolean {
+  const wanted = flags.grants === true || flags.revoke !== undefined
+  if (wanted && flags.decide !== undefined) throw new UsageError('--grants and --revoke do not go with --decide', 'run them one at a time')
+  return wanted
 }
 
 /** Lists the standing session grants (`--grants`), or revokes one by its id (`--revoke <id>`). */

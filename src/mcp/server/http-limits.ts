@@ -5,8 +5,8 @@ import { SeamError } from '../../errors.js'
 /** How long a client may take to send a request, and how many connections it may hold open. */
 export interface HttpLimits {
   /**
-   * A connection that has not sent a request's complete headers this long after it opened (or
-   * after its previous request) is answered 408 and closed (default 10 s).
+   * A connection that has not sent a request's complete headers this long after it opened is
+   * answered 408 and closed (default 10 s).
    */
   headersTimeoutMs?: number
   /** A request whose body has not fully arrived this long after it began is answered 408 and closed (default 30 s). */
