@@ -144,6 +144,28 @@ describe('serveHttp at the edges', () => {
     expect(await readFile(marker, 'utf8')).toMatch(/^aborted: /)
   })
 
+  it("cancels a 2025-11-25 session's running call when the client ends the session (DELETE)", async () => {
+    const server = await serveHttp(root, { port: 0 })
+    onTestFinished(() => server.close())
+    const transport = new StreamableHTTPClientTransport(new URL(server.url))
+    const client = new Client({ name: 'edges', version: '1.0.0' })
+    await client.connect(transport)
+    const marker = path.join(plugin.scratch, 'ended-by-delete')
+    // No abort: the call's POST stream stays open until the session ends.
+    const call = client.callTool({ name: 'slow', arguments: { ms: 8_000, marker } }).catch((error: unknown) => error)
+    const started = await until('the slow call to start', async () =>
+      (await root.journal.tail(10)).findLast(
+        (e): e is Extract<JournalEvent, { kind: 'tool/call' }> => e.kind === 'tool/call' && e.name === 'slow' && JSON.stringify(e).includes(marker),
+      ),
+    )
+    await transport.terminateSession()
+    const result = await until('the call to settle', async () => (await root.journal.read(started.turnId)).find((e) => e.kind === 'tool/result' && e.callId === started.callId), 5_000)
+    expect(result).toMatchObject({ status: 'cancelled', code: 'ABORTED' })
+    expect(await readFile(marker, 'utf8')).toMatch(/^aborted: /)
+    await client.close()
+    await call
+  })
+
   it('refuses limits that cannot hold', async () => {
     await expect(serveHttp(root, { port: 0, headersTimeoutMs: 5_000, requestTimeoutMs: 1_000 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
     await expect(serveHttp(root, { port: 0, maxConnectionsPerClient: 0 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
