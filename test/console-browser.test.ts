@@ -261,6 +261,22 @@ describe('the seam console in a real browser, on seam dev', () => {
     await page.getByText('Nothing is waiting for approval.').waitFor()
   })
 
+  it('lists the standing session grants on the approvals view, and revokes one there: the next call asks again', async () => {
+    await open('#/approvals')
+    // The grant the previous test gave `tag` for the MCP client's session.
+    const grant = page.locator('ul.grants li[data-grant]').filter({ has: page.locator('h3', { hasText: /^tag$/ }) })
+    await grant.waitFor({ timeout: 10_000 })
+    expect(await grant.textContent()).toMatch(/session mcp:[0-9a-f-]{36}/)
+    await shot('approvals-grants')
+    await grant.getByRole('button', { name: 'Revoke the grant for tag' }).click()
+    await grant.waitFor({ state: 'detached', timeout: 10_000 })
+    const question = questionIn(page.locator('ol.approvals'))
+    const tagging = mcp.callTool({ name: 'tag', arguments: { id: 12, label: 'again' } })
+    await question('tag').waitFor({ timeout: 10_000 })
+    await question('tag').getByRole('button', { name: 'Allow once' }).click()
+    expect(JSON.stringify((await tagging).content)).toContain('ticket 12 labelled again')
+  })
+
   it('offers on each parked call only the answers its question offered, as buttons and as keys', async () => {
     // Another process on the folder's journal parks two calls for a later decision.
     const parker = await createRoot({ dir: plugin.dir, journal: sqliteJournal(journalPath(plugin.dir)), approval: deferApprovals() })

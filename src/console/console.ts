@@ -3,9 +3,11 @@ import { messageOf, SeamError } from '../errors.js'
 import type { OutcomeStatus } from '../runtime/journal/types.js'
 import { toolsByName } from '../runtime/capability-ingress.js'
 import type { Root } from '../runtime/root.js'
+import { revokeGrant } from '../runtime/session-grants.js'
 import type { ConsoleApprovals } from './approvals.js'
 import { ConsoleAssets } from './assets.js'
 import { catalogView, providerView, providerViews } from './catalog.js'
+import { grantViews } from './grants.js'
 import { ConsoleGuard } from './guard.js'
 import { LiveEvents } from './live.js'
 import { Timeline } from './timeline.js'
@@ -126,6 +128,12 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
       if (typeof answer !== 'string' || !ANSWERS.has(answer)) return fail(res, 400, 'answer must be allowed-once, allowed-session or rejected')
       const [turnId, callId] = [decodeURIComponent(parked[1]!), decodeURIComponent(parked[2]!)]
       return json(res, 200, await root.approvals.decide(callId, answer as ApprovalChoice, { by: 'console', turnId, ...as }))
+    }
+    if (req.method === 'GET' && path === '/api/grants') return json(res, 200, await grantViews(root))
+    const grant = /^\/api\/grants\/([^/]+)\/revoke$/.exec(path)
+    if (req.method === 'POST' && grant) {
+      const revoked = await revokeGrant(root.journal.coordination, decodeURIComponent(grant[1]!))
+      return revoked ? json(res, 200, { revoked: revoked.id }) : fail(res, 404, 'no standing session grant has this id (revoked already, or its session ended)')
     }
     if (req.method === 'GET' && path === '/api/events') return live.attach(res)
     const decide = /^\/api\/approvals\/([^/]+)$/.exec(path)

@@ -150,6 +150,17 @@ export interface ParkedApprovalView {
   readonly decision?: { readonly answer: string; readonly by: string; readonly at: number }
 }
 
+/** A standing session grant (`seam approvals --grants`): the tool it lets run unasked in its session. */
+export interface GrantView {
+  readonly id: string
+  /** The live tool it covers; absent when that tool changed or went (it matches no call then). */
+  readonly tool?: string
+  readonly source: string
+  readonly session: string
+  readonly principal: string
+  readonly at: number
+}
+
 export type ApprovalChoice = 'allowed-once' | 'allowed-session' | 'rejected'
 
 export interface TryRequest {

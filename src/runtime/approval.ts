@@ -11,9 +11,11 @@ const ANSWERS: ReadonlySet<string> = new Set(['allowed-once', 'allowed-session',
  * one session (another user reusing the session id is asked again) and covers one tool as one source
  * offers it: a changed tool (name, description or input schema) has another fingerprint, and a
  * provider swapped in with the same signature is another source, so either asks again. With a
- * journal, grants are kept there too, so a grant given on one host holds on every host sharing it
- * (and across restarts), and a changed tool's grants match nowhere. This process remembers the
- * grants it has seen; `retain` forgets those for tools no generation projects anymore.
+ * journal the grants live there alone and every question asks it, so a grant given on one host
+ * holds on every host sharing it (and across restarts), and a grant revoked anywhere
+ * (`revokeGrants`, `seam approvals --revoke`, a session's end) is gone everywhere at once. A journal
+ * that fails to answer holds no grant (asked again: fail closed). Without one, this process keeps
+ * them; `retain` forgets those for tools no generation projects anymore.
  */
 export class ApprovalGrants {
   readonly #grants = new Map<string, Set<string>>()
@@ -23,23 +25,19 @@ export class ApprovalGrants {
     this.#store = store
   }
 
-  /** Synchronous when this process already knows the grant; otherwise asks the journal (a failure is no grant). */
+  /** Synchronous without a journal; otherwise asks the journal (a failure is no grant). */
   has(turn: GrantHolder, tool: GrantedTool): boolean | Promise<boolean> {
-    if (this.#grants.get(holderKey(turn))?.has(toolKey(tool))) return true
-    if (this.#store === undefined) return false
-    return this.#store.hasGrant(grantOf(turn, tool)).then(
-      (found) => {
-        if (found) this.#remember(turn, tool)
-        return found
-      },
-      () => false,
-    )
+    if (this.#store === undefined) return this.#grants.get(holderKey(turn))?.has(toolKey(tool)) === true
+    return this.#store.hasGrant(grantOf(turn, tool)).catch(() => false)
   }
 
-  /** Remembers the grant here, and resolves once the journal holds it too (a journal failure only loses the sharing). */
+  /** Keeps the grant: in the journal when there is one (resolving once it holds it; a failure loses it), else here. */
   grant(turn: GrantHolder, tool: GrantedTool): Promise<void> | undefined {
-    this.#remember(turn, tool)
-    return this.#store?.grant(grantOf(turn, tool)).catch(() => undefined)
+    if (this.#store === undefined) {
+      this.#remember(turn, tool)
+      return undefined
+    }
+    return this.#store.grant(grantOf(turn, tool)).catch(() => undefined)
   }
 
   #remember(turn: GrantHolder, tool: GrantedTool): void {

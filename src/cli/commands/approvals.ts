@@ -6,6 +6,7 @@ import { Approvals, type PendingApproval } from '../../runtime/approvals.js'
 import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
 import { contentText } from '../../seams/content.js'
 import { EXIT, UsageError } from '../errors.js'
+import { type GrantFlags, grants, wantsGrants } from '../grants.js'
 import { ms, printable, printableLines, table } from '../format.js'
 import { type CliContext, line, type Style, styleFor } from '../io.js'
 import { loadRuntime, openExistingJournal, openJournal, pluginDir } from '../workspace.js'
@@ -36,8 +37,10 @@ export function registerApprovals(program: Command, cli: CliContext): void {
     .option('--turn <id>', 'the turn of the call, when its call id is parked in several turns')
     .option('--resume [callId]', 'resume an allowed call here (loads the plugin folder) and print its outcome: after --decide, or alone with its call id (or resume token)')
     .option('--json', 'print JSON: the parked calls, or the decided call (and its outcome)')
-    .action(async (dir: string, flags: ApprovalsFlags) => {
-      cli.exitCode = await approvals(cli, dir, flags)
+    .option('--grants', 'list the standing session grants (an "allow for the session" answer) instead')
+    .option('--revoke <id>', 'revoke the session grant with this id (from --grants): its next call asks again')
+    .action(async (dir: string, flags: ApprovalsFlags & GrantFlags) => {
+      cli.exitCode = wantsGrants(flags) ? await grants(cli, dir, flags) : await approvals(cli, dir, flags)
     })
 }
 

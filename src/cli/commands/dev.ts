@@ -72,8 +72,10 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     }
     const web = http ? approval.mount(root, http.token) : undefined
     const served = { log, ...(web ? { routes: web.handle, approval: approval.port } : {}) }
-    const mcp = http ? await startHttp(root, { ...http, ...served }, style) : { text: style.dim('off (--no-mcp)') }
-    const consoleUrl = web && mcp.url ? new URL(web.loginPath(), mcp.url).href : undefined
+    const mcp = http ? await startHttp(root, { ...http, ...served }, style) : { text: style.dim('off (--no-mcp)'), urls: [], close: undefined }
+    // One login code per URL: a code is spent by the first browser that opens it.
+    const consoleUrls = web ? mcp.urls.map((url) => new URL(web.loginPath(), url).href) : []
+    const consoleUrl = consoleUrls[0]
     const tools = capabilities.tools.map((t) => t.name)
     const skills = capabilities.skills.map((s) => s.name)
     line(out, `${style.bold('seam-runtime')} ${runtimeVersion()} ${style.dim('dev')} ${dir}`)
@@ -87,7 +89,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
       line(out, style.yellow(`  repaired   ${plural(repaired.results, 'call')} (OUTCOME_UNKNOWN) and ${plural(repaired.turns, 'turn')} left open by a crash`))
     }
     line(out, `  mcp        ${mcp.text}`)
-    line(out, `  console    ${consoleUrl ? style.cyan(consoleUrl) : style.dim('off')}`)
+    line(out, `  console    ${consoleUrls.length > 0 ? consoleUrls.map((url) => style.cyan(url)).join(style.dim(' or ')) : style.dim('off')}`)
     for (const status of root.providers()) line(out, `  provider   ${formatProvider(status, style)}`)
     // Started after the first generation is live, so the first check never delays it.
     check = flags.check ? startBackgroundCheck(dir, out, style) : undefined
@@ -98,7 +100,8 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     warnAsksEveryCall(capabilities, out, style, warned)
     line(out, style.dim('watching for changes; Ctrl-C to stop'))
     quiet = false
-    if (flags.open && consoleUrl) openBrowser(consoleUrl)
+    // The last URL is this machine's own (127.0.0.1 on a wildcard bind): the browser opened here.
+    if (flags.open && consoleUrl) openBrowser(consoleUrls.at(-1)!)
     follow(root, out, style, dir, warned)
     root.on('generation', (event) => {
       if (event.diff.tools.added.length + event.diff.tools.removed.length > 0) check?.sourcesChanged()
@@ -117,18 +120,19 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
   return EXIT.ok
 }
 
-async function startHttp(root: Root, options: HttpServeOptions, style: Style): Promise<{ text: string; url?: string; close?: () => Promise<void> }> {
+async function startHttp(root: Root, options: HttpServeOptions, style: Style): Promise<{ text: string; urls: readonly string[]; close?: () => Promise<void> }> {
   try {
     const serve = await loadServe()
     const server = await serve.serveHttp(root, options)
     const auth = options.token ? style.dim(' (bearer token required)') : ''
-    return { text: `${style.cyan(server.url)}${auth}`, url: server.url, close: () => server.close() }
+    const urls = server.urls.map((url) => style.cyan(url)).join(style.dim(' or '))
+    return { text: `${urls}${auth}`, urls: server.urls, close: () => server.close() }
   } catch (error) {
     const busy = [error, SeamError.is(error) ? error.cause : undefined].some((e) => (e as { code?: unknown } | undefined)?.code === 'EADDRINUSE')
     const why = busy
       ? `port ${options.port} is in use; pick another with --port <n> (--port 0 takes any free port), or run without MCP with --no-mcp`
       : messageOf(error)
-    return { text: style.yellow(`not serving: ${why}`) }
+    return { text: style.yellow(`not serving: ${why}`), urls: [] }
   }
 }
 

@@ -2,6 +2,7 @@ import type {
   ApprovalChoice,
   ApprovalQueueView,
   CatalogView,
+  GrantView,
   LiveEvent,
   ParkedApprovalView,
   StateView,
@@ -40,6 +41,8 @@ export const api = {
   parked: () => get<ParkedApprovalView[]>('/api/parked'),
   decideParked: (turnId: string, callId: string, answer: ApprovalChoice) =>
     post<ParkedApprovalView>(`/api/parked/${encodeURIComponent(turnId)}/${encodeURIComponent(callId)}`, { answer }),
+  grants: () => get<GrantView[]>('/api/grants'),
+  revokeGrant: (id: string) => post<{ revoked: string }>(`/api/grants/${encodeURIComponent(id)}/revoke`, {}),
   tryTool: (request: TryRequest) => post<TryResult>('/api/try', request),
   /** Live events; the browser reconnects on its own after a drop. */
   events(listener: (event: LiveEvent) => void): EventSource {

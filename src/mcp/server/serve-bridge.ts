@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { createRequire } from 'node:module'
 import {
@@ -24,6 +25,7 @@ import { elicitationApproval, supportsFormElicitation } from './serve-approval.j
 import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js'
 import { ApprovalRounds, type ApprovalRoundState, argumentsDigest } from './serve-rounds.js'
 import { SessionTurns } from './serve-turns.js'
+import { endSessionGrants } from './session-end.js'
 import { contextFromMeta, endRequestSpan, startRequestSpan } from '../trace-context.js'
 
 const VERSION: string = createRequire(import.meta.url)('../../../package.json').version
@@ -62,9 +64,7 @@ export class McpBridge {
   readonly #elicits = new WeakSet<Server>()
   /** The listeners told of each publish that changed the served lists (the HTTP `subscriptions/listen` bus). */
   readonly #changeListeners = new Set<(change: CatalogChange) => void>()
-  readonly #rounds = new ApprovalRounds()
-  /** The turns of the stateless 2026-07-28 HTTP requests, which belong to no MCP session. */
-  #stateless: SessionTurns | undefined
+  readonly #rounds: ApprovalRounds
   /** Session closes still running; `close()` waits for them (and so for their turns' calls). */
   readonly #closes = new Set<Promise<void>>()
   /** `tools/call` requests being served, and who waits for there to be none. */
@@ -84,6 +84,7 @@ export class McpBridge {
     this.#principal = options.principal ?? DEFAULT_PRINCIPAL
     this.#session = options.session
     this.#approval = options.approval
+    this.#rounds = new ApprovalRounds(options.requestStateKey)
     const log = options.log
     this.#verbose = log !== undefined
     this.#log = log
@@ -112,9 +113,26 @@ export class McpBridge {
     })
   }
 
-  /** The seam session of an MCP session: the configured one, else one per MCP session id. */
-  sessionFor(mcpSessionId: string | undefined): string {
-    return this.#session ?? (mcpSessionId ? `mcp:${mcpSessionId}` : 'mcp')
+  /**
+   * The seam session of one MCP session (a stdio connection, a 2025 HTTP session id, a 2026-07-28
+   * HTTP request): the configured one, else `mcp:<id>`, a session of its own that ends with it.
+   */
+  sessionFor(mcpSessionId: string = randomUUID()): string {
+    return this.#session ?? `mcp:${mcpSessionId}`
+  }
+
+  /**
+   * The MCP session `session` ended: its session grants end with it (a configured session is shared
+   * on purpose and keeps them). `close()` waits for it.
+   */
+  endSession(session: string): void {
+    if (this.#session !== undefined) return
+    this.#track(endSessionGrants(this.#root, session, this.#log))
+  }
+
+  #track(closing: Promise<void>): void {
+    this.#closes.add(closing)
+    void closing.finally(() => this.#closes.delete(closing))
   }
 
   /** The live generation's catalog, projected once per generation number. */
@@ -144,13 +162,20 @@ export class McpBridge {
   }
 
   /**
-   * A factory for the stateless 2026-07-28 HTTP mode: a server per request, all running their calls
-   * in one shared seam session (the configured one, else `mcp`), since no MCP session exists.
+   * A factory for the stateless 2026-07-28 HTTP mode: a server per request. Nothing identifies a
+   * client across requests (its `clientInfo` is self-declared and the same for every copy of it),
+   * so each request is a session of its own (unless one is configured): a session grant given in
+   * it ends with it, and its calls run in a turn that ends with it.
    */
   statelessFactory(): McpServerFactory {
     return () => {
-      this.#stateless ??= this.#turns(this.sessionFor(undefined))
-      return this.#server(this.#stateless)
+      const session = this.sessionFor()
+      const turns = this.#turns(session)
+      const server = this.#server(turns)
+      server.onclose = () => {
+        if (turns.begun) this.#track(turns.close().then(() => this.endSession(session)))
+      }
+      return server
     }
   }
 
@@ -175,9 +200,7 @@ export class McpBridge {
     server.onclose = () => {
       this.#servers.delete(server)
       this.#ready.delete(server)
-      const closing = turns.close()
-      this.#closes.add(closing)
-      void closing.finally(() => this.#closes.delete(closing))
+      this.#track(turns.close())
       onClose?.()
     }
     this.#servers.set(server, turns)
@@ -210,7 +233,6 @@ export class McpBridge {
     this.#closing ??= (async () => {
       this.#unsubscribe()
       await Promise.allSettled([...this.#servers.keys()].map((server) => server.close()))
-      await this.#stateless?.close()
       while (this.#closes.size > 0 || this.#active > 0) {
         if (this.#closes.size > 0) await Promise.allSettled([...this.#closes])
         else await new Promise<void>((resolve) => (this.#idle = resolve))
@@ -276,7 +298,21 @@ export class McpBridge {
     } catch (error) {
       if (!(error instanceof SeamError && (error.code === 'APPROVAL_CONFLICT' || error.code === 'APPROVAL_EXPIRED'))) throw error
     }
-    return turns.resume(round.callId, round.token, ctx.mcpReq.signal, approval)
+    try {
+      return await turns.resume(round.callId, round.token, ctx.mcpReq.signal, approval)
+    } finally {
+      this.#track(this.#endParkedSession(turns, round.token))
+    }
+  }
+
+  /**
+   * A 2026-07-28 HTTP request is a session of its own, so the call it parked is resumed by another
+   * request's session: a grant the reply gave it is the parking request's, which has ended, so it
+   * ends too. (On stdio the parking session is this one, and lives on.)
+   */
+  async #endParkedSession(turns: SessionTurns, token: string): Promise<void> {
+    const [parked] = await this.#root.journal.coordination.parked({ token, settled: true }).catch(() => [])
+    if (parked !== undefined && parked.session !== turns.session) this.endSession(parked.session)
   }
 
   /**

@@ -1,24 +1,28 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import { type AddressInfo, isIP } from 'node:net'
-import { hostname, networkInterfaces } from 'node:os'
+import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
 import {
   createMcpHandler,
   isLegacyRequest,
-  localhostAllowedHostnames,
   validateHostHeader,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
 import { SeamError } from '../../errors.js'
 import type { Root } from '../../runtime/root.js'
 import type { McpServeOptions } from './serve-options.js'
+import { allowedHostnames, isLoopback, reachableUrls } from './http-hosts.js'
+import { capConnectionsPerClient, type HttpLimits, resolveLimits } from './http-limits.js'
 import { type HttpSession, HttpSessions } from './http-sessions.js'
 import { McpBridge } from './serve-bridge.js'
 
-export type McpHttpOptions = McpServeOptions & {
-  /** Default `127.0.0.1`. Any other than a loopback address needs `token`. */
+export type McpHttpOptions = McpServeOptions &
+  HttpLimits & {
+  /**
+   * Default `127.0.0.1`. Any other than a loopback address needs `token`. A wildcard (`0.0.0.0`,
+   * `::`) accepts this machine's name and addresses as `Host`, and `urls` lists the ones to open.
+   */
   host?: string
   /** Default 4750; 0 picks a free port (read it from `url`). */
   port?: number
@@ -50,6 +54,18 @@ export type McpHttpOptions = McpServeOptions & {
   routes?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>
 }
 
+/** A running HTTP endpoint. */
+export interface McpHttpServer {
+  /** The endpoint's URL to share: the first of `urls`. */
+  readonly url: string
+  /**
+   * Every URL a person can open: the bound host's, or on a wildcard bind this machine's first
+   * external address and `127.0.0.1` (never `0.0.0.0`, which no browser can reach).
+   */
+  readonly urls: readonly string[]
+  close(): Promise<void>
+}
+
 const PATH = '/mcp'
 const MAX_BODY_BYTES = 4 * 1024 * 1024
 
@@ -64,7 +80,7 @@ const DEFAULT_MAX_SESSIONS = 64
  * constant time).
  * `close()` ends every session (aborting running calls, which are still journaled) and the listener.
  */
-export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveHttp(root: Root, options: McpHttpOptions): Promise<McpHttpServer> {
   const host = options.host ?? '127.0.0.1'
   const port = options.port ?? 4750
   const token = options.token?.trim() || undefined
@@ -85,6 +101,7 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
   if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) {
     throw new SeamError('INVALID_OPTIONS', `maxSessions must be a positive integer, got ${String(options.maxSessions)}`)
   }
+  const limits = resolveLimits(options)
   const bridge = new McpBridge(root, options)
   const sessions = new HttpSessions({ max: maxSessions, idleMs, log })
   // The 2026-07-28 era, stateless: a server per request, changes on `subscriptions/listen` streams.
@@ -104,13 +121,15 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
   const sweeper = setInterval(() => sessions.sweep(), Math.max(10, Math.min(60_000, Math.floor(idleMs / 4))))
   sweeper.unref()
 
-  const http = createServer((req, res) => {
+  const http = createServer(limits.bounds, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       log(`mcp http: request failed: ${error instanceof Error ? error.message : String(error)}`)
       if (!res.headersSent) reply(res, 500, 'Internal server error')
       else res.destroy()
     })
   })
+
+  capConnectionsPerClient(http, limits.maxConnectionsPerClient, log)
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const hostCheck = validateHostHeader(req.headers.host, allowed)
@@ -169,11 +188,27 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
     res.on('close', () => {
       abort.abort()
       release(current, eventStream)
+      // Closed before its answer was written: the client is gone, and with no event store the answer
+      // can never be redelivered, so the POST's requests are cancelled (their calls settle ABORTED).
+      if (!res.writableFinished && body !== undefined) cancelRequests(current, req, body)
     })
     const response = await session.transport.handleRequest(webRequest(req, body, abort.signal))
     // A request that did not initialize a session (rejected by the transport) leaves nothing behind.
     if (session.transport.sessionId === undefined) await session.transport.close()
     send(res, response)
+  }
+
+  /** Cancels the JSON-RPC requests in `body` as the client would, with `notifications/cancelled`. */
+  function cancelRequests(session: HttpSession, req: IncomingMessage, body: Buffer): void {
+    const ids = requestIds(parseJson(body))
+    if (ids.length === 0 || sessions.get(session.id) !== session) return
+    const headers = toHeaders(req)
+    headers.delete('content-length')
+    for (const requestId of ids) {
+      const notice = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client closed the request stream' } })
+      const cancel = new Request(new URL(PATH, 'http://localhost'), { method: 'POST', headers, body: notice })
+      session.transport.handleRequest(cancel).catch((error: unknown) => log(`mcp http: could not cancel a request: ${error instanceof Error ? error.message : String(error)}`))
+    }
   }
 
   function release(session: HttpSession, stream: boolean): void {
@@ -192,8 +227,10 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
       },
     })
     const session: HttpSession = { id, transport, requests: 0, streams: 0, lastSeen: Date.now() }
-    const server = bridge.open(bridge.sessionFor(id), () => {
+    const seamSession = bridge.sessionFor(id)
+    const server = bridge.open(seamSession, () => {
       if (sessions.delete(id)) log(`mcp http: session ${id.slice(0, 8)} closed`)
+      bridge.endSession(seamSession)
     })
     await server.connect(transport)
     return session
@@ -218,10 +255,12 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
   }
   const bound = (http.address() as AddressInfo).port
   origins = new Set([...allowed.map((name) => `http://${name}:${bound}`), ...(options.allowedOrigins ?? [])])
-  const url = `http://${isIP(host) === 6 ? `[${host}]` : host}:${bound}${PATH}`
-  log(`mcp http: serving ${url}${token ? ' (bearer token required)' : ''}`)
+  const urls = reachableUrls(host, bound, PATH)
+  const url = urls[0]!
+  log(`mcp http: serving ${urls.join(' and ')}${token ? ' (bearer token required)' : ''}`)
   return {
     url,
+    urls,
     close() {
       closing ??= (async () => {
         clearInterval(sweeper)
@@ -234,27 +273,6 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<{ 
       return closing
     },
   }
-}
-
-function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[(.*)\]$/, '$1').toLowerCase()
-  if (h === 'localhost') return true
-  if (isIP(h) === 4) return h.startsWith('127.')
-  return h === '::1' || h.startsWith('::ffff:127.')
-}
-
-/** Hostnames a `Host` (or browser `Origin`) header may name: loopback, the bound host, and on a wildcard bind every local address. */
-function allowedHostnames(host: string, extra: readonly string[]): string[] {
-  const names = new Set([...localhostAllowedHostnames(), ...extra])
-  const bracket = (address: string) => (isIP(address) === 6 ? `[${address}]` : address)
-  const bare = host.replace(/^\[(.*)\]$/, '$1')
-  if (bare === '0.0.0.0' || bare === '::') {
-    names.add(hostname())
-    for (const entries of Object.values(networkInterfaces())) for (const entry of entries ?? []) names.add(bracket(entry.address))
-  } else {
-    names.add(bracket(bare))
-  }
-  return [...names]
 }
 
 function digest(value: string): Buffer {
@@ -281,6 +299,15 @@ function parseJson(body: Buffer): unknown {
   } catch {
     return INVALID
   }
+}
+
+/** The ids of the requests (not notifications or responses) in a JSON-RPC message or batch. */
+function requestIds(message: unknown): (string | number)[] {
+  const messages = Array.isArray(message) ? message : [message]
+  return messages.flatMap((m) => {
+    const { id, method } = (m ?? {}) as { id?: unknown; method?: unknown }
+    return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number') ? [id] : []
+  })
 }
 
 function webRequest(req: IncomingMessage, body: Buffer | undefined, signal: AbortSignal | undefined): Request {

@@ -2,7 +2,11 @@ import type { ApprovalPort } from '../../runtime/approval-types.js'
 
 /** What every way of serving the live generation over MCP (stdio, HTTP) is configured with. */
 export interface McpServeOptions {
-  /** The seam session calls run in (approval grants are per session). Default `'mcp'` on stdio, `mcp:<MCP session id>` over HTTP. */
+  /**
+   * The seam session every call runs in, shared by every connection (and its session grants kept
+   * past them). Default: a session of its own per MCP session, `mcp:<id>`: one per stdio connection,
+   * per 2025-era HTTP session and per 2026-07-28 HTTP request, whose grants end with it.
+   */
   session?: string
   /** Who the calls run as. Default `{ subjectId: 'mcp' }`. */
   principal?: { subjectId: string; roles?: string[] }
@@ -16,4 +20,11 @@ export interface McpServeOptions {
    * such calls fail closed with `APPROVAL_UNAVAILABLE`.
    */
   approval?: ApprovalPort
+  /**
+   * The secret (at least 32 bytes) that seals a 2026-07-28 approval round's `requestState`
+   * (AES-256-GCM: the client can neither read the parked call's resume token inside nor change
+   * it). Give every process serving one endpoint the same one, so a retry may reach any of them;
+   * default: a random key for this process.
+   */
+  requestStateKey?: string | Uint8Array
 }

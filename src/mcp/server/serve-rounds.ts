@@ -1,9 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import {
   CLIENT_CAPABILITIES_META_KEY,
   type CallToolResult,
   type ClientCapabilities,
-  createRequestStateCodec,
   type InputRequiredResult,
   inputRequired,
   inputResponse,
@@ -14,8 +13,9 @@ import {
 import type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest } from '../../runtime/approval-types.js'
 import { stableStringify } from '../../features/schema.js'
 import { answerOf, approvalForm, supportsFormElicitation } from './serve-approval.js'
+import { createSealedStateCodec } from './sealed-state.js'
 
-/** What an `input_required` round carries back to the server, sealed (HMAC) so a client cannot forge it. */
+/** What an `input_required` round carries back to the server, sealed (AES-256-GCM) so a client can neither read nor forge it. */
 export interface ApprovalRoundState {
   /** The parked call's resume token. */
   readonly token: string
@@ -47,10 +47,15 @@ const STATE_TTL_SECONDS = 60 * 60
  * carry the retry.
  */
 export class ApprovalRounds {
-  readonly #codec = createRequestStateCodec<ApprovalRoundState>({ key: randomBytes(32), ttlSeconds: STATE_TTL_SECONDS })
+  readonly #codec
+
+  /** `stateKey`: the key states are sealed with (`McpServeOptions.requestStateKey`), else one for this process. */
+  constructor(stateKey?: string | Uint8Array) {
+    this.#codec = createSealedStateCodec<ApprovalRoundState>({ secret: stateKey, ttlSeconds: STATE_TTL_SECONDS })
+  }
 
   /** For `ServerOptions.requestState.verify`: a state that fails verification is refused before the handler runs. */
-  readonly verify = (state: string, ctx: ServerContext): Promise<ApprovalRoundState> => this.#codec.verify(state, ctx)
+  readonly verify = async (state: string): Promise<ApprovalRoundState> => this.#codec.open(state)
 
   /** Whether this 2026-era request's client can answer a form (its envelope declares form elicitation). */
   canAsk(ctx: ServerContext): boolean {
@@ -90,7 +95,7 @@ export class ApprovalRounds {
   }
 
   /** The `input_required` result asking `question` about the parked call `token`, parked with the request's `args`. */
-  async ask(question: ApprovalRequest, token: string, ctx: ServerContext, args: unknown): Promise<CallToolResult> {
+  async ask(question: ApprovalRequest, token: string, _ctx: ServerContext, args: unknown): Promise<CallToolResult> {
     const state: ApprovalRoundState = {
       token,
       callId: question.callId,
@@ -100,7 +105,7 @@ export class ApprovalRounds {
     }
     const result: InputRequiredResult = inputRequired({
       inputRequests: { [KEY]: inputRequired.elicit(approvalForm(question)) },
-      requestState: await this.#codec.mint(state, ctx),
+      requestState: this.#codec.mint(state),
     })
     // The SDK's tools/call handler type is the complete result; on a 2026 request it also accepts this one.
     return result as unknown as CallToolResult

@@ -22,7 +22,9 @@ export async function serveStdio(root: Root, options: McpStdioOptions = {}): Pro
     ended = resolve
   })
   const wire = new StdioServerTransport(options.stdin ?? process.stdin, options.stdout ?? process.stdout)
-  const handle = serveStdioEras(bridge.factory(bridge.sessionFor(undefined)), {
+  // This connection is a session of its own: a session grant given on it ends with it.
+  const session = bridge.sessionFor()
+  const handle = serveStdioEras(bridge.factory(session), {
     transport: wire,
     onerror: (error) => log(`mcp stdio: ${error.message}`),
   })
@@ -32,6 +34,7 @@ export async function serveStdio(root: Root, options: McpStdioOptions = {}): Pro
   wire.onclose = () => {
     sdkClosed?.()
     log('mcp stdio: the session ended')
+    bridge.endSession(session)
     void bridge.close().then(ended)
   }
   log('mcp stdio: serving')
@@ -42,6 +45,7 @@ export async function serveStdio(root: Root, options: McpStdioOptions = {}): Pro
       closing ??= handle
         .close()
         .catch(() => {})
+        .then(() => bridge.endSession(session))
         .then(() => bridge.close())
         .then(ended)
       return closing

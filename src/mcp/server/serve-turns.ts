@@ -25,6 +25,7 @@ export class SessionTurns {
   readonly #ending = new Set<Promise<void>>()
   #current: { generation: number; turn: Promise<Turn>; ready?: Turn } | undefined
   #closed = false
+  #begun = false
 
   constructor(root: Root, input: SessionTurnInput, log: (line: string) => void) {
     this.#root = root
@@ -69,6 +70,16 @@ export class SessionTurns {
     }
   }
 
+  /** The seam session this MCP session's calls run in. */
+  get session(): string {
+    return this.#input.session
+  }
+
+  /** Whether any call ran (or resumed) here: a session that never ran one has no grants to end. */
+  get begun(): boolean {
+    return this.#begun
+  }
+
   /** Ends the turn when a newer generation is live (called on every publish). */
   retireStale(): void {
     if (this.#current && this.#current.generation !== this.#root.generation) this.#retire()
@@ -86,6 +97,7 @@ export class SessionTurns {
     if (this.#current) return this.#current.turn
     if (this.#closed) return Promise.reject(new Error('the MCP session is closed'))
     const generation = this.#root.generation
+    this.#begun = true
     const port: ApprovalPort = { request: (request) => this.#ask(request) }
     // Always attended: which calls can be asked is decided per call (the port forwards to theirs),
     // so a session's first call, or one of several clients sharing a stateless session, decides nothing.

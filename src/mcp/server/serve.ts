@@ -9,7 +9,8 @@
  *   unattended and a call that needs approval is denied with `APPROVAL_UNAVAILABLE`.
  * - A publish that changes the served lists sends `list_changed` to every connected session.
  */
-export { serveHttp, type McpHttpOptions } from './serve-http.js'
+export { type McpHttpOptions, type McpHttpServer, serveHttp } from './serve-http.js'
+export type { HttpLimits } from './http-limits.js'
 export { serveStdio, type McpStdioOptions } from './serve-stdio.js'
 
 export type { McpServeOptions } from './serve-options.js'

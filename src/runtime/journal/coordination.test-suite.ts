@@ -197,6 +197,28 @@ export function describeCoordinationContract(name: string, backend: JournalBacke
       }
     })
 
+    it('lists the standing grants, and revokes those of a session (or one of them) for every host', async () => {
+      const [a, b] = await twoHosts()
+      const g = (session: string, fingerprint: string) => ({ session, subjectId: 'u1', source: 'feature:root', fingerprint })
+      await a.coordination.grant(g('s1', 'fp-1'))
+      await a.coordination.grant(g('s1', 'fp-2'))
+      await a.coordination.grant(g('s2', 'fp-1'))
+      const all = await b.coordination.grants()
+      expect(all.map((x) => [x.session, x.fingerprint])).toEqual([
+        ['s1', 'fp-1'],
+        ['s1', 'fp-2'],
+        ['s2', 'fp-1'],
+      ])
+      expect(typeof all[0]!.at).toBe('number')
+      expect(await b.coordination.grants({ session: 's2' })).toEqual([expect.objectContaining(g('s2', 'fp-1'))])
+      expect(await b.coordination.revokeGrants({ session: 's1', fingerprint: 'fp-2' })).toBe(1)
+      expect(await a.coordination.hasGrant(g('s1', 'fp-2'))).toBe(false)
+      expect(await a.coordination.hasGrant(g('s1', 'fp-1'))).toBe(true)
+      expect(await b.coordination.revokeGrants({ session: 's1' })).toBe(1)
+      expect(await b.coordination.revokeGrants({ session: 's1' })).toBe(0)
+      expect((await a.coordination.grants()).map((x) => x.session)).toEqual(['s2'])
+    })
+
     it('leaves a parked call open in crash repair, and keeps its reserved seqs free of the repaired turn end', async () => {
       const dead = 'another-machine.invalid:1'
       const [a, append] = await repairerAndWriter(dead)

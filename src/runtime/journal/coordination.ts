@@ -54,6 +54,10 @@ export interface JournalCoordination {
   releaseKey(key: string, holder: KeyHolder): Promise<void>
   grant(grant: SessionGrant): Promise<void>
   hasGrant(grant: SessionGrant): Promise<boolean>
+  /** The standing session grants matching `query`, oldest first. */
+  grants(query?: GrantQuery): Promise<StoredGrant[]>
+  /** Drops the grants of `query.session` (only those matching the rest of `query`); resolves with how many went. */
+  revokeGrants(query: GrantQuery & { readonly session: string }): Promise<number>
   /** Records that `host` is alive now, with the lease after which it counts as dead. */
   heartbeat(host: string, leaseMs: number): Promise<void>
   /** Forgets `host`'s heartbeat (a clean shutdown). */
@@ -165,6 +169,29 @@ export interface SessionGrant {
   readonly subjectId: string
   readonly source: string
   readonly fingerprint: string
+}
+
+/** A session grant as a store keeps it: with when it was given (epoch ms). */
+export interface StoredGrant extends SessionGrant {
+  readonly at: number
+}
+
+/** Which grants: every field given must match exactly. */
+export interface GrantQuery {
+  readonly session?: string
+  readonly subjectId?: string
+  readonly source?: string
+  readonly fingerprint?: string
+}
+
+/** Whether a grant matches a query (the memory store's filter; the SQL stores say the same in SQL). */
+export function matchesGrant(grant: SessionGrant, query: GrantQuery): boolean {
+  return (
+    (query.session === undefined || grant.session === query.session) &&
+    (query.subjectId === undefined || grant.subjectId === query.subjectId) &&
+    (query.source === undefined || grant.source === query.source) &&
+    (query.fingerprint === undefined || grant.fingerprint === query.fingerprint)
+  )
 }
 
 /** Heartbeats the stores keep: `host` → its last beat and lease, read by crash repair. */

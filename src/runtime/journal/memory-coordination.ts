@@ -8,10 +8,12 @@ import type {
   ParkedDecision,
   ParkedQuery,
   ParkedSettlement,
+  GrantQuery,
   SessionGrant,
+  StoredGrant,
   StoredResult,
 } from './coordination.js'
-import { matchesParked, sameHolder, storedRound } from './coordination.js'
+import { matchesGrant, matchesParked, sameHolder, storedRound } from './coordination.js'
 import { duplicateError } from './events.js'
 
 /**
@@ -22,7 +24,8 @@ export class MemoryCoordination implements JournalCoordination {
   readonly #parked = new Map<string, ParkedCall>()
   readonly #rounds = new Set<string>()
   readonly #keys = new Map<string, KeyClaim>()
-  readonly #grants = new Set<string>()
+  /** By `grantKey`, in the order given. */
+  readonly #grants = new Map<string, StoredGrant>()
   readonly #beats = new Map<string, HostBeat>()
   readonly #check: () => void
   readonly #location: string
@@ -98,7 +101,25 @@ export class MemoryCoordination implements JournalCoordination {
 
   async grant(grant: SessionGrant): Promise<void> {
     this.#check()
-    this.#grants.add(grantKey(grant))
+    const key = grantKey(grant)
+    if (!this.#grants.has(key)) {
+      const { session, subjectId, source, fingerprint } = grant
+      this.#grants.set(key, Object.freeze({ session, subjectId, source, fingerprint, at: Date.now() }))
+    }
+  }
+
+  async grants(query: GrantQuery = {}): Promise<StoredGrant[]> {
+    this.#check()
+    return [...this.#grants.values()].filter((grant) => matchesGrant(grant, query))
+  }
+
+  async revokeGrants(query: GrantQuery & { readonly session: string }): Promise<number> {
+    this.#check()
+    let n = 0
+    for (const [key, grant] of this.#grants) {
+      if (matchesGrant(grant, query) && this.#grants.delete(key)) n += 1
+    }
+    return n
   }
 
   async hasGrant(grant: SessionGrant): Promise<boolean> {

@@ -9,7 +9,9 @@ import type {
   ParkedDecision,
   ParkedQuery,
   ParkedSettlement,
+  GrantQuery,
   SessionGrant,
+  StoredGrant,
   StoredResult,
 } from './coordination.js'
 import { storedRound } from './coordination.js'
@@ -38,6 +40,12 @@ function statements(schema: string) {
     releaseKey: `DELETE FROM ${keys} WHERE key = $1 AND turn_id = $2 AND call_id = $3 AND host = $4 AND result IS NULL`,
     grant: `INSERT INTO ${grants} (session, subject_id, source, fingerprint, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
     hasGrant: `SELECT 1 FROM ${grants} WHERE session = $1 AND subject_id = $2 AND source = $3 AND fingerprint = $4`,
+    // A null parameter matches every row: one statement for each combination a query may give.
+    grants: `SELECT session, subject_id AS "subjectId", source, fingerprint, at FROM ${grants}
+      WHERE ($1::text IS NULL OR session = $1) AND ($2::text IS NULL OR subject_id = $2) AND ($3::text IS NULL OR source = $3) AND ($4::text IS NULL OR fingerprint = $4)
+      ORDER BY at, session, subject_id, source, fingerprint`,
+    revokeGrants: `DELETE FROM ${grants}
+      WHERE session = $1 AND ($2::text IS NULL OR subject_id = $2) AND ($3::text IS NULL OR source = $3) AND ($4::text IS NULL OR fingerprint = $4)`,
     heartbeat: `INSERT INTO ${hosts} (host, beat_at, lease_ms) VALUES ($1, ${DB_NOW}, $2)
       ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms`,
     retire: `DELETE FROM ${hosts} WHERE host = $1`,
@@ -153,6 +161,17 @@ export class PostgresCoordination implements JournalCoordination {
     })
   }
 
+  grants(query: GrantQuery = {}): Promise<StoredGrant[]> {
+    return this.#run(async () => {
+      const { rows } = await this.#pool.query<StoredGrant & { at: string | number }>(this.#sql.grants, grantParams(query))
+      return rows.map((row) => ({ ...row, at: Number(row.at) }))
+    })
+  }
+
+  revokeGrants(query: GrantQuery & { readonly session: string }): Promise<number> {
+    return this.#run(async () => (await this.#pool.query(this.#sql.revokeGrants, grantParams(query))).rowCount ?? 0)
+  }
+
   heartbeat(host: string, leaseMs: number): Promise<void> {
     return this.#run(async () => {
       await this.#pool.query(this.#sql.heartbeat, [host, leaseMs])
@@ -198,4 +217,8 @@ export class PostgresCoordination implements JournalCoordination {
 
 function parkedOf(row: ParkedRow): ParkedCall {
   return storedRound(row.call, row.decision, row.settled)
+}
+
+function grantParams(query: GrantQuery): (string | null)[] {
+  return [query.session ?? null, query.subjectId ?? null, query.source ?? null, query.fingerprint ?? null]
 }

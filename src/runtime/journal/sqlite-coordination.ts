@@ -8,7 +8,9 @@ import type {
   ParkedDecision,
   ParkedQuery,
   ParkedSettlement,
+  GrantQuery,
   SessionGrant,
+  StoredGrant,
   StoredResult,
 } from './coordination.js'
 import { storedRound } from './coordination.js'
@@ -30,6 +32,12 @@ const SQL = {
   releaseKey: 'DELETE FROM seam_journal_keys WHERE key = ? AND turn_id = ? AND call_id = ? AND host = ? AND result IS NULL',
   grant: `INSERT OR IGNORE INTO seam_journal_grants (session, subject_id, source, fingerprint, at) VALUES (?, ?, ?, ?, ?)`,
   hasGrant: 'SELECT 1 FROM seam_journal_grants WHERE session = ? AND subject_id = ? AND source = ? AND fingerprint = ?',
+  // A null parameter matches every row: one statement for each combination a query may give.
+  grants: `SELECT session, subject_id AS subjectId, source, fingerprint, at FROM seam_journal_grants
+    WHERE (@session IS NULL OR session = @session) AND (@subject IS NULL OR subject_id = @subject) AND (@source IS NULL OR source = @source) AND (@fingerprint IS NULL OR fingerprint = @fingerprint)
+    ORDER BY at, session, subject_id, source, fingerprint`,
+  revokeGrants: `DELETE FROM seam_journal_grants
+    WHERE session = @session AND (@subject IS NULL OR subject_id = @subject) AND (@source IS NULL OR source = @source) AND (@fingerprint IS NULL OR fingerprint = @fingerprint)`,
   heartbeat: `INSERT INTO seam_journal_hosts (host, beat_at, lease_ms) VALUES (?, ?, ?)
     ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms`,
   retire: 'DELETE FROM seam_journal_hosts WHERE host = ?',
@@ -134,6 +142,14 @@ export class SqliteCoordination implements JournalCoordination {
     return this.#run(() => this.#statements.hasGrant.get(grant.session, grant.subjectId, grant.source, grant.fingerprint)) !== undefined
   }
 
+  async grants(query: GrantQuery = {}): Promise<StoredGrant[]> {
+    return this.#run(() => this.#statements.grants.all(...grantParams(query)) as StoredGrant[])
+  }
+
+  async revokeGrants(query: GrantQuery & { readonly session: string }): Promise<number> {
+    return this.#run(() => this.#statements.revokeGrants.run(...grantParams(query)).changes)
+  }
+
   async heartbeat(host: string, leaseMs: number): Promise<void> {
     this.#run(() => this.#statements.heartbeat.run(host, Date.now(), leaseMs))
   }
@@ -177,4 +193,8 @@ function parkedOf(row: ParkedRow): ParkedCall {
     row.decision === null ? undefined : (JSON.parse(row.decision) as ParkedDecision),
     row.settled === null ? undefined : (JSON.parse(row.settled) as ParkedSettlement),
   )
+}
+
+function grantParams(query: GrantQuery): [{ session: string | null; subject: string | null; source: string | null; fingerprint: string | null }] {
+  return [{ session: query.session ?? null, subject: query.subjectId ?? null, source: query.source ?? null, fingerprint: query.fingerprint ?? null }]
 }

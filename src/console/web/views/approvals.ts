@@ -1,6 +1,7 @@
 import type { ApprovalChoice, ApprovalQueueView, ParkedApprovalView, PendingApprovalView } from '../../types.js'
 import { api, latestOnly, newestQueue } from '../client.js'
 import { badge, h, replace, time } from '../dom.js'
+import { grantsSection } from './grants.js'
 import type { View, ViewContext } from './view.js'
 
 const CHOICES: readonly { answer: ApprovalChoice; label: string; key: string }[] = [
@@ -33,6 +34,7 @@ interface Question {
 export function approvalsView(context: ViewContext): View {
   const live = h('ol', { class: 'approvals', 'aria-label': 'calls waiting now, oldest first' })
   const parked = h('ol', { class: 'approvals', 'aria-label': 'parked calls, oldest first' })
+  const grants = grantsSection((text) => context.announce(text))
   const element = h(
     'div',
     null,
@@ -43,6 +45,7 @@ export function approvalsView(context: ViewContext): View {
     h('h2', null, 'Parked in the journal'),
     h('p', { class: 'muted' }, 'Calls parked for a later decision; an allowed call runs when its host resumes it.'),
     parked,
+    grants.element,
   )
   let focused: string | undefined
 
@@ -140,14 +143,18 @@ export function approvalsView(context: ViewContext): View {
     await refresh()
   }
 
-  const refresh = () => Promise.all([api.approvals().then(renderLive), fetchParked(renderParked)]).catch(() => {})
+  const refresh = () => Promise.all([api.approvals().then(renderLive), fetchParked(renderParked), grants.refresh()]).catch(() => {})
   void refresh()
   return {
     element,
     onEvent(event) {
       if (event.type === 'approvals') renderLive(event)
       // Parking and deciding are journaled: the journal's stream says when to look again.
-      if (event.type === 'journal') fetchParked(renderParked).catch(() => {})
+      // A grant is given as its call runs, which the journal says too.
+      if (event.type === 'journal') {
+        fetchParked(renderParked).catch(() => {})
+        void grants.refresh()
+      }
     },
   }
 }
