@@ -34,10 +34,10 @@ const SQL = {
   hasGrant: 'SELECT 1 FROM seam_journal_grants WHERE session = ? AND subject_id = ? AND source = ? AND fingerprint = ?',
   // A null parameter matches every row: one statement for each combination a query may give.
   grants: `SELECT session, subject_id AS subjectId, source, fingerprint, at FROM seam_journal_grants
-    WHERE (@session IS NULL OR session = @session) AND (@subject IS NULL OR subject_id = @subject) AND (@source IS NULL OR source = @source) AND (@fingerprint IS NULL OR fingerprint = @fingerprint)
+    WHERE (? IS NULL OR session = ?) AND (? IS NULL OR subject_id = ?) AND (? IS NULL OR source = ?) AND (? IS NULL OR fingerprint = ?)
     ORDER BY at, session, subject_id, source, fingerprint`,
   revokeGrants: `DELETE FROM seam_journal_grants
-    WHERE session = @session AND (@subject IS NULL OR subject_id = @subject) AND (@source IS NULL OR source = @source) AND (@fingerprint IS NULL OR fingerprint = @fingerprint)`,
+    WHERE session = ? AND (? IS NULL OR subject_id = ?) AND (? IS NULL OR source = ?) AND (? IS NULL OR fingerprint = ?)`,
   heartbeat: `INSERT INTO seam_journal_hosts (host, beat_at, lease_ms) VALUES (?, ?, ?)
     ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms`,
   retire: 'DELETE FROM seam_journal_hosts WHERE host = ?',
@@ -147,7 +147,7 @@ export class SqliteCoordination implements JournalCoordination {
   }
 
   async revokeGrants(query: GrantQuery & { readonly session: string }): Promise<number> {
-    return this.#run(() => this.#statements.revokeGrants.run(...grantParams(query)).changes)
+    return this.#run(() => this.#statements.revokeGrants.run(...grantParams(query).slice(1)).changes)
   }
 
   async heartbeat(host: string, leaseMs: number): Promise<void> {
@@ -195,6 +195,7 @@ function parkedOf(row: ParkedRow): ParkedCall {
   )
 }
 
-function grantParams(query: GrantQuery): [{ session: string | null; subject: string | null; source: string | null; fingerprint: string | null }] {
-  return [{ session: query.session ?? null, subject: query.subjectId ?? null, source: query.source ?? null, fingerprint: query.fingerprint ?? null }]
+/** Each filter twice, for its `(? IS NULL OR column = ?)` (positional: both drivers bind these alike). */
+function grantParams(query: GrantQuery): (string | null)[] {
+  return [query.session, query.subjectId, query.source, query.fingerprint].flatMap((value) => [value ?? null, value ?? null])
 }
