@@ -298,9 +298,15 @@ export class McpBridge {
     } catch (error) {
       if (!(error instanceof SeamError && (error.code === 'APPROVAL_CONFLICT' || error.code === 'APPROVAL_EXPIRED'))) throw error
     }
+    // The round's state is sealed (encrypted and authenticated) for the request that parked the
+    // call, so its retry continues that request's session: a 2026-07-28 request is a session of its
+    // own, and a resume is bound to the parked call's session.
+    const [parked] = await this.#root.journal.coordination.parked({ token: round.token, settled: true }).catch(() => [])
+    const own = parked !== undefined && parked.session !== turns.session ? this.#turns(parked.session) : turns
     try {
-      return await turns.resume(round.callId, round.token, ctx.mcpReq.signal, approval)
+      return await own.resume(round.callId, round.token, ctx.mcpReq.signal, approval)
     } finally {
+      if (own !== turns) this.#track(own.close())
       this.#track(this.#endParkedSession(turns, round.token))
     }
   }

@@ -1,5 +1,5 @@
 import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.js'
-import { encodeCursor, type PlannedTurnQuery, summarizeTurn, TURN_TOOLS_SHOWN, type TurnCalls, type TurnFilter } from './turn-query.js'
+import { encodeCursor, type PlannedTurnQuery, summarizeTurn, TURN_TOOLS_SHOWN, type TurnFilter } from './turn-query.js'
 import type { JournalEvent, JournalEventKind, TurnPage } from './types.js'
 
 /**
@@ -36,9 +36,15 @@ interface PageRow {
   readonly calls: number
   /** JSON: the distinct tool names, first asked first. */
   readonly tools: string
-  /** JSON: status → count of the turn's results. */
-  readonly outcomes: string
+  readonly completed: number
+  readonly denied: number
+  readonly failed: number
+  readonly cancelled: number
 }
+
+const OUTCOME_STATUSES = ['completed', 'denied', 'failed', 'cancelled'] as const
+const TOOL = FILTERS.tool.value
+const STATUS = FILTERS.status.value
 
 /**
  * `JournalStore.turns` over SQLite. Turns are numbered in the order their first event (their
@@ -70,14 +76,16 @@ export class SqliteTurnQueries {
       summarizeTurn(JSON.parse(row.begin) as JournalEvent, row.end === null ? undefined : (JSON.parse(row.end) as JournalEvent), {
         calls: row.calls,
         tools: JSON.parse(row.tools) as string[],
-        outcomes: JSON.parse(row.outcomes) as TurnCalls['outcomes'],
+        outcomes: Object.fromEntries(OUTCOME_STATUSES.filter((status) => row[status] > 0).map((status) => [status, row[status]])),
       }),
     )
     return more ? { turns, next: encodeCursor(kept.at(-1)!.turn) } : { turns }
   }
 }
 
-/** The page query for these filters, the first driving. Parameters: one value per filter (in `names` order), then the cursor, then the limit. */
+/**
+ * The page query for these filters, the first driving. A turn's summary reads its own events only,
+ * each through an index: its calls in `seq` order (the first of each tool name), its results by status. Parameters: one value per filter (in `names` order), then the cursor, then the limit. */
 export function turnPageSql(names: readonly TurnFilter[]): string {
   const [driver, ...checks] = names
   const drive =
@@ -94,10 +102,11 @@ export function turnPageSql(names: readonly TurnFilter[]): string {
       ${drive}${exists.join('')} AND d.turn < ? GROUP BY d.turn ORDER BY d.turn DESC LIMIT ?)
     SELECT p.turn, b.payload AS begin, e.payload AS "end",
       (SELECT count(*) FROM seam_journal_events c WHERE c.turn = p.turn AND c.call_id IS NOT NULL AND c.kind = 'tool/call') AS calls,
-      (SELECT json_group_array(name) FROM (SELECT json_extract(c.payload, '$.name') AS name FROM seam_journal_events c
-        WHERE c.turn = p.turn AND c.call_id IS NOT NULL AND c.kind = 'tool/call' GROUP BY name ORDER BY min(c.id) LIMIT ${TURN_TOOLS_SHOWN})) AS tools,
-      (SELECT coalesce(json_group_object(status, n), '{}') FROM (SELECT json_extract(r.payload, '$.status') AS status, count(*) AS n
-        FROM seam_journal_events r WHERE r.turn = p.turn AND r.call_id IS NOT NULL AND r.kind = 'tool/result' GROUP BY status)) AS outcomes
+      (SELECT json_group_array(name) FROM (SELECT ${TOOL('c.')} AS name FROM seam_journal_events c
+        WHERE c.turn = p.turn AND c.kind = 'tool/call' AND NOT EXISTS (SELECT 1 FROM seam_journal_events o INDEXED BY seam_journal_turns_by_tool
+          WHERE o.kind = 'tool/call' AND ${TOOL('o.')} = ${TOOL('c.')} AND o.turn = c.turn AND o.seq < c.seq)
+        ORDER BY c.seq LIMIT ${TURN_TOOLS_SHOWN})) AS tools,
+      ${OUTCOME_STATUSES.map((status) => `(SELECT count(*) FROM seam_journal_events r WHERE r.kind = 'tool/result' AND ${STATUS('r.')} = '${status}' AND r.turn = p.turn) AS ${status}`).join(',\n      ')}
     FROM page p
     JOIN seam_journal_events b ON b.turn = p.turn AND b.kind = 'turn/begin' AND b.call_id IS NULL
     LEFT JOIN seam_journal_events e ON e.turn = p.turn AND e.kind = 'turn/end' AND e.call_id IS NULL
