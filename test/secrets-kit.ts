@@ -40,10 +40,10 @@ export const LEAKY_ARGS = JSON.stringify({
   password: KEYED,
 })
 
-/** Fails with a message naming each needle (and shaped value) found in `text`, as `channel`. */
+/** Fails (softly: every channel is checked) naming each needle found in `text`, as `channel`. */
 export function expectClean(channel: string, text: string, needles: readonly string[] = [...NEEDLES, ...SHAPED]): void {
   const found = needles.filter((needle) => text.includes(needle) || text.includes(JSON.stringify(needle).slice(1, -1)) || text.includes(encodeURIComponent(needle)))
-  expect(found, `${channel} leaks ${found.join(', ')}`).toEqual([])
+  expect.soft(found, `${channel} leaks ${found.join(', ')}`).toEqual([])
 }
 
 /** Every file's bytes under `dir` (SQLite's database, WAL and journal files, chat logs), as latin1 text. */
@@ -64,7 +64,8 @@ import { definePlugin, registerSecret } from 'seam-runtime'
 export default definePlugin({
   name: 'root',
   setup(ctx) {
-    ctx.effect(registerSecret(${JSON.stringify(REGISTERED)}), 'registered secret')
+    // Kept for the process's life: output written after the root closes (seam call prints then) is scrubbed too.
+    registerSecret(${JSON.stringify(REGISTERED)})
     ctx.hooks.postExecute((exec, result, next) =>
       exec.name === 'blocked' ? { kind: 'block', feedback: 'blocked: token ' + process.env.GITHUB_TOKEN + ' and ${REGISTERED}' } : next())
   },
@@ -73,7 +74,7 @@ export default definePlugin({
   'tools/echo.ts': tool('never', '', 'return { length: text.length }'),
   'tools/fail.ts': tool('never', '', "throw new Error('upstream refused ' + text + ' from ' + process.env.DATABASE_URL)"),
   'tools/blocked.ts': tool('never', '', "return 'done'"),
-  'tools/risky.ts': tool('on-risk', 'risk: ({ text }) => `sends ${text} with ${process.env.LEGACY_DB}`,', "return 'sent'"),
+  'tools/risky.ts': tool('on-risk', "risk: ({ text }) => 'sends ' + text + ' with ' + process.env.LEGACY_DB,", "return 'sent'"),
 }
 
 function tool(approval: string, extra: string, body: string): string {
@@ -93,4 +94,4 @@ export default defineTool({
 }
 
 /** A tool file that fails to load, its error naming a key. */
-export const BROKEN_TOOL = "throw new Error('cannot start without ' + process.env.ANTHROPIC_API_KEY + ' or ${REGISTERED}')\n"
+export const BROKEN_TOOL = `throw new Error('cannot start without ' + process.env.ANTHROPIC_API_KEY + ' or ${REGISTERED}')\n`

@@ -157,7 +157,7 @@ describe('secrets on the channels of real processes', { timeout: 180_000 }, () =
     await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl!)))
     onTestFinished(() => client.close().catch(() => {}))
     const leaky = JSON.parse(LEAKY_ARGS) as Record<string, unknown>
-    for (const name of ['fail', 'blocked', 'risky', NEEDLES[4]!]) {
+    for (const name of ['fail', 'blocked', NEEDLES[4]!]) {
       const result = await client.callTool({ name, arguments: leaky })
       expect(result.isError).toBe(true)
       expectClean(`MCP tools/call ${name === NEEDLES[4] ? '<secret name>' : name}`, JSON.stringify(result))
@@ -168,6 +168,7 @@ describe('secrets on the channels of real processes', { timeout: 180_000 }, () =
     await devOut.until(/broken\.ts/, from)
     consoleTexts.push(['/api/state', await (await fetch(`${base}/api/state`)).text()])
     expect(consoleTexts.at(-1)![1]).toContain('broken')
+    expect(consoleTexts.find(([route]) => route === '/api/approvals')![1]).toContain('[redacted]')
     for (const [route, text] of consoleTexts) expectClean(`console ${route}`, text)
     await client.close()
     page.abort()
@@ -176,11 +177,18 @@ describe('secrets on the channels of real processes', { timeout: 180_000 }, () =
     await exited
     expectClean('seam dev terminal', devOut.text, NEEDLES)
 
-    // seam tools and seam journal, with the broken tool file still there.
+    // A command's first generation fails on the broken file: its code frame and message are scrubbed.
+    const failing = await seamWithSecrets('tools', dir)
+    expect(failing.stderr).toContain('could not build its first generation')
+    expectClean('seam tools (broken tool file)', terminal(failing), NEEDLES)
+    await rm(path.join(dir, 'tools', 'broken.ts'))
+
+    // seam tools and seam journal.
     for (const args of [['tools', dir], ['tools', dir, '--json'], ['journal', dir, '--json'], ['journal', dir]]) {
       const run = await seamWithSecrets(...args)
       expect(run.code, terminal(run)).toBe(0)
       expectClean(`seam ${args.join(' ').replace(dir, '<dir>')}`, terminal(run), args[0] === 'journal' ? undefined : NEEDLES)
+      if (args[0] === 'journal' && args[2] === '--json') expect(run.stdout).toMatch(/TOOL_ERROR[\s\S]*\[redacted\]|\[redacted\][\s\S]*TOOL_ERROR/)
     }
 
     // seam chat against a local OpenAI-compatible server: what the person types, the calls, the log.
@@ -212,6 +220,7 @@ describe('secrets on the channels of real processes', { timeout: 180_000 }, () =
     const files = await filesUnder(path.join(dir, '.seam'))
     expect(Object.keys(files).some((file) => file.endsWith('.jsonl'))).toBe(true)
     expect(Object.keys(files).some((file) => /\.db$/.test(file))).toBe(true)
+    expect(Object.entries(files).find(([file]) => file.endsWith('.jsonl'))![1]).toContain('my key is [redacted]')
     for (const [file, bytes] of Object.entries(files)) expectClean(`the bytes of ${path.relative(dir, file)}`, bytes)
   })
 })
