@@ -22,6 +22,8 @@ const registered = new Map<string, number>()
 let fromEnvironment: readonly string[] | undefined
 /** `undefined`: to be compiled; `null`: no secret value known. */
 let compiled: RegExp | null | undefined
+/** The same alternation without `g`: a test that finds nothing (the usual case) writes no `lastIndex` and is about 4× cheaper than a replace. */
+let probe: RegExp = /$^/
 
 /**
  * Scrubs `value` from every journaled, logged, served and printed string from now on (until the
@@ -57,7 +59,7 @@ export function knowsSecrets(): boolean {
 /** `text` with every known secret value (see the module comment) replaced by `[redacted]`. */
 export function scrubValues(text: string): string {
   const pattern = compiled === undefined ? compile() : compiled
-  return pattern === null ? text : text.replace(pattern, REDACTED)
+  return pattern === null || !probe.test(text) ? text : text.replace(pattern, REDACTED)
 }
 
 /** A connection string or URL that carries a password (`Server=db;Password=…`, `redis://:pw@host`). */
@@ -77,7 +79,10 @@ function compile(): RegExp | null {
   for (const value of registered.keys()) add(value)
   // Longest first: a secret that contains another is scrubbed whole.
   const ordered = [...forms].filter((form) => form.length >= MIN_LENGTH).sort((a, b) => b.length - a.length)
-  compiled = ordered.length === 0 ? null : new RegExp(ordered.map(escapeRegExp).join('|'), 'g')
+  if (ordered.length === 0) return (compiled = null)
+  const source = ordered.map(escapeRegExp).join('|')
+  probe = new RegExp(source)
+  compiled = new RegExp(source, 'g')
   return compiled
 }
 
