@@ -79,7 +79,10 @@ function compile(): RegExp | null {
   for (const value of registered.keys()) add(value)
   // Longest first: a secret that contains another is scrubbed whole.
   const ordered = [...forms].filter((form) => form.length >= MIN_LENGTH).sort((a, b) => b.length - a.length)
-  if (ordered.length === 0) return (compiled = null)
+  if (ordered.length === 0) {
+    compiled = null
+    return null
+  }
   const source = ordered.map(escapeRegExp).join('|')
   probe = new RegExp(source)
   compiled = new RegExp(source, 'g')
