@@ -35,19 +35,24 @@ async function runCalls(journal: JournalStore) {
   const outcomes = await turn.tools.executeBatch(CALLS)
   expect(outcomes.map((o) => o.code ?? o.status)).toEqual(['completed', 'TOOL_ERROR', 'POST_BLOCKED', 'UNKNOWN_TOOL', 'APPROVAL_PENDING'])
   await turn.end()
-  return { root, turnId: turn.turnId, spans: sdk.spans }
+  return { root, dir, turnId: turn.turnId, spans: sdk.spans }
 }
 
 describe('secrets in the stores and spans of a root', () => {
   it('keeps them out of the memory journal, parked calls and OpenTelemetry spans', async () => {
     const journal = memoryJournal()
-    const { root, turnId, spans } = await runCalls(journal)
+    const { root, dir, turnId, spans } = await runCalls(journal)
+    // A reload whose tool file throws while loading: its span's status carries the error.
+    await writeFile(path.join(dir, 'tools', 'broken.ts'), BROKEN_TOOL)
+    expect(await root.reload()).toMatchObject({ ok: false })
     expectClean('memory journal read', JSON.stringify(await journal.read(turnId)))
     expectClean('memory journal tail', JSON.stringify(await journal.tail(50)))
     const pending = await root.approvals.pending()
     expect(pending).toHaveLength(1)
     expectClean('root.approvals.pending()', JSON.stringify(pending))
     expect(spans().length).toBeGreaterThan(4)
+    const reload = spans().filter((span) => span.name === 'seam.reload').at(-1)
+    expect(reload?.status.message).toContain('cannot start without [redacted]')
     expectClean('OTel spans', everything(spans()) + JSON.stringify(spans().map((s) => [s.name, s.status])))
   })
 
