@@ -118,9 +118,13 @@ function environmentSecrets(): readonly string[] {
   return fromEnvironment
 }
 
-/** Names that usually hold credentials: the journal's secret keys, and `*_KEY`, `*_PASS`, `*_PW`. */
+/**
+ * Names that usually hold credentials: the journal's secret keys, and `*_KEY`, `*_PASS`, `*_PW`,
+ * `*_PWD`, `*_PAT`. Narrower than `isSecretEnv` (which withholds variables from child processes):
+ * a value scrubbed here disappears from every log and page, so `XDG_SESSION_TYPE=wayland` must not count.
+ */
 function secretName(name: string): boolean {
-  return isSecretKey(name) || /_(?:KEY|PASS|PW)$/i.test(name)
+  return isSecretKey(name) || /_(?:KEY|PASS|PWD?|PAT)$/i.test(name)
 }
 
 /** Matched against a key lower-cased with everything but letters and digits removed. */

@@ -8,6 +8,8 @@ import type { JournalEvent } from './types.js'
 process.env.SEAM_TEST_DB_CONN = 'Server=db.internal;Database=app;User Id=sa;Password=Zx9-env-conn-secret;'
 process.env.SEAM_TEST_STRIPE_KEY = 'sk_live_env_value_12345'
 process.env.SEAM_TEST_DB_URL = 'postgres://app:url%2Fenv-pw-77@db.internal/app'
+process.env.SEAM_TEST_MYSQL_PWD = 'mysql-pwd-value-99'
+process.env.SEAM_TEST_XDG_SESSION_TYPE = 'wayland-session'
 process.env.SEAM_TEST_QUOTED_KEY = 'quote"and\\slash-key-88'
 // The shell's working folders: `PWD` reads like a password key, but holds a path that logs print.
 process.env.PWD = '/srv/seam-workspace-here'
@@ -71,6 +73,10 @@ describe('the known secret values', () => {
   it("scrubs the passwords inside the environment's URLs and connection strings on their own, decoded too", () => {
     const text = 'auth failed for "Zx9-env-conn-secret"; retry with url/env-pw-77 or url%2Fenv-pw-77'
     expect(redactText(text)).toBe('auth failed for "[redacted]"; retry with [redacted] or [redacted]')
+  })
+
+  it('scrubs variables named like credentials (MYSQL_PWD), not every name with a secret-ish word (XDG_SESSION_TYPE)', () => {
+    expect(scrubValues('mysql-pwd-value-99 on wayland-session')).toBe('[redacted] on wayland-session')
   })
 
   it('scrubs a value also as JSON escapes it inside a string', () => {
