@@ -26,7 +26,8 @@ export async function runTry(root: Root, request: TryRequest): Promise<TryResult
         status: outcome.status,
         ...(outcome.code !== undefined ? { code: outcome.code } : {}),
         ...(outcome.reason !== undefined ? { reason: redactText(outcome.reason) } : {}),
-        // A failure's text (a thrown error, a block's feedback) is redacted; a completed call's content is the tool's own.
+        // A failure's text (a thrown error, a block's feedback) is redacted; a completed call's content is the
+        // tool's own, only scrubbed of known secret values like every console answer.
         content: (outcome.status === 'completed' ? [...outcome.content] : redactedContent(outcome.content)) as TryResult['outcome']['content'],
         durationMs: outcome.durationMs,
         generation: outcome.generation,

@@ -33,5 +33,7 @@ export function bounded(text: string, maxBytes: number): string {
 
 /** A tool name as spans and metrics carry it: a model's text, so scrubbed of known secret values. */
 export function spanName(name: string, maxChars: number): string {
-  return scrubValues(name.length > maxChars ? name.slice(0, maxChars) : name)
+  // Scrubbed before it is cut: a cut through a secret would leave a prefix nothing recognises.
+  const scrubbed = scrubValues(name)
+  return scrubbed.length > maxChars ? scrubbed.slice(0, maxChars) : scrubbed
 }
