@@ -3,6 +3,7 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { transcript } from '../adapters/transcript.js'
 import type { AgentMessage } from '../adapters/messages.js'
+import { redactText } from '../runtime/journal/redact.js'
 import type { JournalStore } from '../runtime/journal/types.js'
 import { CliError, UsageError } from './errors.js'
 
@@ -25,9 +26,11 @@ export class ChatLog {
     this.file = path.join(dir, '.seam', 'chat', `${session}.jsonl`)
   }
 
+  /** Appends `entry` with secrets redacted from its words (what the person typed may hold a key). */
   async append(entry: Entry): Promise<void> {
     await mkdir(path.dirname(this.file), { recursive: true })
-    await appendFile(this.file, `${JSON.stringify(entry)}\n`)
+    const kept: Entry = 'user' in entry ? { turnId: entry.turnId, user: redactText(entry.user) } : { turnId: entry.turnId, answer: redactText(entry.answer) }
+    await appendFile(this.file, `${JSON.stringify(kept)}\n`)
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream'
+import { knowsSecrets, scrubValues } from '../runtime/journal/redact.js'
 
 /** A stream that may be a terminal. */
 export type OutStream = Writable & { isTTY?: boolean }
@@ -60,4 +61,24 @@ export function drained(stream: OutStream): Promise<void> {
   return new Promise((resolve) => {
     stream.write('', () => resolve())
   })
+}
+
+/**
+ * Makes `stream` (the process's stdout or stderr) scrub the secret values the process knows from
+ * everything written to it, by the CLI or by a tool's own `console.log`: the terminal is one of the
+ * channels secrets must not reach. Chunks are scrubbed as text only when a secret is known.
+ */
+export function scrubWrites(stream: OutStream): void {
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean
+  stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (!knowsSecrets()) return write(chunk, ...rest)
+    const encoding = typeof rest[0] === 'string' ? rest[0] : 'utf8'
+    if (typeof chunk === 'string' && (encoding === 'utf8' || encoding === 'utf-8')) return write(scrubValues(chunk), ...rest)
+    if (chunk instanceof Uint8Array) {
+      const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8')
+      const scrubbed = scrubValues(text)
+      if (scrubbed !== text) return write(scrubbed, ...rest)
+    }
+    return write(chunk, ...rest)
+  }) as OutStream['write']
 }

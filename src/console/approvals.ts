@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { SeamError } from '../errors.js'
 import { type ApprovalAnswer, type ApprovalPort, type ApprovalRequest, offeredAnswers } from '../runtime/approval-types.js'
+import { redactSecrets } from '../runtime/journal/privacy.js'
+import { redactText } from '../runtime/journal/redact.js'
 import type { ApprovalQueueView, PendingApprovalView } from './types.js'
 
 interface Pending {
@@ -45,10 +47,11 @@ export class ConsoleApprovals implements ApprovalPort {
         id,
         callId: request.callId,
         name: request.name,
-        summary: request.summary,
-        reason: request.reason,
+        // A page shows what the journal keeps: values under secret-looking keys and secrets by shape redacted.
+        summary: redactText(request.summary),
+        reason: redactText(request.reason),
         session: request.session,
-        arguments: request.arguments,
+        arguments: redactSecrets(request.arguments) as PendingApprovalView['arguments'],
         answers: offeredAnswers(request.answers),
         askedAt: Date.now(),
       }

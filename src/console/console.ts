@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { messageOf, SeamError } from '../errors.js'
+import { scrubValues } from '../runtime/journal/redact.js'
 import type { OutcomeStatus } from '../runtime/journal/types.js'
 import { toolsByName } from '../runtime/capability-ingress.js'
 import type { Root } from '../runtime/root.js'
@@ -217,9 +218,10 @@ function optional(name: string, q: URLSearchParams): Record<string, string> {
   return value === null || value === '' ? {} : { [name]: value }
 }
 
+/** Every JSON answer leaves through here: scrubbed of the secret values the process knows (also as JSON escapes them). */
 function json(res: ServerResponse, status: number, value: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
-  res.end(JSON.stringify(value))
+  res.end(scrubValues(JSON.stringify(value)))
 }
 
 function fail(res: ServerResponse, status: number, message: string): void {

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import { scrubValues } from '../runtime/journal/redact.js'
 import type { JournalStore } from '../runtime/journal/types.js'
 import type { LiveEvent } from './types.js'
 
@@ -41,7 +42,7 @@ export class LiveEvents {
   }
 
   send(event: LiveEvent): void {
-    const frame = `data: ${JSON.stringify(event)}\n\n`
+    const frame = `data: ${scrubValues(JSON.stringify(event))}\n\n`
     for (const client of this.#clients) client.write(frame)
   }
 

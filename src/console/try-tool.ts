@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { SeamError } from '../errors.js'
+import { redactedContent } from '../runtime/journal/privacy.js'
+import { redactText } from '../runtime/journal/redact.js'
 import type { Root } from '../runtime/root.js'
 import type { TryRequest, TryResult } from './types.js'
 
@@ -23,8 +25,10 @@ export async function runTry(root: Root, request: TryRequest): Promise<TryResult
         name: outcome.name,
         status: outcome.status,
         ...(outcome.code !== undefined ? { code: outcome.code } : {}),
-        ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
-        content: [...outcome.content] as TryResult['outcome']['content'],
+        ...(outcome.reason !== undefined ? { reason: redactText(outcome.reason) } : {}),
+        // A failure's text (a thrown error, a block's feedback) is redacted; a completed call's content is the
+        // tool's own, only scrubbed of known secret values like every console answer.
+        content: (outcome.status === 'completed' ? [...outcome.content] : redactedContent(outcome.content)) as TryResult['outcome']['content'],
         durationMs: outcome.durationMs,
         generation: outcome.generation,
       },

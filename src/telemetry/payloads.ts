@@ -1,4 +1,5 @@
 import { redactArguments, redactSecrets, truncateText } from '../runtime/journal/privacy.js'
+import { redactText, scrubValues } from '../runtime/journal/redact.js'
 import type { ToolCallOutcome } from '../runtime/pipeline/types.js'
 
 /**
@@ -25,7 +26,14 @@ export function recordedResult(outcome: ToolCallOutcome, maxBytes: number): stri
   return truncateText(text, maxBytes)
 }
 
-/** A reason or other diagnostic string, bounded. */
+/** A reason or other diagnostic string (a risk reason, a guard's, a reload's error), redacted and bounded. */
 export function bounded(text: string, maxBytes: number): string {
-  return truncateText(text, maxBytes)
+  return truncateText(redactText(text), maxBytes)
+}
+
+/** A tool name as spans and metrics carry it: a model's text, so scrubbed of known secret values. */
+export function spanName(name: string, maxChars: number): string {
+  // Scrubbed before it is cut: a cut through a secret would leave a prefix nothing recognises.
+  const scrubbed = scrubValues(name)
+  return scrubbed.length > maxChars ? scrubbed.slice(0, maxChars) : scrubbed
 }

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { type Context, type Span, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api'
 import type { ReloadPhase, ReloadProbe } from '../runtime/instrumentation.js'
+import { redactText } from '../runtime/journal/redact.js'
 import type { ReloadResult } from '../runtime/root.js'
 import { ATTR } from './attributes.js'
 import type { SeamMetrics } from './metrics.js'
@@ -43,7 +44,7 @@ export class ReloadSpan implements ReloadProbe {
       span.setAttributes({ [ATTR.reloadOk]: true, [ATTR.generation]: result.generation })
     } else {
       span.setAttributes({ [ATTR.reloadOk]: false, [ATTR.errorType]: result.error.code })
-      span.setStatus({ code: SpanStatusCode.ERROR, message: result.error.message })
+      span.setStatus({ code: SpanStatusCode.ERROR, message: redactText(result.error.message) })
     }
     span.end()
   }

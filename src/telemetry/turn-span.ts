@@ -3,6 +3,7 @@ import type { CallProbe, TurnProbe } from '../runtime/instrumentation.js'
 import type { ToolCall } from '../runtime/pipeline/types.js'
 import { ATTR } from './attributes.js'
 import { CallSpan, type CallSpanSettings } from './call-span.js'
+import { spanName } from './payloads.js'
 
 /** Tool names from a model are untrusted: a span name keeps at most this many characters of one. */
 const MAX_NAME_CHARS = 128
@@ -39,7 +40,7 @@ export class TurnSpan implements TurnProbe {
     const active = context.active()
     const activeSpan = trace.getSpan(active)
     const parent = activeSpan !== undefined && activeSpan !== this.#outer && activeSpan !== this.#span ? active : this.#context
-    const name = call.name.length > MAX_NAME_CHARS ? call.name.slice(0, MAX_NAME_CHARS) : call.name
+    const name = spanName(call.name, MAX_NAME_CHARS)
     const span = this.#tracer.startSpan(
       `execute_tool ${name}`,
       { kind: SpanKind.INTERNAL, attributes: { [ATTR.operation]: 'execute_tool', [ATTR.toolName]: name, [ATTR.toolCallId]: call.callId } },

@@ -1,5 +1,6 @@
 import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server'
 import { ALL_ANSWERS, type ApprovalAnswer, type ApprovalPort, type ApprovalRequest } from '../../runtime/approval-types.js'
+import { redactText } from '../../runtime/journal/redact.js'
 
 /** Sends one `elicitation/create` request to the client, related to the tool call being served. */
 export type Elicit = (params: ElicitRequestFormParams, options: { signal: AbortSignal; timeout: number }) => Promise<ElicitResult>
@@ -36,7 +37,7 @@ export function approvalForm(request: Pick<ApprovalRequest, 'summary' | 'reason'
   const choices = choicesFor(request.answers)
   return {
     mode: 'form',
-    message: `Allow this tool call?\n${request.summary}\nWhy approval is needed: ${request.reason}`,
+    message: redactText(`Allow this tool call?\n${request.summary}\nWhy approval is needed: ${request.reason}`),
     requestedSchema: {
       type: 'object',
       properties: {

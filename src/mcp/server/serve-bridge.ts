@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/server'
 import { context, trace } from '@opentelemetry/api'
 import { messageOf, SeamError } from '../../errors.js'
+import { redactText, scrubValues } from '../../runtime/journal/redact.js'
 import type { ApprovalPort } from '../../runtime/approval-types.js'
 import type { Root } from '../../runtime/root.js'
 import { traceContextOf } from '../../seams/trace.js'
@@ -141,7 +142,7 @@ export class McpBridge {
     try {
       generation = this.#root.activeGeneration
     } catch (error) {
-      return Promise.reject(new ProtocolError(ProtocolErrorCode.InternalError, `the runtime is not serving: ${messageOf(error)}`))
+      return Promise.reject(new ProtocolError(ProtocolErrorCode.InternalError, `the runtime is not serving: ${redactText(messageOf(error))}`))
     }
     const cached = this.#catalog
     if (cached?.generation === generation.number) return cached.value
@@ -222,7 +223,7 @@ export class McpBridge {
     server.setRequestHandler('prompts/list', async () => ({ prompts: (await this.catalog()).prompts as Prompt[] }))
     server.setRequestHandler('prompts/get', async (request) => {
       const skill = (await this.catalog()).skills.get(request.params.name)
-      if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`)
+      if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${scrubValues(request.params.name)}`)
       return { description: skill.description, messages: [{ role: 'user', content: { type: 'text', text: skill.instructions } }] }
     })
     return server
@@ -268,7 +269,7 @@ export class McpBridge {
     } catch (error) {
       endRequestSpan(span, 'internal_error')
       if (error instanceof ProtocolError) throw error
-      throw new ProtocolError(ProtocolErrorCode.InternalError, `the runtime could not run the call: ${messageOf(error)}`)
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `the runtime could not run the call: ${redactText(messageOf(error))}`)
     } finally {
       this.#active -= 1
       if (this.#active === 0 && this.#idle) {

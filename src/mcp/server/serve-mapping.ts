@@ -1,6 +1,8 @@
 import type { CallToolResult, Prompt, Tool } from '@modelcontextprotocol/server'
 import type { AgentCapabilities, SkillCapability, ToolCapability } from '../../runtime/capability-ingress.js'
 import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
+import { redactedContent } from '../../runtime/journal/privacy.js'
+import { scrubValues } from '../../runtime/journal/redact.js'
 
 /** What one generation shows an MCP client: its tools and its skills as prompts. */
 export interface McpCatalog {
@@ -53,18 +55,20 @@ export function toMcpTool(tool: ToolCapability): Tool {
  * A settled outcome as a `tools/call` result. Completed calls carry their content blocks as they are
  * (text, images, audio, resources), and their value as `structuredContent` when it is a plain
  * object; every other status is `isError` with the outcome's code in front of its (already
- * explanatory) text: `[APPROVAL_UNAVAILABLE] The call …`.
+ * explanatory) text, redacted: `[APPROVAL_UNAVAILABLE] The call …`.
  */
 export function toCallToolResult(outcome: ToolCallOutcome): CallToolResult {
   // Outcome blocks have MCP's shapes already (checked and frozen by the pipeline): only the list is copied.
-  const content = outcome.content.slice() as CallToolResult['content']
   if (outcome.status === 'completed') {
+    const content = outcome.content.slice() as CallToolResult['content']
     return isPlainObject(outcome.value) ? { content, structuredContent: outcome.value } : { content }
   }
+  // A failure's text (a thrown error, a block's feedback, a denial's reason) is redacted like the journal's copy.
+  const content = redactedContent(outcome.content).slice() as CallToolResult['content']
   const tag = `[${outcome.code ?? outcome.status.toUpperCase()}]`
   const first = content[0]
   if (first?.type === 'text') content[0] = { type: 'text', text: `${tag} ${first.text}` }
-  else content.unshift({ type: 'text', text: `${tag} The call to "${outcome.name}" ${outcome.status === 'failed' ? 'failed' : `was ${outcome.status}`}.` })
+  else content.unshift({ type: 'text', text: `${tag} The call to "${scrubValues(outcome.name)}" ${outcome.status === 'failed' ? 'failed' : `was ${outcome.status}`}.` })
   return { content, isError: true }
 }
 

@@ -128,13 +128,16 @@ function fingerprint(text: string): string {
 export function protectEvent(event: JournalEvent, maxBytes: number = DEFAULT_MAX_PAYLOAD_BYTES): JournalEvent {
   switch (event.kind) {
     case 'tool/call': {
+      // The name is the model's text too: a model can be talked into sending a secret as one.
       const stored = truncateText(redactArguments(event.arguments), maxBytes)
-      return stored === event.arguments ? event : { ...event, arguments: stored }
+      const name = scrubValues(event.name)
+      return stored === event.arguments && name === event.name ? event : { ...event, name, arguments: stored }
     }
     case 'approval/asked': {
       const summary = truncateText(redactText(event.summary), maxBytes)
       const reason = truncateText(redactText(event.reason), maxBytes)
-      return summary === event.summary && reason === event.reason ? event : { ...event, summary, reason }
+      const name = scrubValues(event.name)
+      return summary === event.summary && reason === event.reason && name === event.name ? event : { ...event, name, summary, reason }
     }
     case 'tool/result': {
       const content = protectContent(event.content, maxBytes)
@@ -161,14 +164,16 @@ export function scrubEvent(event: JournalEvent, maxBytes: number): JournalEvent 
       if (!fits(event.arguments, maxBytes)) return undefined
       if (!scrub) return event
       const args = scrubValues(event.arguments)
-      return args === event.arguments ? event : { ...event, arguments: args }
+      const name = scrubValues(event.name)
+      return args === event.arguments && name === event.name ? event : { ...event, name, arguments: args }
     }
     case 'approval/asked': {
       if (!fits(event.summary, maxBytes) || !fits(event.reason, maxBytes)) return undefined
       if (!scrub) return event
       const summary = scrubValues(event.summary)
       const reason = scrubValues(event.reason)
-      return summary === event.summary && reason === event.reason ? event : { ...event, summary, reason }
+      const name = scrubValues(event.name)
+      return summary === event.summary && reason === event.reason && name === event.name ? event : { ...event, name, summary, reason }
     }
     case 'tool/result': {
       const { content } = event
@@ -223,7 +228,12 @@ function scrubBlock(block: ContentBlock): ContentBlock {
   return block
 }
 
-function protectContent(content: ContentBlock[], maxBytes: number): ContentBlock[] {
+/** Content blocks with secrets redacted from their text (the journal's rules, no size bound): for a failure's text outside the journal. */
+export function redactedContent(content: readonly ContentBlock[]): ContentBlock[] {
+  return protectContent(content, Number.POSITIVE_INFINITY)
+}
+
+function protectContent(content: readonly ContentBlock[], maxBytes: number): ContentBlock[] {
   // An index loop, no closure: this runs on every tool/result.
   let copy: ContentBlock[] | undefined
   for (let index = 0; index < content.length; index += 1) {
@@ -234,7 +244,7 @@ function protectContent(content: ContentBlock[], maxBytes: number): ContentBlock
       copy[index] = next
     }
   }
-  return copy ?? content
+  return copy ?? (content as ContentBlock[])
 }
 
 /** The block with its one large payload (text, base64 data, a resource's text or blob) truncated. */

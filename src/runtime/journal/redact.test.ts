@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { Logger } from '../logger.js'
 import { protectEvent } from './privacy.js'
-import { isSecretKey, looksLikeCredentials, redactText, registerSecret } from './redact.js'
+import { isSecretKey, knowsSecrets, looksLikeCredentials, redactText, registerSecret, scrubValues } from './redact.js'
 import type { JournalEvent } from './types.js'
 
 // Read once, on first use: set before any test of this file redacts anything.
 process.env.SEAM_TEST_DB_CONN = 'Server=db.internal;Database=app;User Id=sa;Password=Zx9-env-conn-secret;'
 process.env.SEAM_TEST_STRIPE_KEY = 'sk_live_env_value_12345'
+process.env.SEAM_TEST_DB_URL = 'postgres://app:url%2Fenv-pw-77@db.internal/app'
+process.env.SEAM_TEST_MYSQL_PWD = 'mysql-pwd-value-99'
+process.env.SEAM_TEST_XDG_SESSION_TYPE = 'wayland-session'
+process.env.SEAM_TEST_QUOTED_KEY = 'quote"and\\slash-key-88'
 // The shell's working folders: `PWD` reads like a password key, but holds a path that logs print.
 process.env.PWD = '/srv/seam-workspace-here'
 process.env.OLDPWD = '/srv/seam-workspace-before'
@@ -65,6 +69,39 @@ describe('redactText', () => {
   })
 })
 
+describe('the known secret values', () => {
+  it("scrubs the passwords inside the environment's URLs and connection strings on their own, decoded too", () => {
+    const text = 'auth failed for "Zx9-env-conn-secret"; retry with url/env-pw-77 or url%2Fenv-pw-77'
+    expect(redactText(text)).toBe('auth failed for "[redacted]"; retry with [redacted] or [redacted]')
+  })
+
+  it('scrubs variables named like credentials (MYSQL_PWD), not every name with a secret-ish word (XDG_SESSION_TYPE)', () => {
+    expect(scrubValues('mysql-pwd-value-99 on wayland-session')).toBe('[redacted] on wayland-session')
+  })
+
+  it('scrubs a value also as JSON escapes it inside a string', () => {
+    const json = JSON.stringify({ text: `key ${process.env.SEAM_TEST_QUOTED_KEY}` })
+    expect(json).not.toContain(process.env.SEAM_TEST_QUOTED_KEY)
+    expect(scrubValues(json)).toBe('{"text":"key [redacted]"}')
+  })
+
+  it('looks into the values of pairs whose key is not secret: a URL query, KEY=value inside a JSON string', () => {
+    expect(redactText('{"url":"https://api.example.com/?api_key=first-key-1&n=2"}')).toBe('{"url":"https://api.example.com/?api_key=[redacted]&n=2"}')
+    expect(redactText('GET https://api.example.com/v1?access_token=tok-first-2')).toBe('GET https://api.example.com/v1?access_token=[redacted]')
+    expect(redactText('{"note":"export OPENAI_API_KEY=sk-line-3 then run"}')).toBe('{"note":"export OPENAI_API_KEY=[redacted] then run"}')
+  })
+
+  it('knows a registered value at once, and forgets it when its last disposer runs', () => {
+    const first = registerSecret('twice-registered-1')
+    const second = registerSecret('twice-registered-1')
+    expect(knowsSecrets()).toBe(true)
+    first()
+    expect(scrubValues('x twice-registered-1')).toBe('x [redacted]')
+    second()
+    expect(scrubValues('x twice-registered-1')).toBe('x twice-registered-1')
+  })
+})
+
 describe('one redactor for every journaled and logged string', () => {
   const base = { turnId: 't', seq: 2, at: 0 }
 
@@ -75,6 +112,9 @@ describe('one redactor for every journaled and logged string', () => {
     expect(JSON.stringify(asked)).not.toMatch(/reason-secret-1|sum-secret-1/)
     const call = protectEvent({ ...base, kind: 'tool/call', callId: 'c', name: 'n', arguments: '{"api_key":"arg-secret-1",', generation: 1 } as JournalEvent)
     expect(JSON.stringify(call)).not.toContain('arg-secret-1')
+    // A model can send a secret as the tool name.
+    const named = protectEvent({ ...base, kind: 'tool/call', callId: 'c', name: 'sk_live_env_value_12345', arguments: '{}', generation: 1 } as JournalEvent)
+    expect(named).toMatchObject({ name: '[redacted]' })
   })
 
   it('redacts log messages and log fields', () => {

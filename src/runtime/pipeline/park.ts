@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { ApprovalAnswer } from '../approval-types.js'
 import type { ParkedCall } from '../journal/coordination.js'
+import { redactText } from '../journal/redact.js'
 import type { ApprovalDecision, JournalStore } from '../journal/types.js'
 import { denial, journalDown } from './denials.js'
 import { type CallState, type Settlement, settle, text } from './state.js'
@@ -27,8 +28,10 @@ export async function park(state: CallState, reason: string, summary: string, an
     token: randomBytes(18).toString('base64url'),
     name: exec.name,
     arguments: JSON.stringify(exec.arguments),
-    summary,
-    reason,
+    // Listed to people and stored like the journal's `approval/asked`: redacted. The arguments are
+    // not: a resume, maybe in another process, runs the body with exactly these.
+    summary: redactText(summary),
+    reason: redactText(reason),
     answers,
     session: turn.session,
     subjectId: turn.principal.subjectId,
