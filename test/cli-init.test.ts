@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { initProject, seam } from './cli-kit.js'
-
+import { initProject, put, seam } from './cli-kit.js'
+import { MAJORS, useTypeScript } from './typescript-versions.js'
 
 async function emptyFolder(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'seam-init-'))
@@ -56,10 +56,11 @@ describe('seam init', { timeout: 60_000 }, () => {
   })
 })
 
-describe('seam check', { timeout: 120_000 }, () => {
+describe.each(MAJORS)('seam check with TypeScript %i', { timeout: 180_000 }, (major) => {
   it('reports a type error with its file, line, code and frame and exits 1, and exits 0 once it is fixed', async () => {
     const dir = await emptyFolder()
     await initProject(dir)
+    await useTypeScript(dir, major)
     const clean = await seam('check', dir)
     expect(clean.stdout).toMatch(/no type errors \(\d+ files\)/)
     expect(clean.code).toBe(0)
@@ -70,5 +71,31 @@ describe('seam check', { timeout: 120_000 }, () => {
     expect(broken.stdout).toMatch(/^tools\/example\.ts:\d+:11 TS2322 Type 'string' is not assignable to type 'number'\./m)
     expect(broken.stdout).toContain('const count: number = name')
     expect(broken.stdout).toMatch(/1 type error in 1 file$/m)
+    expect(broken.stdout).toMatch(/^ {2}> \d+ \| {5}const count: number = name\n {6,}\| {11}\^$/m)
+  })
+
+  it('checks plugin.ts and the tool files under strict defaults in a folder without a tsconfig.json', async () => {
+    const dir = await emptyFolder()
+    await initProject(dir)
+    await useTypeScript(dir, major)
+    await rm(path.join(dir, 'tsconfig.json'))
+    // process comes from @types/node, which 5 includes by default and 7 only when told.
+    await put(dir, 'tools/env.ts', "export const home: string = process.env.HOME ?? ''\nexport const n: number = 'one'\n")
+    const run = await seam('check', dir)
+    expect(run.stdout).toMatch(/^tools\/env\.ts:2:14 TS2322 Type 'string' is not assignable to type 'number'\./m)
+    expect(run.stdout).toMatch(/1 type error in 1 file$/m)
+    expect(run.code).toBe(1)
+  })
+})
+
+describe('seam check with an unsupported TypeScript', () => {
+  it('names the versions it works with', async () => {
+    const dir = await emptyFolder()
+    await put(dir, 'tools/x.ts', 'export const x = 1\n')
+    await put(dir, 'node_modules/typescript/package.json', `${JSON.stringify({ name: 'typescript', version: '4.9.5', main: './lib/typescript.js' })}\n`)
+    await put(dir, 'node_modules/typescript/lib/typescript.js', 'module.exports = {}\n')
+    const run = await seam('check', dir)
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain('TypeScript 4.9.5 is not supported (seam checks with TypeScript 5.x and 7.x)')
   })
 })
