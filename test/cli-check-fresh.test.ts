@@ -36,9 +36,15 @@ async function firstResult(major: (typeof MAJORS)[number], dir: string): Promise
 
 function output(): { stream: OutStream; text: () => string } {
   let text = ''
-  const stream = { isTTY: false, write: (chunk: string) => ((text += chunk), true) } as unknown as OutStream
+  const write = (chunk: string) => {
+    text += chunk
+    return true
+  }
+  const stream = { isTTY: false, write } as unknown as OutStream
   return { stream, text: () => text }
 }
+
+const PLAIN = { enabled: false, bold: String, dim: String, red: String, green: String, yellow: String, cyan: String }
 
 describe.each(MAJORS)('seam dev with TypeScript %i drops a superseded check result', { timeout: 180_000 }, (major) => {
   it('prints a result while the files are as the check saw them, and nothing once one has changed since', async () => {
@@ -54,13 +60,13 @@ describe.each(MAJORS)('seam dev with TypeScript %i drops a superseded check resu
     expect(Object.keys(result.seen)).toContain(example)
 
     const current = output()
-    await checkReporter(dir, current.stream, { enabled: false, bold: String, dim: String, red: String, green: String, yellow: String, cyan: String })(result)
+    await checkReporter(dir, current.stream, PLAIN)(result)
     expect(current.text()).toMatch(/^1 type error in 1 file/)
 
     // The fix lands (and goes live) after the pass read the file, before its result is shown.
     await writeFile(example, clean)
     const stale = output()
-    await checkReporter(dir, stale.stream, { enabled: false, bold: String, dim: String, red: String, green: String, yellow: String, cyan: String })(result)
+    await checkReporter(dir, stale.stream, PLAIN)(result)
     expect(stale.text()).toBe('')
   })
 })
