@@ -39,12 +39,12 @@ describe('seam init', { timeout: 60_000 }, () => {
     expect(run.stdout).toContain(`filled in the plugin project in ${dir}`)
     expect(run.stdout).toMatch(/^ {2}tools\/example\.ts$/m)
     expect(run.stdout).toContain('plugin.ts kept as it was')
-    expect(run.stdout).toContain('package.json kept as it was')
+    expect(run.stdout).toContain('package.json: set "type": "module" (it had no "type", so CommonJS; plugin.ts and tools/ are ES modules)')
     expect(run.stdout).toMatch(/^ {2}npm install seam-runtime zod$/m)
     expect(run.stdout).toMatch(/^ {2}npm install --save-dev @types\/node$/m)
     expect(run.stdout).toContain('echo .seam/ >> .gitignore')
     expect(await readFile(path.join(dir, 'plugin.ts'), 'utf8')).toBe('// mine\n')
-    expect(JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8'))).toMatchObject({ name: 'app' })
+    expect(await readFile(path.join(dir, 'package.json'), 'utf8')).toBe(`${JSON.stringify({ type: 'module', name: 'app', version: '1.0.0', devDependencies: { typescript: '^5.9.0' } })}\n`)
     expect(await readFile(path.join(dir, '.gitignore'), 'utf8')).toBe('node_modules/\n')
     expect(await readFile(path.join(dir, 'tools', 'example.ts'), 'utf8')).toContain('defineTool')
 
@@ -53,6 +53,52 @@ describe('seam init', { timeout: 60_000 }, () => {
     expect(again.code).toBe(0)
     expect(again.stdout).toContain('already has every file seam init writes; nothing was written')
     expect(await readFile(path.join(dir, 'plugin.ts'), 'utf8')).toBe('// mine\n')
+  })
+})
+
+describe('seam init in a project whose package.json is not "type": "module"', { timeout: 60_000 }, () => {
+  // What `npm init -y` writes (npm 10), with a nested "type" that must stay.
+  const NPM_INIT = `{
+  "name": "app",
+  "version": "1.0.0",
+  "description": "",
+  "main": "index.js",
+  "scripts": {
+    "test": "echo \\"Error: no test specified\\" && exit 1"
+  },
+  "repository": { "type": "git", "url": "x" },
+  "keywords": [],
+  "author": "",
+  "license": "ISC",
+  "type": "commonjs"
+}
+`
+
+  it('says it sets "type": "module" and changes only that value, byte for byte', async () => {
+    const dir = await emptyFolder()
+    await writeFile(path.join(dir, 'package.json'), NPM_INIT)
+    const run = await seam('init', dir)
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/^ {2}package\.json: set "type": "module" \(it had "type": "commonjs"; plugin\.ts and tools\/ are ES modules\), every other field as it was$/m)
+    expect(await readFile(path.join(dir, 'package.json'), 'utf8')).toBe(NPM_INIT.replace('"type": "commonjs"', '"type": "module"'))
+  })
+
+  it('adds it in the file\'s own indentation when there is none', async () => {
+    const dir = await emptyFolder()
+    const text = '{\n\t"name": "app",\n\t"private": true\n}\n'
+    await writeFile(path.join(dir, 'package.json'), text)
+    await seam('init', dir)
+    expect(await readFile(path.join(dir, 'package.json'), 'utf8')).toBe('{\n\t"type": "module",\n\t"name": "app",\n\t"private": true\n}\n')
+  })
+
+  it('leaves it, and says why, when the project has JavaScript that may be CommonJS', async () => {
+    const dir = await emptyFolder()
+    await writeFile(path.join(dir, 'package.json'), NPM_INIT)
+    await put(dir, 'index.js', "module.exports = require('./lib')\n")
+    const run = await seam('init', dir)
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('package.json kept as it was ("type": "commonjs"): its JavaScript (index.js) may be CommonJS, which "type": "module" would break')
+    expect(await readFile(path.join(dir, 'package.json'), 'utf8')).toBe(NPM_INIT)
   })
 })
 
