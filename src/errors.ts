@@ -50,6 +50,8 @@ export const ErrorCode = {
   INVALID_TOOL: 'INVALID_TOOL',
   /** A skill definition or skill file is malformed. */
   INVALID_SKILL: 'INVALID_SKILL',
+  /** A skill's `tools:` names a tool its generation does not have (a warning: the skill loads). */
+  SKILL_UNKNOWN_TOOL: 'SKILL_UNKNOWN_TOOL',
   /** A provider id is already registered in that scope. */
   DUPLICATE_PROVIDER: 'DUPLICATE_PROVIDER',
   /** Two visible tools or skills share a name in one projection. */

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process'
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { initProject, put, start, tool, watch } from './cli-kit.js'
+import { MAJORS, useTypeScript } from './typescript-versions.js'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 
@@ -29,17 +30,18 @@ async function installedWithoutTypeScript(): Promise<string> {
 }
 
 // The first check loads TypeScript, @types/node and zod's types: seconds on a busy machine.
-describe('seam dev type-checks in the background', { timeout: 180_000 }, () => {
+describe.each(MAJORS)('seam dev type-checks in the background with TypeScript %i', { timeout: 180_000 }, (major) => {
   it('prints a type error with file:line and frame while the reload goes live, then clears it, and stops cleanly', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'seam-dev-types-'))
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     await initProject(dir)
+    await useTypeScript(dir, major)
     const child = start(['dev', dir, '--no-mcp', '--debounce', '30'])
     onTestFinished(() => {
       if (child.exitCode === null) child.kill('SIGKILL')
     })
     const out = watch(child)
-    await out.until(/types {6}checking in the background \(TypeScript \d+\.\d+\.\d+\)/)
+    await out.until(new RegExp(`types {6}checking in the background \\(TypeScript ${major}\\.\\d+\\.\\d+\\)`))
     await out.until(/^types ok \(2 files, [\d.]+ ms\)$/m, 0, 120_000)
     const example = path.join(dir, 'tools', 'example.ts')
     const clean = await readFile(example, 'utf8')
@@ -66,6 +68,40 @@ describe('seam dev type-checks in the background', { timeout: 180_000 }, () => {
     expect(out.text).toMatch(/stopped\n$/)
   })
 
+  it('reports no missing file when a tool file is renamed in a folder without a tsconfig.json', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'seam-dev-rename-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    await initProject(dir)
+    await rm(path.join(dir, 'tsconfig.json'))
+    await useTypeScript(dir, major)
+    // The reload (and so the new file list) comes well after TypeScript's own watcher sees the rename.
+    const child = start(['dev', dir, '--no-mcp', '--debounce', '600'])
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    })
+    const out = watch(child)
+    await out.until(/^types ok \(2 files, [\d.]+ ms\)$/m, 0, 120_000)
+    // A type error to clear afterwards, so the checker's pass after the rename shows.
+    const example = path.join(dir, 'tools', 'example.ts')
+    const clean = await readFile(example, 'utf8')
+    await writeFile(example, clean.replace('execute({ name }) {', 'execute({ name }) {\n    const n: number = name'))
+    await out.until(/^1 type error in 1 file.*\n(?:.*\n)* +\| +\^\n/m, 0, 60_000)
+    const from = out.text.length
+    await writeFile(example, clean)
+    await rename(example, path.join(dir, 'tools', 'greet.ts'))
+    await out.until(/^generation \d+ live: .*\+greet/m, from)
+    await out.until(/^types ok \(2 files, [\d.]+ ms\)$/m, from, 60_000)
+    // Give a late pass on the old file list time to show, then check none did.
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(out.text.slice(from)).not.toMatch(/TS6053|not found|type error/)
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    child.kill('SIGINT')
+    expect(await exited).toBe(0)
+  })
+
+})
+
+describe('seam dev without TypeScript', { timeout: 60_000 }, () => {
   it('says once that the project has no TypeScript, and reloads as before', async () => {
     const project = await installedWithoutTypeScript()
     await put(project, 'tools/echo.ts', tool('Echo.', 'never', 'return text'))

@@ -1,10 +1,11 @@
 import { fork } from 'node:child_process'
-import { setPriority } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { messageOf } from '../errors.js'
+import { changedSince } from './file-state.js'
 import { formatTypeProblem, ms, printableLines } from './format.js'
 import { line, type OutStream, type Style } from './io.js'
-import { findTypeScript } from './type-check.js'
+import { findTypeScript, type TypeScriptInstall, unsupportedTypeScript } from './type-check.js'
+import { type Checker, inBackground, terminate, watchWithTsc } from './type-check-watch.js'
 import type { CheckWorkerCommand, CheckWorkerInput, CheckWorkerMessage } from './type-check-worker.js'
 
 /** The type-check `seam dev` runs beside its reloads. */
@@ -13,56 +14,67 @@ export interface BackgroundCheck {
   readonly banner: string
   /** Tool files were added or removed (matters for a folder without a tsconfig.json). */
   sourcesChanged(): void
-  /** Stops the worker; idempotent. */
+  /** Stops the checker; idempotent. */
   close(): Promise<void>
 }
 
 /**
  * Type-checks `dir` in a child process at the lowest CPU priority, with the project's TypeScript
- * (`seam check`'s setup, in watch mode), so reloads never wait for types and go first on busy
- * cores (a process rather than a worker thread: its garbage collector's threads are lowered too).
- * Prints the errors (file:line:column, code, frame) when they change and `types ok` once they are
- * gone. Without TypeScript it says so in the banner and checks nothing.
+ * in watch mode (5.x: `seam check`'s setup in a worker process; 7.x: its `tsc --watch`), so
+ * reloads never wait for types and go first on busy cores. Prints the errors (file:line:column,
+ * code, frame) when they change and `types ok` once they are gone. Without a usable TypeScript it
+ * says so in the banner and checks nothing.
  */
 export function startBackgroundCheck(dir: string, out: OutStream, style: Style): BackgroundCheck {
   const found = findTypeScript(dir)
-  if (found === undefined) {
-    return {
-      banner: style.dim('not checked: no TypeScript in this project (npm install --save-dev typescript)'),
-      sourcesChanged() {},
-      close: () => Promise.resolve(),
-    }
+  const unusable = found === undefined ? 'no TypeScript in this project (npm install --save-dev typescript)' : unsupportedTypeScript(found)
+  if (found === undefined || unusable !== undefined) {
+    return { banner: style.dim(`not checked: ${unusable}`), sourcesChanged() {}, close: () => Promise.resolve() }
   }
-  const input: CheckWorkerInput = { dir, typescript: found.path }
-  const worker = fork(fileURLToPath(new URL('./type-check-worker.js', import.meta.url)), [JSON.stringify(input)], {
-    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-    execArgv: [],
-  })
-  try {
-    if (worker.pid !== undefined) setPriority(worker.pid, 19)
-  } catch {
-    // Not allowed here: the check runs at normal priority.
-  }
-  // The checker never keeps `seam dev` alive; `close` stops it on the way out.
-  worker.unref()
-  worker.channel?.unref()
-  let closed: Promise<void> | undefined
   let stopped = false
-  const terminate = () =>
-    new Promise<void>((resolve) => {
-      if (worker.exitCode !== null || worker.signalCode !== null) return resolve()
-      worker.once('exit', () => resolve())
-      worker.kill()
-    })
+  const report = checkReporter(dir, out, style)
   const stop = (why: string) => {
     if (stopped) return
     stopped = true
     line(out, `${style.yellow('warning:')} type-checking stopped: ${printableLines(why)}; reloads go on`)
-    void terminate()
+    void checker.terminate()
   }
-  let shown: string | undefined
-  worker.on('message', (message: CheckWorkerMessage) => {
+  const onMessage = (message: CheckWorkerMessage) => {
+    if (stopped) return
     if (message.kind === 'failed') return stop(message.message)
+    report(message).catch((error: unknown) => stop(messageOf(error)))
+  }
+  let checker: Checker
+  try {
+    checker = found.major === 7 ? watchWithTsc(found, dir, onMessage) : watchWithWorker(found, dir, onMessage)
+  } catch (error) {
+    return { banner: style.yellow(`not checked: ${printableLines(messageOf(error))}`), sourcesChanged() {}, close: () => Promise.resolve() }
+  }
+  let closed: Promise<void> | undefined
+  return {
+    banner: `checking in the background ${style.dim(`(TypeScript ${found.version})`)}`,
+    sourcesChanged() {
+      if (!stopped) checker.sourcesChanged()
+    },
+    close() {
+      stopped = true
+      closed ??= checker.terminate()
+      return closed
+    },
+  }
+}
+
+type Checked = Extract<CheckWorkerMessage, { kind: 'checked' }>
+
+/**
+ * Prints each check's result in order, unless it is superseded: a file it read has changed since
+ * (the watcher has seen that change too, and a newer pass follows), or it repeats what is shown.
+ */
+export function checkReporter(dir: string, out: OutStream, style: Style): (message: Checked) => Promise<void> {
+  let shown: string | undefined
+  let queue = Promise.resolve()
+  const show = async (message: Checked) => {
+    if ((await changedSince(message.seen)).length > 0) return
     const key = message.problems.map((p) => `${p.file}:${p.line}:${p.column}:${p.code}:${p.message}`).join('\n')
     if (key === shown) return
     shown = key
@@ -72,18 +84,36 @@ export function startBackgroundCheck(dir: string, out: OutStream, style: Style):
     const count = `${message.problems.length} type error${message.problems.length === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'}`
     line(out, `${style.red(count)} ${took}`)
     for (const p of message.problems) line(out, formatTypeProblem(p, style, dir))
+  }
+  return (message) => {
+    const next = queue.then(() => show(message))
+    queue = next.catch(() => {})
+    return next
+  }
+}
+
+/** TypeScript 5's checker: its watch program in a worker process of its own (type-check-worker.ts). */
+function watchWithWorker(found: TypeScriptInstall, dir: string, post: (message: CheckWorkerMessage) => void): Checker {
+  const input: CheckWorkerInput = { dir, typescript: found.path }
+  // A process rather than a worker thread: its garbage collector's threads are lowered too.
+  const worker = fork(fileURLToPath(new URL('./type-check-worker.js', import.meta.url)), [JSON.stringify(input)], {
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    execArgv: [],
   })
-  worker.on('error', (error) => stop(messageOf(error)))
-  worker.on('exit', (code, signal) => stop(`the checker exited (${signal ?? `code ${code}`})`))
+  inBackground(worker)
+  let closing = false
+  worker.on('message', (message: CheckWorkerMessage) => post(message))
+  worker.on('error', (error) => post({ kind: 'failed', message: messageOf(error) }))
+  worker.on('exit', (code, signal) => {
+    if (!closing) post({ kind: 'failed', message: `the checker exited (${signal ?? `code ${code}`})` })
+  })
   return {
-    banner: `checking in the background ${style.dim(`(TypeScript ${found.version})`)}`,
     sourcesChanged() {
-      if (!stopped && worker.connected) worker.send({ kind: 'sources-changed' } satisfies CheckWorkerCommand)
+      if (worker.connected) worker.send({ kind: 'sources-changed' } satisfies CheckWorkerCommand)
     },
-    close() {
-      stopped = true
-      closed ??= terminate()
-      return closed
+    terminate() {
+      closing = true
+      return terminate(worker)
     },
   }
 }

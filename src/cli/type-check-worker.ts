@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import type * as TS from 'typescript'
 import { messageOf } from '../errors.js'
+import { contentHash, type FileState, ownFiles } from './file-state.js'
 import { checkSetup, loadTypeScript, pluginSources, problemsOf, type TypeProblem } from './type-check.js'
 
 /** What `seam dev` hands the checker process (as its one argument, JSON). */
@@ -12,7 +13,14 @@ export interface CheckWorkerInput {
 
 /** Checker → `seam dev`: the errors after each (incremental) check, or why checking stopped. */
 export type CheckWorkerMessage =
-  | { readonly kind: 'checked'; readonly problems: TypeProblem[]; readonly files: number; readonly durationMs: number }
+  | {
+      readonly kind: 'checked'
+      readonly problems: TypeProblem[]
+      readonly files: number
+      readonly durationMs: number
+      /** The project's files as this pass read them: `seam dev` drops the result once one has changed. */
+      readonly seen: FileState
+    }
   | { readonly kind: 'failed'; readonly message: string }
 
 /** `seam dev` → checker: the folder (without a tsconfig.json) gained or lost a tool file. */
@@ -42,7 +50,18 @@ async function run(port: Port, input: CheckWorkerInput): Promise<void> {
   const onStatus = (d: TS.Diagnostic) => {
     if (STARTING.has(d.code)) started = performance.now()
   }
+  // Without a tsconfig.json the root files are seam's: one gone (renamed, deleted) is not the
+  // project's error but a list to make again, and the pass that reports it is dropped.
+  let rediscover: (() => void) | undefined
   const afterProgramCreate = (builder: TS.SemanticDiagnosticsBuilderProgram) => {
+    const program = builder.getProgram()
+    if (rediscover !== undefined && program.getRootFileNames().some((file) => program.getSourceFile(file) === undefined)) {
+      reported = []
+      return rediscover()
+    }
+    const seen: Record<string, string> = {}
+    for (const file of program.getSourceFiles()) seen[file.fileName] = contentHash(file.text)
+    for (const file of Object.keys(seen)) if (ownFiles(dir, [file]).length === 0) delete seen[file]
     const diagnostics = [
       ...reported,
       ...builder.getConfigFileParsingDiagnostics(),
@@ -52,8 +71,8 @@ async function run(port: Port, input: CheckWorkerInput): Promise<void> {
       ...builder.getSemanticDiagnostics(),
     ]
     reported = []
-    const files = builder.getProgram().getRootFileNames().length
-    post({ kind: 'checked', problems: problemsOf(ts, diagnostics, dir), files, durationMs: performance.now() - started })
+    const files = program.getRootFileNames().length
+    post({ kind: 'checked', problems: problemsOf(ts, diagnostics, dir), files, durationMs: performance.now() - started, seen })
   }
   const create = ts.createSemanticDiagnosticsBuilderProgram
   if (setup.configFile !== undefined) {
@@ -65,13 +84,15 @@ async function run(port: Port, input: CheckWorkerInput): Promise<void> {
   }
   const host = ts.createWatchCompilerHost(setup.rootNames, setup.options, ts.sys, create, onDiagnostic, onStatus)
   host.afterProgramCreate = afterProgramCreate
-  const watch = ts.createWatchProgram(host)
-  port.on('message', (command: CheckWorkerCommand) => {
-    if (command.kind !== 'sources-changed') return
+  const update = () =>
     pluginSources(dir).then(
       (files) => watch.updateRootFileNames(files),
       (error: unknown) => post({ kind: 'failed', message: messageOf(error) }),
     )
+  rediscover = () => void update()
+  const watch = ts.createWatchProgram(host)
+  port.on('message', (command: CheckWorkerCommand) => {
+    if (command.kind === 'sources-changed') void update()
   })
 }
 

@@ -24,7 +24,7 @@ export interface CheckSetup {
 }
 
 /** Without a tsconfig.json, the plugin folder is checked as `seam init` would set it up. */
-const DEFAULTS = {
+export const DEFAULTS = {
   target: 'ES2023',
   module: 'nodenext',
   moduleResolution: 'nodenext',
@@ -33,14 +33,41 @@ const DEFAULTS = {
   noEmit: true,
 }
 
+/** A TypeScript the project can use: its entry, version, major version and package folder. */
+export interface TypeScriptInstall {
+  readonly path: string
+  readonly version: string
+  readonly major: number
+  readonly packageDir: string
+}
+
+/** The majors `seam check` and the dev loop's checker drive: 5 through its compiler API, 7 through its `tsc`. */
+export const SUPPORTED_TYPESCRIPT = 'TypeScript 5.x and 7.x'
+
+/** Why this TypeScript cannot be used, or undefined when it can. */
+export function unsupportedTypeScript(found: TypeScriptInstall): string | undefined {
+  if (found.major === 5 || found.major === 7) return undefined
+  return `TypeScript ${found.version} is not supported (seam checks with ${SUPPORTED_TYPESCRIPT})`
+}
+
 /**
- * Type-checks a plugin folder once with the TypeScript compiler API: its `tsconfig.json` when it
- * has one, else `plugin.ts` and the tool files under strict defaults. TypeScript is the project's
- * own (a devDependency `seam init` adds), else the one beside seam-runtime.
+ * The TypeScript `seam check` and the dev loop's checker use: the project's own (a devDependency
+ * `seam init` adds), else the one beside seam-runtime; a CliError when there is none or its
+ * version is not one they drive.
  */
-export async function typeCheck(dir: string): Promise<{ problems: TypeProblem[]; files: number }> {
+export function usableTypeScript(dir: string): TypeScriptInstall {
   const found = findTypeScript(dir)
   if (found === undefined) throw new CliError('seam check needs TypeScript', 'npm install --save-dev typescript')
+  const unsupported = unsupportedTypeScript(found)
+  if (unsupported !== undefined) throw new CliError(unsupported, 'npm install --save-dev typescript@7 (or typescript@5)')
+  return found
+}
+
+/**
+ * Type-checks a plugin folder once with TypeScript 5's compiler API: its `tsconfig.json` when it
+ * has one, else `plugin.ts` and the tool files under strict defaults.
+ */
+export async function typeCheckWithApi(found: TypeScriptInstall, dir: string): Promise<{ problems: TypeProblem[]; files: number }> {
   const ts = loadTypeScript(found.path)
   const setup = await checkSetup(ts, dir)
   const program = ts.createProgram({ rootNames: setup.rootNames, options: setup.options })
@@ -79,14 +106,18 @@ function problemOf(ts: typeof TS, d: TS.Diagnostic, dir: string): TypeProblem {
  * Where TypeScript is: the project's own first (it may pin another version), then the one next to
  * seam-runtime (present in a development checkout, not in an installed package).
  */
-export function findTypeScript(dir: string): { path: string; version: string } | undefined {
+export function findTypeScript(dir: string): TypeScriptInstall | undefined {
   for (const from of [path.join(dir, 'package.json'), import.meta.url]) {
+    let main: string
     try {
-      const main = createRequire(from).resolve('typescript')
-      return { path: main, version: typeScriptVersion(main) }
+      main = createRequire(from).resolve('typescript')
     } catch {
-      // Not resolvable from there.
+      continue // Not resolvable from there.
     }
+    // 5.x: typescript/lib/typescript.js; 7.x: typescript/lib/version.cjs. Both one folder below package.json.
+    const packageDir = path.dirname(path.dirname(main))
+    const version = typeScriptVersion(packageDir)
+    return { path: main, version, major: Number.parseInt(version, 10), packageDir }
   }
   return undefined
 }
@@ -95,10 +126,9 @@ export function loadTypeScript(main: string): typeof TS {
   return createRequire(import.meta.url)(main) as typeof TS
 }
 
-function typeScriptVersion(main: string): string {
-  // typescript/lib/typescript.js → typescript/package.json
+function typeScriptVersion(packageDir: string): string {
   try {
-    const version: unknown = JSON.parse(readFileSync(path.join(path.dirname(main), '..', 'package.json'), 'utf8')).version
+    const version: unknown = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')).version
     return typeof version === 'string' ? version : 'unknown'
   } catch {
     return 'unknown'

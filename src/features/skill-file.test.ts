@@ -34,6 +34,11 @@ Read each ticket, then assign it.
       instructions: '# Triage\n\nRead each ticket, then assign it.',
       tools: ['lookup_ticket', 'assign'],
       always: true,
+      // Where each entry is, for a warning when the generation has no such tool.
+      toolsAt: [
+        { name: 'lookup_ticket', file: FILE, line: 4, column: 9, frame: expect.stringContaining('> 4 | tools: [lookup_ticket, assign]\n    |         ^') },
+        { name: 'assign', file: FILE, line: 4, column: 24, frame: expect.stringContaining('|                        ^') },
+      ],
     })
   })
 

@@ -1,4 +1,4 @@
-import { isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml'
+import { isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml'
 import { messageOf, SeamError } from '../errors.js'
 import type { SkillSpec } from './define-tool.js'
 import { codeFrame } from './loader/code-frame.js'
@@ -7,6 +7,19 @@ import { displayPath, FEATURE_NAME, fileStem } from './loader/file-name.js'
 /** A parsed `agent/skills/<name>.md`. */
 export interface SkillFile extends SkillSpec {
   readonly name: string
+  /** Where each `tools:` entry is written, so a name the generation lacks is reported there. */
+  readonly toolsAt?: readonly SkillToolRef[]
+}
+
+/** One entry of a skill file's `tools:` list and its place in the file. */
+export interface SkillToolRef {
+  readonly name: string
+  readonly file: string
+  /** 1-based. */
+  readonly line: number
+  /** 1-based. */
+  readonly column: number
+  readonly frame: string
 }
 
 /** How skill-file messages name the file. */
@@ -34,6 +47,7 @@ export function parseSkillFile(file: string, text: string, options: SkillFileOpt
   }
   const { yaml, body, yamlLine } = splitFrontMatter(text, fail)
   const meta = yaml === undefined ? {} : readFrontMatter(yaml, (message, line, column) => fail(message, line + yamlLine - 1, column))
+  const toolsAt = meta.toolsAt?.map(({ name, line, column }) => ({ name, file, line: line + yamlLine - 1, column, frame: codeFrame(text, line + yamlLine - 1, column) }))
 
   const name = meta.name ?? fileStem(file)
   if (!FEATURE_NAME.test(name)) {
@@ -43,7 +57,7 @@ export function parseSkillFile(file: string, text: string, options: SkillFileOpt
   if (description === undefined) {
     throw fail('has no description: add `description:` to the front matter or start the body with a # heading')
   }
-  const skill: SkillFile = { name, description, instructions: body.trim() }
+  const skill: SkillFile = { name, description, instructions: body.trim(), ...(toolsAt ? { toolsAt } : {}) }
   if (meta.tools !== undefined) skill.tools = meta.tools
   if (meta.always !== undefined) skill.always = meta.always
   return skill
@@ -66,6 +80,8 @@ interface FrontMatter {
   name?: string
   description?: string
   tools?: string[]
+  /** Each tools entry's line and column inside the YAML text (1-based). */
+  toolsAt?: { name: string; line: number; column: number }[]
   always?: boolean
 }
 
@@ -138,6 +154,13 @@ function readFrontMatter(yaml: string, fail: (message: string, line: number, col
       throw wrong('tools', 'a list of tool names')
     }
     meta.tools = tools as string[]
+    const list = doc.get('tools', true)
+    if (isSeq(list)) {
+      meta.toolsAt = list.items.map((item, i) => {
+        const { line, col } = at(isNode(item) ? item.range?.[0] : undefined)
+        return { name: (tools as string[])[i]!, line, column: col }
+      })
+    }
   }
   if (data.always !== undefined) {
     if (typeof data.always !== 'boolean') throw wrong('always', 'true or false')

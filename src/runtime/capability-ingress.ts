@@ -6,7 +6,8 @@ import type { PermissionHost } from './approval-types.js'
 import { featureTemplate } from './feature-capability.js'
 import { LOAD_SKILL, loadSkillTool } from './load-skill.js'
 import { seamTool } from './seam-capability.js'
-import type { Generation, ToolSlot } from './generation.js'
+import type { SkillFile } from '../features/skill-file.js'
+import type { Generation, SkillSlot, ToolSlot } from './generation.js'
 import type { TurnEnvelope } from './turn-ingress.js'
 import { planOf, type ToolPlan } from './tool-plan.js'
 
@@ -283,6 +284,8 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
     claim(skillSources, 'skill', slot.name, slot.source)
     const d = slot.definition
     skills.push(Object.freeze({ name: slot.name, description: d.description, instructions: d.instructions, source: slot.source, owner: slot.owner, tools: Object.freeze([...(d.tools ?? [])]), always: d.always ?? false }))
+    // Checked in the skill's own owner's projection, the one its plugin's turns see.
+    if (owner === slot.owner && d.tools !== undefined && d.tools.length > 0) warnUnknownTools(slot, named, diagnose)
   }
 
   for (const service of generation.seam?.skills.getFor(owner) ?? []) {
@@ -349,3 +352,29 @@ function duplicate(kind: string, name: string, earlier: string, source: string):
     hint: 'rename one of them or hide it',
   })
 }
+
+/**
+ * A skill's `tools:` entry naming no tool of the projection: a warning at the entry (the skill
+ * still loads; the model would be told to call a tool it does not have). A nested plugin's skill
+ * may name its own tools unqualified.
+ */
+function warnUnknownTools(slot: SkillSlot, named: ReadonlyMap<string, unknown>, diagnose: (d: Diagnostic) => void): void {
+  const prefix = slot.owner
+    .split('/')
+    .slice(1)
+    .map((part) => `${part}__`)
+    .join('')
+  const at = (slot.definition as SkillFile).toolsAt
+  for (const [i, name] of (slot.definition.tools ?? []).entries()) {
+    if (named.has(name) || named.has(prefix + name)) continue
+    const where = at?.[i]
+    const place = where ? `${slot.source}:${where.line}:${where.column}: ` : ''
+    diagnose({
+      code: 'SKILL_UNKNOWN_TOOL',
+      message: `${place}skill "${slot.name}" lists tool "${name}" in \`tools:\`, and there is no such tool`,
+      source: slot.source,
+      ...(where ? { file: where.file, line: where.line, column: where.column, frame: where.frame } : {}),
+    })
+  }
+}
+

@@ -25,7 +25,7 @@ import { DisposableScope } from './scope.js'
 import { type BeginTurnInput, openTurn, resumeParked, type Turn, type TurnHost } from './turn.js'
 import { resolveLimits } from './turn-tool-runtime.js'
 import type { ProviderStatus } from '../seams/types.js'
-import { locateError } from '../features/loader/index.js'
+import { locateError, mapStack } from '../features/loader/index.js'
 import { FolderSource } from './hmr/folder-source.js'
 import { createWatcher } from './hmr/watcher.js'
 
@@ -382,10 +382,12 @@ export class Root {
   }
 }
 
-/** Where in a tool file a thrown error points, for `tool/result` details. */
+/** Where in a tool file a thrown error points, and its stack source-mapped, for `tool/result` details. */
 function locate(error: unknown): Record<string, unknown> | undefined {
   const at = locateError(error)
-  return at ? { file: at.file, line: at.line, column: at.column } : undefined
+  if (at === undefined) return undefined
+  const stack = mapStack(error)
+  return stack === undefined ? { file: at.file, line: at.line, column: at.column } : { file: at.file, line: at.line, column: at.column, stack }
 }
 
 /**

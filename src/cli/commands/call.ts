@@ -4,7 +4,7 @@ import type { Command } from 'commander'
 import { contentText } from '../../seams/content.js'
 import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
 import { EXIT } from '../errors.js'
-import { ms, printableLines } from '../format.js'
+import { ms, printable, printableLines, shortPath } from '../format.js'
 import { type CliContext, type InStream, line, type Style, styleFor } from '../io.js'
 import { terminalApproval } from '../prompt.js'
 import { untilStopped } from '../signals.js'
@@ -14,6 +14,8 @@ interface CallFlags {
   dir: string
   session: string
   json?: boolean
+  /** `seam --debug`: a failed call's stack too. */
+  debug?: boolean
 }
 
 export function registerCall(program: Command, cli: CliContext): void {
@@ -25,8 +27,8 @@ export function registerCall(program: Command, cli: CliContext): void {
     .option('--dir <dir>', 'the plugin folder', '.')
     .option('--session <id>', 'the session the call belongs to', 'cli')
     .option('--json', 'print the outcome object as JSON')
-    .action(async (tool: string, json: string, flags: CallFlags) => {
-      cli.exitCode = await call(cli, tool, json, flags)
+    .action(async (tool: string, json: string, flags: CallFlags, command: Command) => {
+      cli.exitCode = await call(cli, tool, json, { ...flags, debug: command.optsWithGlobals().debug === true })
     })
 }
 
@@ -64,12 +66,12 @@ async function call(cli: CliContext, tool: string, json: string, flags: CallFlag
     stopping.dispose()
   }
   if (flags.json) line(io.stdout, JSON.stringify({ ...outcome, turnId }, null, 2))
-  else printOutcome(cli, outcome, turnId, style)
+  else printOutcome(cli, outcome, turnId, style, { dir, debug: flags.debug === true })
   return outcome.status === 'completed' ? EXIT.ok : EXIT.failed
 }
 
 /** `completed read_file (3.2 ms) · turn 3f2a9c1e` then the content text. */
-function printOutcome({ io }: CliContext, outcome: ToolCallOutcome, turnId: string, style: Style): void {
+function printOutcome({ io }: CliContext, outcome: ToolCallOutcome, turnId: string, style: Style, options: { dir: string; debug: boolean }): void {
   const ok = outcome.status === 'completed'
   const status = ok ? style.green(outcome.status) : style.red(outcome.status)
   const code = outcome.code ? ` ${style.bold(outcome.code)}${outcome.policy ? ` (${outcome.policy})` : ''}` : ''
@@ -79,6 +81,11 @@ function printOutcome({ io }: CliContext, outcome: ToolCallOutcome, turnId: stri
   const text = contentText(outcome.content)
   if (text !== '') line(io.stdout, safe(text))
   else if (!ok && outcome.reason) line(io.stdout, safe(outcome.reason))
+  if (ok || outcome.details === undefined) return
+  // Where the tool's error was thrown (source-mapped to the tool file), and its stack with --debug.
+  const { file, line: at, column, stack } = outcome.details
+  if (typeof file === 'string' && typeof at === 'number' && typeof column === 'number') line(io.stdout, style.dim(`at ${printable(`${shortPath(file, options.dir)}:${at}:${column}`)}`))
+  if (options.debug && typeof stack === 'string') line(io.stdout, style.dim(printableLines(stack)))
 }
 
 function currentUser(): string {

@@ -2,7 +2,8 @@ import type { Command } from 'commander'
 import { EXIT } from '../errors.js'
 import { formatTypeProblem } from '../format.js'
 import { type CliContext, line, styleFor } from '../io.js'
-import { typeCheck } from '../type-check.js'
+import { typeCheckWithApi, usableTypeScript } from '../type-check.js'
+import { typeCheckWithTsc } from '../type-check-tsc.js'
 import { pluginDir } from '../workspace.js'
 
 export function registerCheck(program: Command, cli: CliContext): void {
@@ -19,7 +20,8 @@ async function check(cli: CliContext, dirArg: string): Promise<number> {
   const dir = pluginDir(cli.io.cwd, dirArg)
   const out = cli.io.stdout
   const style = styleFor(out, cli.io.env)
-  const { problems, files } = await typeCheck(dir)
+  const found = usableTypeScript(dir)
+  const { problems, files } = found.major === 7 ? await typeCheckWithTsc(found, dir) : await typeCheckWithApi(found, dir)
   for (const p of problems) line(out, formatTypeProblem(p, style, dir))
   if (problems.length === 0) {
     line(out, style.green(`no type errors (${files} files)`))

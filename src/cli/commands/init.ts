@@ -4,6 +4,7 @@ import path from 'node:path'
 import type { Command } from 'commander'
 import { EXIT } from '../errors.js'
 import { type CliContext, line, styleFor } from '../io.js'
+import { javaScriptFiles, withModuleType } from '../package-type.js'
 import { scaffold } from '../scaffold.js'
 import { runtimeVersion } from '../workspace.js'
 
@@ -35,7 +36,11 @@ async function init(cli: CliContext, dirArg: string): Promise<number> {
     line(out, `${kept.length === 0 ? 'created a plugin project' : 'filled in the plugin project'} in ${dir}`)
     for (const file of written) line(out, `  ${file}`)
   }
-  for (const file of kept) line(out, `  ${style.dim(`${file} kept as it was`)}`)
+  const moduleType = kept.includes('package.json') ? await makeModule(dir) : undefined
+  for (const file of kept) {
+    if (file === 'package.json' && moduleType !== undefined) line(out, `  ${moduleType.changed ? style.yellow(moduleType.text) : style.dim(moduleType.text)}`)
+    else line(out, `  ${style.dim(`${file} kept as it was`)}`)
+  }
   const todo = await missingSetup(dir, kept)
   const cd = path.relative(cli.io.cwd, dir)
   line(out, '')
@@ -48,6 +53,37 @@ async function init(cli: CliContext, dirArg: string): Promise<number> {
   line(out, `  npx seam dev    ${style.dim('# hot reload, journal in .seam/, MCP on 127.0.0.1:4750')}`)
   line(out, `  npx seam check  ${style.dim('# type errors, for CI')}`)
   return EXIT.ok
+}
+
+/**
+ * plugin.ts and the tool files are ES modules (`import`, `import.meta.url`): in a package without
+ * `"type": "module"` TypeScript reads them as CommonJS (TS1470 on `import.meta`). Sets it in the
+ * project's package.json, changing nothing else in the file, unless JavaScript files there may be
+ * CommonJS: then it says why it left it.
+ */
+async function makeModule(dir: string): Promise<{ changed: boolean; text: string } | undefined> {
+  const file = path.join(dir, 'package.json')
+  const text = await readFile(file, 'utf8').catch(() => undefined)
+  let type: unknown
+  try {
+    type = (JSON.parse(text ?? '') as Record<string, unknown>).type
+  } catch {
+    return undefined // Not JSON: npm will say so, and there is nothing to edit safely.
+  }
+  if (type === 'module') return undefined
+  const was = type === undefined ? 'no "type", so CommonJS' : `"type": ${JSON.stringify(type)}`
+  const scripts = await javaScriptFiles(dir)
+  if (scripts.length > 0) {
+    const named = `${scripts.slice(0, 3).join(', ')}${scripts.length > 3 ? ', …' : ''}`
+    return {
+      changed: false,
+      text: `package.json kept as it was (${was}): its JavaScript (${named}) may be CommonJS, which "type": "module" would break; set it yourself once they are ES modules (plugin.ts and tools/ need it: import.meta.url is TS1470 in CommonJS)`,
+    }
+  }
+  const edited = withModuleType(text ?? '')
+  if (edited === undefined) return undefined
+  await writeFile(file, edited)
+  return { changed: true, text: `package.json: set "type": "module" (it had ${was}; plugin.ts and tools/ are ES modules), every other field as it was` }
 }
 
 /**

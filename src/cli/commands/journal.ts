@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander'
 import type { ParkedCall } from '../../runtime/journal/coordination.js'
 import type { JournalEvent, JournalStore } from '../../runtime/journal/types.js'
 import { CliError, EXIT } from '../errors.js'
-import { ms, printable, table } from '../format.js'
+import { ms, printable, shortPath, table } from '../format.js'
 import { type CliContext, line, type Style, styleFor } from '../io.js'
 import { openExistingJournal, openNamedJournal, pluginDir } from '../workspace.js'
 
@@ -49,7 +49,9 @@ async function journal(cli: CliContext, dirArg: string, flags: JournalFlags): Pr
   }
   const style = styleFor(out, cli.io.env)
   if (events.length === 0) line(out, style.dim('the journal is empty'))
-  for (const row of table(events.map((e) => eventRow(e, style)))) line(out, row)
+  // Locations shown relative to the plugin folder (a --journal elsewhere: to the working folder).
+  const base = flags.journal === undefined ? pluginDir(cli.io.cwd, dirArg) : cli.io.cwd
+  for (const row of table(events.map((e) => eventRow(e, style, base)))) line(out, row)
   // A parked call has a question and no result yet: say so, or it reads like a call that hangs.
   for (const call of parked) {
     const decided = call.decision ? `${call.decision.answer} by ${printable(call.decision.by)}, not resumed` : 'waiting for a decision'
@@ -70,12 +72,12 @@ async function turnEvents(store: JournalStore, id: string): Promise<JournalEvent
 }
 
 /** time, turn (short), seq, kind, call id, and what the event says. */
-export function eventRow(event: JournalEvent, style: Style): string[] {
+export function eventRow(event: JournalEvent, style: Style, dir?: string): string[] {
   const callId = 'callId' in event ? printable(event.callId) : ''
-  return [style.dim(timestamp(event.at)), printable(event.turnId.slice(0, 8)), `#${event.seq}`, kindLabel(event.kind, style), callId, describe(event, style)]
+  return [style.dim(timestamp(event.at)), printable(event.turnId.slice(0, 8)), `#${event.seq}`, kindLabel(event.kind, style), callId, describe(event, style, dir)]
 }
 
-function describe(event: JournalEvent, style: Style): string {
+function describe(event: JournalEvent, style: Style, dir: string | undefined): string {
   switch (event.kind) {
     case 'turn/begin':
       return printable(`session ${event.session} · ${event.subjectId} · generation ${event.generation}${event.owner === 'root' ? '' : ` · owner ${event.owner}`}`)
@@ -90,7 +92,8 @@ function describe(event: JournalEvent, style: Style): string {
       const code = event.code ? ` ${event.code}${event.policy ? ` (${event.policy})` : ''}` : ''
       // Why it did not complete (the denial reason or the error), as the model was told.
       const why = event.status === 'completed' ? '' : firstText(event.content)
-      return `${status}${code} ${style.dim(ms(event.durationMs))}${why ? ` ${printable(clip(why, 160))}` : ''}`
+      const where = event.location ? style.dim(` at ${printable(`${shortPath(event.location.file, dir)}:${event.location.line}:${event.location.column}`)}`) : ''
+      return `${status}${code} ${style.dim(ms(event.durationMs))}${why ? ` ${printable(clip(why, 160))}` : ''}${where}`
     }
     case 'turn/end':
       return printable(event.reason)

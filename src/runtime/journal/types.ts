@@ -12,6 +12,13 @@ export type JournalEventKind =
 
 export type { ContentBlock }
 
+/** A place in a source file; line and column are 1-based. */
+export interface SourceLocation {
+  readonly file: string
+  readonly line: number
+  readonly column: number
+}
+
 export type OutcomeStatus = 'completed' | 'denied' | 'failed' | 'cancelled'
 export type DenialPolicy = 'permission' | 'hook' | 'approval' | 'guard'
 export type ApprovalDecision = 'allowed-once' | 'allowed-session' | 'rejected' | 'unavailable' | 'timeout' | 'cancelled'
@@ -48,6 +55,8 @@ export type JournalEvent =
       policy?: DenialPolicy
       content: ContentBlock[]
       durationMs: number
+      /** Where in a tool file the error of a failed call was thrown (source-mapped), when known. */
+      location?: SourceLocation
     })
   | (EventBase & { kind: 'turn/end'; reason: 'ended' | 'interrupted' })
 

@@ -1,7 +1,7 @@
 import { untilDue } from '../abort.js'
 import { APPENDED } from '../journal/events.js'
 import { epochAt } from './clock.js'
-import type { JournalEvent, OutcomeStatus } from '../journal/types.js'
+import type { JournalEvent, OutcomeStatus, SourceLocation } from '../journal/types.js'
 import type { CallState } from './state.js'
 
 /**
@@ -37,14 +37,24 @@ function appendResult(state: CallState): Promise<void> | undefined {
   const status = outcome.status as OutcomeStatus
   const content = outcome.content as Extract<JournalEvent, { kind: 'tool/result' }>['content']
   // A completed call's result has no code or policy: two fields fewer to keep, not two `undefined`s.
-  const event: JournalEvent =
+  let event: JournalEvent =
     outcome.code === undefined && outcome.policy === undefined
       ? { kind: 'tool/result', turnId: ctx.turn.turnId, seq, at, callId: outcome.callId, status, content, durationMs: outcome.durationMs }
       : { kind: 'tool/result', turnId: ctx.turn.turnId, seq, at, callId: outcome.callId, status, code: outcome.code, policy: outcome.policy, content, durationMs: outcome.durationMs }
+  // A failed call's details say where its error was thrown: kept, so `seam journal` can say it too.
+  if (outcome.details !== undefined && status !== 'completed') {
+    const location = locationOf(outcome.details)
+    if (location !== undefined) event = { ...event, location }
+  }
   const { appendNow } = ctx
   // Refused (another writer's result for this call): the outcome stands, as for a failed write.
   if (appendNow !== undefined) return appendNow(event, true) ? APPENDED : undefined
   return ctx.append(event)
+}
+
+function locationOf(details: Readonly<Record<string, unknown>>): SourceLocation | undefined {
+  const { file, line, column } = details
+  return typeof file === 'string' && typeof line === 'number' && typeof column === 'number' ? { file, line, column } : undefined
 }
 
 /** Either way the outcome stands; when unrecorded, crash repair closes the call on the next start. */
