@@ -57,6 +57,9 @@ async function project(): Promise<string> {
   await mkdir(path.join(dir, 'node_modules'))
   await symlink(repo, path.join(dir, 'node_modules/seam-runtime'), 'dir')
   await symlink(realpathSync(path.join(repo, 'node_modules/zod')), path.join(dir, 'node_modules/zod'), 'dir')
+  // `npx seam` in an example runs the built CLI, as it does in a project that installed the package.
+  await mkdir(path.join(dir, 'node_modules/.bin'))
+  await symlink(path.join(repo, 'dist/cli/bin.js'), path.join(dir, 'node_modules/.bin/seam'))
   await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'docs-example', private: true, type: 'module' }))
   return dir
 }
