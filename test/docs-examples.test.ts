@@ -6,6 +6,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { DEFAULT_LIMITS } from '../src/runtime/turn-tool-runtime.js'
 
 // The documentation's code blocks, checked against the built package (dist/, which the global setup
 // builds). A fence preceded by `<!-- runnable -->` is run with `node` (`ts` blocks through tsx) in a
@@ -145,5 +146,14 @@ describe('docs/pipeline.md', () => {
     const codes = [...catalog.matchAll(/^\s+([A-Z_]+): '\1',$/gm)].map((m) => m[1]!)
     expect(codes.length).toBeGreaterThan(30)
     expect(codes.filter((code) => !rows.has(code))).toEqual([])
+  })
+})
+
+describe('docs/limits.md', () => {
+  it('gives every call limit with the default the runtime applies', () => {
+    const limits = readFileSync(path.join(repo, 'docs/limits.md'), 'utf8')
+    const rows = new Map([...limits.matchAll(/^\| `(\w+)` \| `([\d_]+)`/gm)].map((m) => [m[1]!, Number(m[2]!.replaceAll('_', ''))]))
+    const documented = Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, rows.get(key)]))
+    expect(documented).toEqual({ ...DEFAULT_LIMITS })
   })
 })
