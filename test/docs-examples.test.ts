@@ -103,6 +103,12 @@ describe('the code blocks the documentation marks as runnable', () => {
   })
 })
 
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens. */
+function anchorsOf(markdown: string): Set<string> {
+  const headings = [...markdown.matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1]!)
+  return new Set(headings.map((h) => h.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replaceAll(' ', '-')))
+}
+
 describe('the documentation links', () => {
   const readme = readFileSync(path.join(repo, 'README.md'), 'utf8')
 
@@ -118,8 +124,12 @@ describe('the documentation links', () => {
       const text = readFileSync(path.join(repo, page), 'utf8')
       for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
         const file = target!.split('#')[0]!
-        if (file === '' || /^[a-z]+:/i.test(file)) continue
-        if (!existsSync(path.join(repo, path.dirname(page), file))) broken.push(`${page} → ${target}`)
+        if (/^[a-z]+:/i.test(file)) continue
+        const resolved = file === '' ? path.join(repo, page) : path.join(repo, path.dirname(page), file)
+        if (!existsSync(resolved)) broken.push(`${page} → ${target}`)
+        else if (target!.includes('#') && resolved.endsWith('.md') && !anchorsOf(readFileSync(resolved, 'utf8')).has(target!.split('#')[1]!)) {
+          broken.push(`${page} → ${target} (no such heading)`)
+        }
       }
     }
     expect(broken).toEqual([])
