@@ -21,8 +21,9 @@ async function installedWithoutTypeScript(): Promise<string> {
   await mkdir(pkg, { recursive: true })
   await cp(path.join(repo, 'dist'), path.join(pkg, 'dist'), { recursive: true, filter: (source) => !source.endsWith('.map') && !source.endsWith('.tsbuildinfo') })
   await cp(path.join(repo, 'package.json'), path.join(pkg, 'package.json'))
-  const manifest = JSON.parse(await readFile(path.join(repo, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
-  for (const name of [...Object.keys(manifest.dependencies), 'zod']) {
+  const manifest = JSON.parse(await readFile(path.join(repo, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependencies: Record<string, string> }
+  // Its peers too (zod; better-sqlite3, which a project on Node 20 installs for the SQLite journal).
+  for (const name of [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)]) {
     await mkdir(path.dirname(path.join(project, 'node_modules', name)), { recursive: true })
     await symlink(path.join(repo, 'node_modules', name), path.join(project, 'node_modules', name))
   }
