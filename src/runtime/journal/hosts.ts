@@ -1,4 +1,6 @@
+import { randomInt } from 'node:crypto'
 import { hostname } from 'node:os'
+import { SeamError } from '../../errors.js'
 import type { HostBeat } from './coordination.js'
 import type { RepairHosts } from './types.js'
 
@@ -83,4 +85,21 @@ function localPid(host: string, local: string): number | undefined {
   if (!/^[1-9][0-9]{0,9}$/.test(digits)) return undefined
   const pid = Number(digits)
   return pid <= MAX_PID ? pid : undefined
+}
+
+/**
+ * A new lease epoch: the token a store registers its host's lease under on its first heartbeat.
+ * Random, so a second process given the same host id (a restart, a copied config) holds a lease of
+ * its own and fences the earlier one's writes rather than sharing them.
+ */
+export function newEpoch(): number {
+  return randomInt(1, 2 ** 48)
+}
+
+/** The fault every write of a fenced store fails with; `what` names the write. */
+export function fencedError(host: string, location: string, what = 'write'): SeamError {
+  return new SeamError('HOST_FENCED', `The journal at ${location} refused this ${what}: host "${host}" lost its lease (another host fenced it and repaired its open calls).`, {
+    details: { host, location },
+    hint: 'This host must stop using the journal: close the root and start a new one (it registers a new lease).',
+  })
 }

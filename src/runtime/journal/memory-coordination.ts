@@ -13,6 +13,7 @@ import type {
 } from './coordination.js'
 import { matchesParked, sameHolder, storedRound } from './coordination.js'
 import { duplicateError } from './events.js'
+import { fencedError } from './hosts.js'
 
 /**
  * The coordination claims of a memory journal. Every method checks and writes in one synchronous
@@ -23,7 +24,7 @@ export class MemoryCoordination implements JournalCoordination {
   readonly #rounds = new Set<string>()
   readonly #keys = new Map<string, KeyClaim>()
   readonly #grants = new Set<string>()
-  readonly #beats = new Map<string, HostBeat>()
+  readonly #beats = new Map<string, HostBeat & { fenced?: boolean }>()
   readonly #check: () => void
   readonly #location: string
   readonly host: string
@@ -105,9 +106,21 @@ export class MemoryCoordination implements JournalCoordination {
     return this.#grants.has(grantKey(grant))
   }
 
+  /**
+   * The same rule as the shared stores': a host another fenced cannot beat again (`HOST_FENCED`). In
+   * one process this store's own host is never fenced (repair fences only other hosts).
+   */
   async heartbeat(host: string, leaseMs: number): Promise<void> {
     this.#check()
+    if (this.#beats.get(host)?.fenced === true) throw fencedError(host, this.#location, 'heartbeat')
     this.#beats.set(host, { host, beatAt: Date.now(), leaseMs })
+  }
+
+  /** For crash repair, before it reads what is open: fences every other host past its lease at `now`. */
+  fenceExpired(now: number): void {
+    for (const beat of this.#beats.values()) {
+      if (beat.host !== this.host && beat.fenced !== true && beat.beatAt + beat.leaseMs < now) beat.fenced = true
+    }
   }
 
   async retire(host: string): Promise<void> {
@@ -121,7 +134,7 @@ export class MemoryCoordination implements JournalCoordination {
   }
 
   beats(): HostBeat[] {
-    return [...this.#beats.values()]
+    return [...this.#beats.values()].map(({ host, beatAt, leaseMs }) => ({ host, beatAt, leaseMs }))
   }
 
   async #update(token: string, change: (call: ParkedCall) => ParkedCall | undefined): Promise<Claimed | undefined> {

@@ -75,7 +75,7 @@ describe('postgresJournal', () => {
     await Promise.all([a.append(begin('t1', 1)), b.append(begin('t2', 1))])
     expect(await a.tail(10)).toHaveLength(2)
     const { rows } = await admin.query('SELECT version FROM ' + schema + '.seam_journal_meta')
-    expect(rows).toEqual([{ version: 2 }])
+    expect(rows).toEqual([{ version: 3 }])
   })
 
   it('adds the coordination tables to a version 1 journal and keeps its events', async () => {
@@ -88,7 +88,7 @@ describe('postgresJournal', () => {
     const upgraded = open(schema, 'host-a')
     expect(await upgraded.read('t1')).toHaveLength(1)
     await upgraded.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
-    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 2 }])
+    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 3 }])
   })
 
   it('refuses a schema whose seam_journal_events table is not a journal, and leaves the table alone', async () => {

@@ -5,7 +5,7 @@ import { GroupCommit } from './group-commit.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
-import { SqliteCoordination } from './sqlite-coordination.js'
+import { SQLITE_LEASE_HELD, SqliteCoordination } from './sqlite-coordination.js'
 import { journalFault, openJournalDatabase } from './sqlite-schema.js'
 import { ensureTurnIndexes, SqliteTurnQueries } from './sqlite-turns.js'
 import { planTurnQuery } from './turn-query.js'
@@ -34,6 +34,9 @@ const SQL = {
   turnNumber: 'SELECT no FROM seam_journal_turns WHERE turn_id = ?',
   insert: `INSERT OR IGNORE INTO seam_journal_events (turn, seq, kind, call_id, at, host, payload)
     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  /** `insert` for a store holding a lease: refused in the same statement once the lease is fenced. */
+  insertLeased: `INSERT OR IGNORE INTO seam_journal_events (turn, seq, kind, call_id, at, host, payload)
+    SELECT ?, ?, ?, ?, ?, ?, ? WHERE ${SQLITE_LEASE_HELD}`,
   read: `SELECT e.payload FROM seam_journal_events e JOIN seam_journal_turns t ON t.no = e.turn
     WHERE t.turn_id = ? ORDER BY e.seq`,
   tail: 'SELECT payload FROM (SELECT id, payload FROM seam_journal_events ORDER BY id DESC LIMIT ?) ORDER BY id',
@@ -84,6 +87,7 @@ class SqliteJournalStore implements JournalStore {
       addTurn: prepare(SQL.addTurn),
       turnNumber: prepare(SQL.turnNumber).pluck(),
       insert: prepare(SQL.insert),
+      insertLeased: prepare(SQL.insertLeased),
       read: prepare(SQL.read).pluck(),
       tail: prepare(SQL.tail).pluck(),
       openCalls: prepare(SQL.openCalls),
@@ -157,6 +161,9 @@ class SqliteJournalStore implements JournalStore {
     const { openCalls, openTurns, maxSeq } = this.#statements
     const coordination = this.coordination
     const repair = this.#db.transaction(() => {
+      // First, under the write lock: a fenced host's repair is refused, and every host past its
+      // lease is fenced before its open calls are read, so none of them lands another write.
+      coordination.fenceExpired(Date.now())
       const gone = ownerGoneTest(this.#host, options.hosts, coordination.beats())
       const open = openCalls.all() as (OpenCall & Owner)[]
       const turns = (openTurns.all() as (Owner & { turnId: string })[]).filter(gone).map((turn) => turn.turnId)
@@ -188,10 +195,17 @@ class SqliteJournalStore implements JournalStore {
     this.#db.close()
   }
 
-  /** Inside a transaction: `false` when a uniqueness rule refused the row. */
+  /**
+   * Inside a transaction: `false` when a uniqueness rule refused the row. While this store holds a
+   * lease the insert checks it in the same statement, and throws `HOST_FENCED` once it is fenced.
+   */
   #insert(row: EventRow): boolean {
     const turn = this.#turnNumber(row.turnId)
-    return this.#statements.insert.run(turn, row.seq, row.kind, row.callId, row.at, row.host, row.payload).changes === 1
+    const coordination = this.coordination
+    if (!coordination.leased()) return this.#statements.insert.run(turn, row.seq, row.kind, row.callId, row.at, row.host, row.payload).changes === 1
+    const inserted = this.#statements.insertLeased.run(turn, row.seq, row.kind, row.callId, row.at, row.host, row.payload, coordination.host, coordination.epoch).changes === 1
+    if (!inserted) coordination.refusedUnlessHeld()
+    return inserted
   }
 
   /** The turn's number, added on its first event (another connection may have added it first). */
