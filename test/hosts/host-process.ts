@@ -53,6 +53,17 @@ const root = await createRoot({
           return { receipt: `${order}@${hostId}` }
         },
       }))
+      ctx.addTool('slow', defineTool({
+        description: 'Finishes after `ms`.',
+        input: z.object({ ms: z.number() }),
+        approval: 'never',
+        isConcurrencySafe: () => true,
+        async execute({ ms }, { callId }) {
+          log(`slow ${callId}`)
+          await new Promise((resolve) => setTimeout(resolve, ms))
+          return 'slow done'
+        },
+      }))
       ctx.addTool('echo', defineTool({ description: 'Echo.', input: z.object({ n: z.number() }), approval: 'never', isConcurrencySafe: () => true, execute: ({ n }) => n }))
     },
   }),

@@ -8,6 +8,8 @@ const SCRIPT = fileURLToPath(new URL('./host-process.ts', import.meta.url))
 /** One host process on a shared journal (see `fixtures/host-process.ts`), killed when the test ends. */
 export interface HostProcess {
   readonly hostId: string
+  /** Its process id (to stop and continue it: a host that hangs). */
+  readonly pid: number
   /** Sends one request and resolves with its value; rejects with the host's error (its `code` kept). */
   request<T = unknown>(op: string, fields?: Record<string, unknown>): Promise<T>
   /** SIGKILL; resolves once the process has exited. */
@@ -57,6 +59,7 @@ export async function startHost(options: HostOptions): Promise<HostProcess> {
   await ready
   const host: HostProcess = {
     hostId: options.hostId,
+    pid: proc.pid!,
     request<T>(op: string, fields: Record<string, unknown> = {}) {
       const id = next++
       return new Promise<T>((resolve, reject) => {
