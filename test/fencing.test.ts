@@ -68,14 +68,14 @@ describe('a host partitioned from its PostgreSQL journal past its lease (fencing
     while (runs.length === 0) await sleep(5)
     a.link.stall()
     // A live host finds host-a past its lease, fences it and closes its call.
-    let repaired: JournalEvent[] = []
+    let repaired: (JournalEvent & { id: number })[] = []
     for (const started = Date.now(); resultOf(repaired, 'c1') === undefined && Date.now() - started < 15_000; ) {
       await sleep(50)
       repaired = await events(turn.turnId)
     }
     expect(resultOf(repaired, 'c1')).toMatchObject({ code: 'OUTCOME_UNKNOWN' })
     expect(['host-b', 'host-c']).toContain(resultOf(repaired, 'c1')!.host)
-    const fencedAt = Math.max(...repaired.map((event) => (event as { id: number }).id))
+    const fencedAt = Math.max(...repaired.map((event) => event.id))
     // Meanwhile the live hosts go on: another order is charged once, on host-b.
     const bTurn = await beginTurn(b.root)
     expect(await bTurn.tools.execute({ callId: 'b1', name: 'charge', arguments: '{"order":"o-2"}' })).toMatchObject({ status: 'completed' })

@@ -62,7 +62,9 @@ describe('host processes sharing one SQLite file, one of them hung past its leas
       ['turn/end', 'host-b'],
     ])
     const db = new Database(j.path, { readonly: true })
-    onTestFinished(() => db.close())
+    onTestFinished(() => {
+      db.close()
+    })
     expect(db.prepare("SELECT count(*) AS n FROM seam_journal_events WHERE host = 'host-a'").get()).toEqual({ n: 2 })
     expect(db.prepare("SELECT fenced_at IS NOT NULL AS fenced FROM seam_journal_hosts WHERE host = 'host-a'").get()).toEqual({ fenced: 1 })
     expect(j.runs().map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual(['slow c1'])

@@ -168,6 +168,33 @@ export function describeCoordinationContract(name: string, backend: JournalBacke
       expect(await a.coordination.parked()).toHaveLength(1)
     })
 
+    it('fences a host past its lease when it repairs: that host beats no more, and a store holding that lease has every write refused', async () => {
+      const created = await storage()
+      const repairer = created.open({ hostId: 'host-a' })
+      await repairer.coordination.heartbeat('host-a', 60_000)
+      const fenced = backend.shared ? created.open({ hostId: 'host-b' }) : repairer
+      await fenced.coordination.heartbeat('host-b', 1)
+      if (backend.shared) for (const e of [event.begin('t1'), event.call('t1', 2, 'c1')]) await fenced.append(e)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(await repairer.repair()).toEqual(backend.shared ? { results: 1, turns: 1 } : { results: 0, turns: 0 })
+      await expect(fenced.coordination.heartbeat('host-b', 60_000)).rejects.toMatchObject({ code: 'HOST_FENCED' })
+      if (backend.shared) {
+        const result: JournalEvent = { kind: 'tool/result', turnId: 't1', seq: 5, at: AT, callId: 'c1', status: 'completed', content: [], durationMs: 1 }
+        await expect(fenced.append(result)).rejects.toMatchObject({ code: 'HOST_FENCED' })
+        await expect(fenced.coordination.claimKey('k1', { turnId: 't1', callId: 'c1', host: 'host-b' })).rejects.toMatchObject({ code: 'HOST_FENCED' })
+        await expect(fenced.repair()).rejects.toMatchObject({ code: 'HOST_FENCED' })
+        expect((await repairer.read('t1')).map((e) => [e.kind, e.host])).toEqual([
+          ['turn/begin', 'host-b'],
+          ['tool/call', 'host-b'],
+          ['tool/result', 'host-a'],
+          ['turn/end', 'host-a'],
+        ])
+      }
+      // The repairer's own lease holds.
+      await repairer.coordination.heartbeat('host-a', 60_000)
+      await repairer.append(event.begin('t2'))
+    })
+
     it('repairs a resumed call once the host that claimed it is gone, and releases the keys of what it closes', async () => {
       const writer = 'another-machine.invalid:2'
       const [a, append] = await repairerAndWriter(writer)

@@ -34,8 +34,9 @@ export interface Owner {
  *   id (a restarted container is pid 1 again; a fixed `hostId`). Later ones are this process's own;
  * - `hostname:pid` of this machine whose process no longer exists (`kill(pid, 0)` fails with ESRCH;
  *   EPERM means it exists);
- * - a host with a heartbeat in the journal whose last beat is older than its lease at `now` (any
- *   machine: the lease is how hosts tell each other they are alive, so a hung process counts too);
+ * - a host with a heartbeat in the journal whose last beat is older than its lease at `now`, or
+ *   whose lease another host fenced (any machine: the lease is how hosts tell each other they are
+ *   alive, so a hung process counts too);
  * - any other host (another machine, or an id this machine cannot check) only with `hosts: 'all'`.
  * Each pid is looked up once per test.
  */
@@ -47,7 +48,8 @@ export function ownerGoneTest(
 ): (owner: Owner) => boolean {
   const local = hostname()
   const alive = new Map<number, boolean>()
-  const leases = new Map(beats.map((beat) => [beat.host, beat.beatAt + beat.leaseMs]))
+  // A fenced lease has ended, whenever its last beat was.
+  const leases = new Map(beats.map((beat) => [beat.host, beat.fenced === true ? Number.NEGATIVE_INFINITY : beat.beatAt + beat.leaseMs]))
   return ({ host, at }) => {
     if (host === undefined || host === null) return true
     if (host === self) return at < PROCESS_STARTED_AT

@@ -134,7 +134,7 @@ export class MemoryCoordination implements JournalCoordination {
   }
 
   beats(): HostBeat[] {
-    return [...this.#beats.values()].map(({ host, beatAt, leaseMs }) => ({ host, beatAt, leaseMs }))
+    return [...this.#beats.values()].map(({ host, beatAt, leaseMs, fenced }) => ({ host, beatAt, leaseMs, fenced: fenced === true }))
   }
 
   async #update(token: string, change: (call: ParkedCall) => ParkedCall | undefined): Promise<Claimed | undefined> {

@@ -50,9 +50,9 @@ function statements(schema: string) {
     grant: `INSERT INTO ${grants} (session, subject_id, source, fingerprint, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
     hasGrant: `SELECT 1 FROM ${grants} WHERE session = $1 AND subject_id = $2 AND source = $3 AND fingerprint = $4`,
     heartbeat: `INSERT INTO ${hosts} (host, beat_at, lease_ms) VALUES ($1, ${DB_NOW}, $2)
-      ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms`,
+      ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms WHERE ${hosts}.fenced_at IS NULL`,
     retire: `DELETE FROM ${hosts} WHERE host = $1`,
-    beats: `SELECT host, beat_at AS "beatAt", lease_ms AS "leaseMs", ${DB_NOW} AS now FROM ${hosts}`,
+    beats: `SELECT host, beat_at AS "beatAt", lease_ms AS "leaseMs", fenced_at IS NOT NULL AS fenced, ${DB_NOW} AS now FROM ${hosts}`,
     register: `INSERT INTO ${hosts} (host, beat_at, lease_ms, epoch, fenced_at) VALUES ($1, ${DB_NOW}, $2, $3, NULL)
       ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms, epoch = excluded.epoch, fenced_at = NULL`,
     held: `SELECT 1 FROM ${hosts} WHERE host = $1 AND epoch = $2 AND fenced_at IS NULL`,
@@ -220,7 +220,10 @@ export class PostgresCoordination implements JournalCoordination {
    */
   heartbeat(host: string, leaseMs: number): Promise<void> {
     return this.#run(async () => {
-      if (host !== this.host) return void (await this.#pool.query(this.#sql.heartbeat, [host, leaseMs]))
+      if (host !== this.host) {
+        if (((await this.#pool.query(this.#sql.heartbeat, [host, leaseMs])).rowCount ?? 0) === 0) throw fencedError(host, this.#location, 'heartbeat')
+        return
+      }
       if (this.#epoch === undefined) {
         const epoch = newEpoch()
         await this.#pool.query(this.#sql.register, [host, leaseMs, epoch])
@@ -245,8 +248,8 @@ export class PostgresCoordination implements JournalCoordination {
 
   /** For crash repair: every heartbeat, and the database's clock to hold them against. */
   async beats(): Promise<{ beats: HostBeat[]; now: number }> {
-    const { rows } = await this.#pool.query<{ host: string; beatAt: string; leaseMs: number; now: string }>(this.#sql.beats)
-    const beats = rows.map((row) => ({ host: row.host, beatAt: Number(row.beatAt), leaseMs: row.leaseMs }))
+    const { rows } = await this.#pool.query<{ host: string; beatAt: string; leaseMs: number; fenced: boolean; now: string }>(this.#sql.beats)
+    const beats = rows.map((row) => ({ host: row.host, beatAt: Number(row.beatAt), leaseMs: row.leaseMs, fenced: row.fenced }))
     return { beats, now: rows.length > 0 ? Number(rows[0]!.now) : Date.now() }
   }
 

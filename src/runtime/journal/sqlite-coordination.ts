@@ -35,9 +35,9 @@ const SQL = {
   grant: `INSERT OR IGNORE INTO seam_journal_grants (session, subject_id, source, fingerprint, at) VALUES (?, ?, ?, ?, ?)`,
   hasGrant: 'SELECT 1 FROM seam_journal_grants WHERE session = ? AND subject_id = ? AND source = ? AND fingerprint = ?',
   heartbeat: `INSERT INTO seam_journal_hosts (host, beat_at, lease_ms) VALUES (?, ?, ?)
-    ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms`,
+    ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms WHERE fenced_at IS NULL`,
   retire: 'DELETE FROM seam_journal_hosts WHERE host = ?',
-  beats: 'SELECT host, beat_at AS beatAt, lease_ms AS leaseMs FROM seam_journal_hosts',
+  beats: 'SELECT host, beat_at AS beatAt, lease_ms AS leaseMs, fenced_at IS NOT NULL AS fenced FROM seam_journal_hosts',
   register: `INSERT INTO seam_journal_hosts (host, beat_at, lease_ms, epoch, fenced_at) VALUES (?, ?, ?, ?, NULL)
     ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms, epoch = excluded.epoch, fenced_at = NULL`,
   held: 'SELECT 1 FROM seam_journal_hosts WHERE host = ? AND epoch = ? AND fenced_at IS NULL',
@@ -202,7 +202,11 @@ export class SqliteCoordination implements JournalCoordination {
    * beat (tests, tools) is written as given, without a lease.
    */
   async heartbeat(host: string, leaseMs: number): Promise<void> {
-    if (host !== this.host) return void this.#run(() => this.#statements.heartbeat.run(host, Date.now(), leaseMs))
+    if (host !== this.host) {
+      const { changes } = this.#run(() => this.#statements.heartbeat.run(host, Date.now(), leaseMs))
+      if (changes === 0) throw fencedError(host, this.#location, 'heartbeat')
+      return
+    }
     if (this.#epoch === undefined) {
       const epoch = newEpoch()
       this.#run(() => this.#statements.register.run(host, Date.now(), leaseMs, epoch))
@@ -226,7 +230,8 @@ export class SqliteCoordination implements JournalCoordination {
   }
 
   beats(): HostBeat[] {
-    return this.#statements.beats.all() as HostBeat[]
+    const rows = this.#statements.beats.all() as { host: string; beatAt: number; leaseMs: number; fenced: number }[]
+    return rows.map((row) => ({ host: row.host, beatAt: row.beatAt, leaseMs: row.leaseMs, fenced: row.fenced === 1 }))
   }
 
   #claim(token: string, write: () => boolean): Claimed | undefined {
