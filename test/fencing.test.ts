@@ -105,7 +105,11 @@ describe('a host partitioned from its PostgreSQL journal past its lease (fencing
     expect(late.rows).toEqual([])
     const keys = await admin.query(`SELECT key, host, result IS NOT NULL AS done FROM ${schema}.seam_journal_keys ORDER BY key`)
     expect(keys.rows.filter((row: { host: string }) => row.host === 'host-a')).toEqual([])
-    expect((await admin.query(`SELECT fenced_at IS NOT NULL AS fenced FROM ${schema}.seam_journal_hosts WHERE host = 'host-a'`)).rows).toEqual([{ fenced: true }])
+    const fenced = async () => (await admin.query(`SELECT fenced_at IS NOT NULL AS fenced FROM ${schema}.seam_journal_hosts WHERE host = 'host-a'`)).rows
+    expect(await fenced()).toEqual([{ fenced: true }])
+    // Closing cannot retire the fenced lease either: its row stays, fenced.
+    await a.root.close()
+    expect(await fenced()).toEqual([{ fenced: true }])
     // No body of host-a's after the fence, and order o-2 ran once.
     expect(runs.map((run) => `${run.host} ${run.callId}`)).toEqual(['host-a c1', 'host-b b1'])
   })

@@ -72,6 +72,7 @@ function statements(schema: string) {
         SELECT $1::text, $2::text, $3::text, $4::text, $5::bigint WHERE ${leaseHeld(hosts, 6, 7)} ON CONFLICT DO NOTHING`,
       releaseKeysOf: `DELETE FROM ${keys} k USING unnest($1::text[], $2::text[]) AS c (turn_id, call_id)
         WHERE k.turn_id = c.turn_id AND k.call_id = c.call_id AND k.result IS NULL AND ${leaseHeld(hosts, 3, 4)}`,
+      retire: `DELETE FROM ${hosts} WHERE host = $1 AND epoch = $2 AND fenced_at IS NULL`,
       heartbeat: `UPDATE ${hosts} SET beat_at = ${DB_NOW}, lease_ms = $2 WHERE host = $1 AND epoch = $3 AND fenced_at IS NULL`,
     },
   }
@@ -234,8 +235,10 @@ export class PostgresCoordination implements JournalCoordination {
     })
   }
 
+  /** This store's own lease is retired only while it holds it: a fenced host's row stays, fenced. */
   retire(host: string): Promise<void> {
     return this.#run(async () => {
+      if (host === this.host && this.#epoch !== undefined) return void (await this.#write('retire', this.#sql.retire, [host]))
       await this.#pool.query(this.#sql.retire, [host])
     })
   }
@@ -276,7 +279,8 @@ export class PostgresCoordination implements JournalCoordination {
    */
   async #write(name: Write, sql: string, values: unknown[]): Promise<number> {
     if (!this.leased()) return (await this.#pool.query(sql, values)).rowCount ?? 0
-    const leasedValues = name === 'heartbeat' ? [...values, this.#epoch] : [...values, this.host, this.#epoch]
+    // The hosts row's own writes name the host already; the others add it before the epoch.
+    const leasedValues = name === 'heartbeat' || name === 'retire' ? [...values, this.#epoch] : [...values, this.host, this.#epoch]
     const changed = (await this.#pool.query(this.#sql.leased[name], leasedValues)).rowCount ?? 0
     if (changed === 0) await this.refusedUnlessHeld()
     return changed

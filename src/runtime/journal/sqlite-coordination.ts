@@ -58,6 +58,7 @@ const FENCED = {
   releaseKey: `${SQL.releaseKey} AND ${SQLITE_LEASE_HELD}`,
   grant: `INSERT OR IGNORE INTO seam_journal_grants (session, subject_id, source, fingerprint, at) SELECT ?, ?, ?, ?, ? WHERE ${SQLITE_LEASE_HELD}`,
   heartbeat: 'UPDATE seam_journal_hosts SET beat_at = ?, lease_ms = ? WHERE host = ? AND epoch = ? AND fenced_at IS NULL',
+  retire: `DELETE FROM seam_journal_hosts WHERE host = ? AND ${SQLITE_LEASE_HELD}`,
 } as const
 
 type Write = keyof typeof FENCED
@@ -216,7 +217,9 @@ export class SqliteCoordination implements JournalCoordination {
     this.#write('heartbeat', Date.now(), leaseMs)
   }
 
+  /** This store's own lease is retired only while it holds it: a fenced host's row stays, fenced. */
   async retire(host: string): Promise<void> {
+    if (host === this.host && this.#epoch !== undefined) return void this.#write('retire', host)
     this.#run(() => this.#statements.retire.run(host))
   }
 
