@@ -95,7 +95,9 @@ class SqliteJournalStore implements JournalStore {
       maxSeq: prepare(SQL.maxSeq).pluck(),
     }
     const commit = this.#db.transaction((rows: readonly EventRow[]) =>
-      rows.map((row) => (this.#insert(row) ? undefined : duplicateError(row, path))),
+      // The first insert checks the lease: it holds the write lock from there to the commit, so
+      // the lease cannot be fenced before the others are in.
+      rows.map((row, index) => (this.#insert(row, index === 0) ? undefined : duplicateError(row, path))),
     )
     this.#commit = (rows) => {
       try {
@@ -177,7 +179,8 @@ class SqliteJournalStore implements JournalStore {
       }
       const planned = planRepair({ openCalls: calls, openTurns: turns, maxSeq: withReservedSeqs(seqs, parked), at: Date.now() })
       coordination.releaseKeysOf(calls)
-      return countRepaired(planned.filter((event) => this.#insert(toRow(event, this.#host))))
+      // fenceExpired checked this store's lease under the transaction's write lock.
+      return countRepaired(planned.filter((event) => this.#insert(toRow(event, this.#host), false)))
     })
     try {
       return repair.immediate()
@@ -196,13 +199,14 @@ class SqliteJournalStore implements JournalStore {
   }
 
   /**
-   * Inside a transaction: `false` when a uniqueness rule refused the row. While this store holds a
-   * lease the insert checks it in the same statement, and throws `HOST_FENCED` once it is fenced.
+   * Inside a transaction: `false` when a uniqueness rule refused the row. With `checkLease`, while
+   * this store holds a lease, the insert checks it in the same statement and throws `HOST_FENCED`
+   * once it is fenced; the transaction's later inserts need not (it holds the write lock).
    */
-  #insert(row: EventRow): boolean {
+  #insert(row: EventRow, checkLease: boolean): boolean {
     const turn = this.#turnNumber(row.turnId)
     const coordination = this.coordination
-    if (!coordination.leased()) return this.#statements.insert.run(turn, row.seq, row.kind, row.callId, row.at, row.host, row.payload).changes === 1
+    if (!checkLease || !coordination.leased()) return this.#statements.insert.run(turn, row.seq, row.kind, row.callId, row.at, row.host, row.payload).changes === 1
     const inserted = this.#statements.insertLeased.run(turn, row.seq, row.kind, row.callId, row.at, row.host, row.payload, coordination.host, coordination.epoch).changes === 1
     if (!inserted) coordination.refusedUnlessHeld()
     return inserted
