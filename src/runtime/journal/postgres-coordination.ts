@@ -70,6 +70,8 @@ function statements(schema: string) {
       releaseKey: `DELETE FROM ${keys} WHERE key = $1 AND turn_id = $2 AND call_id = $3 AND host = $4 AND result IS NULL AND ${leaseHeld(hosts, 5, 6)}`,
       grant: `INSERT INTO ${grants} (session, subject_id, source, fingerprint, at)
         SELECT $1::text, $2::text, $3::text, $4::text, $5::bigint WHERE ${leaseHeld(hosts, 6, 7)} ON CONFLICT DO NOTHING`,
+      fence: `UPDATE ${hosts} SET fenced_at = ${DB_NOW} WHERE host IN (SELECT host FROM ${hosts}
+        WHERE fenced_at IS NULL AND beat_at + lease_ms < ${DB_NOW} AND host <> $1 AND ${leaseHeld(hosts, 1, 2)} FOR UPDATE)`,
       releaseKeysOf: `DELETE FROM ${keys} k USING unnest($1::text[], $2::text[]) AS c (turn_id, call_id)
         WHERE k.turn_id = c.turn_id AND k.call_id = c.call_id AND k.result IS NULL AND ${leaseHeld(hosts, 3, 4)}`,
       retire: `DELETE FROM ${hosts} WHERE host = $1 AND epoch = $2 AND fenced_at IS NULL`,
@@ -133,8 +135,9 @@ export class PostgresCoordination implements JournalCoordination {
    * database's clock), so none of them lands a write after this; a fenced store's repair is refused.
    */
   async fenceExpired(): Promise<void> {
-    if (this.leased()) await this.refusedUnlessHeld('repair')
-    await this.#pool.query(this.#sql.fence, [this.host])
+    if (!this.leased()) return void (await this.#pool.query(this.#sql.fence, [this.host]))
+    await this.#pool.query(this.#sql.leased.fence, [this.host, this.#epoch])
+    await this.refusedUnlessHeld('repair')
   }
 
   park(call: ParkedCall): Promise<void> {
