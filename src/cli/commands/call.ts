@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { userInfo } from 'node:os'
+import { performance } from 'node:perf_hooks'
 import type { Command } from 'commander'
 import { contentText } from '../../seams/content.js'
 import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
+import { type DevLink, findDev, noteLocal, noteVia } from '../dev-link.js'
 import { EXIT } from '../errors.js'
 import { ms, printableLines } from '../format.js'
 import { type CliContext, type InStream, line, type Style, styleFor } from '../io.js'
@@ -14,6 +16,7 @@ interface CallFlags {
   dir: string
   session: string
   json?: boolean
+  local?: boolean
 }
 
 export function registerCall(program: Command, cli: CliContext): void {
@@ -25,6 +28,7 @@ export function registerCall(program: Command, cli: CliContext): void {
     .option('--dir <dir>', 'the plugin folder', '.')
     .option('--session <id>', 'the session the call belongs to', 'cli')
     .option('--json', 'print the outcome object as JSON')
+    .option('--local', 'load the folder here even when a `seam dev` of it is running')
     .action(async (tool: string, json: string, flags: CallFlags) => {
       cli.exitCode = await call(cli, tool, json, flags)
     })
@@ -35,6 +39,27 @@ async function call(cli: CliContext, tool: string, json: string, flags: CallFlag
   const style = styleFor(io.stdout, io.env)
   const dir = pluginDir(io.cwd, flags.dir)
   const args = json === '-' ? await readAll(io.stdin) : json
+  const dev = flags.local ? undefined : await findDev(dir)
+  const { outcome, turnId } = dev ? await callDev(dev, tool, args, flags.session) : await callLocally(cli, dir, tool, args, flags)
+  if (dev) noteVia(io.stderr, io.env, dev, outcome.generation)
+  if (flags.json) line(io.stdout, JSON.stringify({ ...outcome, turnId }, null, 2))
+  else printOutcome(cli, outcome, turnId, style)
+  return outcome.status === 'completed' ? EXIT.ok : EXIT.failed
+}
+
+/** The call in the running `seam dev`'s root: journaled there, asking on its terminal and console. */
+async function callDev(dev: DevLink, tool: string, args: string, session: string): Promise<Settled> {
+  const stopping = untilStopped()
+  try {
+    return await dev.post<Settled>('/api/cli/call', { tool, arguments: args, session, subjectId: currentUser() }, stopping.signal)
+  } finally {
+    stopping.dispose()
+  }
+}
+
+async function callLocally(cli: CliContext, dir: string, tool: string, args: string, flags: CallFlags): Promise<Settled> {
+  const { io } = cli
+  const started = performance.now()
   // Approval needs a person at a terminal; otherwise the turn has no port and asking fails closed.
   const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true
   // With --json, stdout carries only the outcome object, so the question goes to stderr.
@@ -42,9 +67,8 @@ async function call(cli: CliContext, tool: string, json: string, flags: CallFlag
   const approval = interactive ? terminalApproval({ input: io.stdin, output: prompt, style: styleFor(prompt, io.env) }) : undefined
   const { createRoot } = await loadRuntime()
   const root = await createRoot({ dir, journal: await openJournal(dir) })
+  noteLocal(io.stderr, io.env, `loaded the folder (${ms(performance.now() - started)})`, flags.local)
   const stopping = untilStopped()
-  let outcome: ToolCallOutcome
-  let turnId: string
   try {
     const turn = await root.beginTurn({
       session: flags.session,
@@ -53,9 +77,8 @@ async function call(cli: CliContext, tool: string, json: string, flags: CallFlag
       signal: stopping.signal,
       ports: approval ? { approval } : {},
     })
-    turnId = turn.turnId
     try {
-      outcome = await turn.tools.execute({ callId: `cli-${randomUUID().slice(0, 8)}`, name: tool, arguments: args })
+      return { turnId: turn.turnId, outcome: await turn.tools.execute({ callId: `cli-${randomUUID().slice(0, 8)}`, name: tool, arguments: args }) }
     } finally {
       await turn.end()
     }
@@ -63,9 +86,11 @@ async function call(cli: CliContext, tool: string, json: string, flags: CallFlag
     await root.close()
     stopping.dispose()
   }
-  if (flags.json) line(io.stdout, JSON.stringify({ ...outcome, turnId }, null, 2))
-  else printOutcome(cli, outcome, turnId, style)
-  return outcome.status === 'completed' ? EXIT.ok : EXIT.failed
+}
+
+interface Settled {
+  readonly turnId: string
+  readonly outcome: ToolCallOutcome
 }
 
 /** `completed read_file (3.2 ms) · turn 3f2a9c1e` then the content text. */

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { existsSync } from 'node:fs'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { delimiter, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Command, Option } from 'commander'
@@ -8,6 +9,7 @@ import type { Root } from '../../runtime/root.js'
 import { type BackgroundCheck, startBackgroundCheck } from '../background-check.js'
 import { EXIT, UsageError } from '../errors.js'
 import { devApproval, openBrowser } from '../dev-console.js'
+import { type DevLinkServer, devLinkServer } from '../dev-link-server.js'
 import { follow, warnAsksEveryCall } from '../follow.js'
 import { formatDiagnostic, formatProvider, ms, printable } from '../format.js'
 import { type CliContext, line, type Style, styleFor } from '../io.js'
@@ -63,6 +65,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
   )
   const stopping = untilStopped()
   let check: BackgroundCheck | undefined
+  let link: DevLinkServer | undefined
   try {
     const capabilities = await root.capabilities()
     // Until the banner is out the server only announces its URL, which the banner shows.
@@ -71,8 +74,12 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
       if (!quiet) line(out, style.dim(text))
     }
     const web = http ? approval.mount(root, http.token) : undefined
-    const served = { log, ...(web ? { routes: web.handle, approval: approval.port } : {}) }
+    // `seam call`, `tools` and `journal` in this folder come in through /api/cli/ (see dev-link.ts).
+    link = web ? devLinkServer(root, dir) : undefined
+    const routes = web && link ? async (req: IncomingMessage, res: ServerResponse) => (await link!.handle(req, res)) || web.handle(req, res) : undefined
+    const served = { log, ...(routes ? { routes, approval: approval.port } : {}) }
     const mcp = http ? await startHttp(root, { ...http, ...served }, style) : { text: style.dim('off (--no-mcp)') }
+    if (mcp.url) link?.publish(mcp.url)
     const consoleUrl = web && mcp.url ? new URL(web.loginPath(), mcp.url).href : undefined
     const tools = capabilities.tools.map((t) => t.name)
     const skills = capabilities.skills.map((s) => s.name)
@@ -105,9 +112,11 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     })
     await stopping.promise
     line(out, style.dim('stopping…'))
+    link?.close()
     web?.close()
     await mcp.close?.().catch((error: unknown) => line(io.stderr, `seam: closing the MCP server failed: ${messageOf(error)}`))
   } finally {
+    link?.close()
     await check?.close()
     await root.close()
     await otel?.shutdown()
