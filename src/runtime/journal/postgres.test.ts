@@ -3,6 +3,7 @@ import pg from 'pg'
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
 import { stallingProxy } from '../../../test/stalling-proxy.js'
 import { begin, call, describeJournalContract, result } from './contract.test-suite.js'
+import { parkedCall } from './coordination.test-suite.js'
 import { postgresJournal, redactConnectionString } from './postgres.js'
 import type { JournalStore } from './types.js'
 
@@ -75,7 +76,7 @@ describe('postgresJournal', () => {
     await Promise.all([a.append(begin('t1', 1)), b.append(begin('t2', 1))])
     expect(await a.tail(10)).toHaveLength(2)
     const { rows } = await admin.query('SELECT version FROM ' + schema + '.seam_journal_meta')
-    expect(rows).toEqual([{ version: 2 }])
+    expect(rows).toEqual([{ version: 3 }])
   })
 
   it('adds the coordination tables to a version 1 journal and keeps its events', async () => {
@@ -88,7 +89,43 @@ describe('postgresJournal', () => {
     const upgraded = open(schema, 'host-a')
     expect(await upgraded.read('t1')).toHaveLength(1)
     await upgraded.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
-    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 2 }])
+    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 3 }])
+  })
+
+  it('upgrades a version 2 schema to fencing (lease epochs) and keeps its events, parked calls, keys, grants and heartbeats', async () => {
+    const schema = testSchema()
+    const old = postgresJournal(url, { schema, hostId: 'host-old' })
+    await old.append(begin('t1', 1))
+    await old.append(call('t1', 2, 'c1'))
+    await old.coordination.park(parkedCall('t1', 'c9'))
+    await old.coordination.claimKey('k1', { turnId: 't1', callId: 'c1', host: 'host-old' })
+    await old.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
+    await old.close()
+    // What a version 2 build leaves: the hosts table without the fencing columns, one beat of a host now past its lease.
+    await admin.query(`ALTER TABLE ${schema}.seam_journal_hosts DROP COLUMN epoch, DROP COLUMN fenced_at; UPDATE ${schema}.seam_journal_meta SET version = 2`)
+    await admin.query(`INSERT INTO ${schema}.seam_journal_hosts (host, beat_at, lease_ms) VALUES ('host-old', $1, 1000)`, [Date.now() - 60_000])
+    const columns = async () =>
+      (await admin.query(`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'seam_journal_hosts' ORDER BY ordinal_position`, [schema])).rows.map(
+        (row: { name: string }) => row.name,
+      )
+    expect(await columns()).toEqual(['host', 'beat_at', 'lease_ms'])
+    const upgraded = open(schema, 'host-new')
+    expect((await upgraded.read('t1')).map((event) => event.kind)).toEqual(['turn/begin', 'tool/call'])
+    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 3 }])
+    expect(await columns()).toEqual(['host', 'beat_at', 'lease_ms', 'epoch', 'fenced_at'])
+    expect(await upgraded.coordination.parked()).toMatchObject([{ turnId: 't1', callId: 'c9' }])
+    expect(await upgraded.coordination.readKey('k1')).toMatchObject({ callId: 'c1', host: 'host-old' })
+    expect(await upgraded.coordination.grants()).toMatchObject([{ session: 's1', fingerprint: 'f' }])
+    // The upgraded store registers its own lease, and its repair fences the old host's (a beat without an epoch).
+    await upgraded.coordination.heartbeat('host-new', 60_000)
+    expect(await upgraded.repair()).toEqual({ results: 1, turns: 1 })
+    const hosts = await admin.query(`SELECT host, epoch IS NOT NULL AS leased, fenced_at IS NOT NULL AS fenced FROM ${schema}.seam_journal_hosts ORDER BY host`)
+    expect(hosts.rows).toEqual([
+      { host: 'host-new', leased: true, fenced: false },
+      { host: 'host-old', leased: false, fenced: true },
+    ])
+    await upgraded.append(begin('t2', 1))
+    expect(await upgraded.read('t2')).toHaveLength(1)
   })
 
   it('refuses a schema whose seam_journal_events table is not a journal, and leaves the table alone', async () => {

@@ -5,7 +5,7 @@ import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { ensurePostgresSchema, quoteIdent } from './postgres-schema.js'
 import { pageTurns } from './postgres-turns.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
-import { PostgresCoordination } from './postgres-coordination.js'
+import { leaseHeld, PostgresCoordination } from './postgres-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { planTurnQuery } from './turn-query.js'
 import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from './types.js'
@@ -60,7 +60,7 @@ class PostgresJournalStore implements JournalStore {
     this.#host = options.hostId ?? defaultHostId()
     this.#maxBytes = payloadLimit(options)
     this.#table = `${quoteIdent(schema)}.seam_journal_events`
-    this.#sql = statements(this.#table)
+    this.#sql = statements(this.#table, `${quoteIdent(schema)}.seam_journal_hosts`)
     this.#pool = new pg.Pool({ connectionString })
     // An idle connection's error (a server restart) would otherwise crash the process; the next query reports it.
     this.#pool.on('error', () => undefined)
@@ -92,8 +92,19 @@ class PostgresJournalStore implements JournalStore {
       checkEvent(event)
       const row = toRow(protectEvent(event, this.#maxBytes), this.#host)
       const values = [row.turnId, row.seq, row.kind, row.callId, row.at, row.host, row.payload]
-      const result = await this.#pool.query({ name: 'seam_journal_append', text: this.#sql.insert, values })
-      if (result.rowCount === 0) throw duplicateError(row, this.location)
+      const coordination = this.coordination
+      if (!coordination.leased()) {
+        const result = await this.#pool.query({ name: 'seam_journal_append', text: this.#sql.insert, values })
+        if (result.rowCount === 0) throw duplicateError(row, this.location)
+        return
+      }
+      // Holding a lease: the insert checks it in the same statement, refused once it is fenced.
+      values.push(coordination.epoch!)
+      const result = await this.#pool.query({ name: 'seam_journal_append_leased', text: this.#sql.insertLeased, values })
+      if (result.rowCount === 0) {
+        await coordination.refusedUnlessHeld()
+        throw duplicateError(row, this.location)
+      }
     })
   }
 
@@ -122,6 +133,9 @@ class PostgresJournalStore implements JournalStore {
    */
   repair(options: RepairOptions = {}): Promise<RepairReport> {
     return this.#run(async () => {
+      // First: every host past its lease is fenced before its open calls are read, so none of them
+      // lands another write (a fenced store's own repair is refused here).
+      await this.coordination.fenceExpired()
       const { beats, now } = await this.coordination.beats()
       const gone = ownerGoneTest(this.#host, options.hosts, beats, now)
       const open = (await this.#pool.query<OwnedRow & OpenCall>(this.#sql.openCalls)).rows.map((row) => ({ ...row, ...owner(row) }))
@@ -146,7 +160,11 @@ class PostgresJournalStore implements JournalStore {
         rows.map((row) => row.host),
         rows.map((row) => row.payload),
       ]
-      return countRepaired((await this.#pool.query<{ kind: JournalEvent['kind'] }>(this.#sql.insertMany, columns)).rows)
+      const coordination = this.coordination
+      if (!coordination.leased()) return countRepaired((await this.#pool.query<{ kind: JournalEvent['kind'] }>(this.#sql.insertMany, columns)).rows)
+      const written = (await this.#pool.query<{ kind: JournalEvent['kind'] }>(this.#sql.insertManyLeased, [...columns, this.#host, coordination.epoch])).rows
+      if (written.length === 0) await coordination.refusedUnlessHeld('repair')
+      return countRepaired(written)
     })
   }
 
@@ -188,13 +206,20 @@ class PostgresJournalStore implements JournalStore {
   }
 }
 
-function statements(table: string) {
+function statements(table: string, hosts: string) {
   return {
     insert: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+    /** `insert` for a store holding a lease ($6 is its host, $8 its epoch): refused in the same statement once fenced. */
+    insertLeased: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
+      SELECT $1::text, $2::integer, $3::text, $4::text, $5::bigint, $6::text, $7::json WHERE ${leaseHeld(hosts, 6, 8)}
+      ON CONFLICT DO NOTHING`,
     insertMany: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::json[])
       ON CONFLICT DO NOTHING RETURNING kind`,
+    insertManyLeased: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
+      SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::json[])
+      WHERE ${leaseHeld(hosts, 8, 9)} ON CONFLICT DO NOTHING RETURNING kind`,
     read: `SELECT payload FROM ${table} WHERE turn_id = $1 ORDER BY seq`,
     tail: `SELECT payload FROM (SELECT id, payload FROM ${table} ORDER BY id DESC LIMIT $1) AS last ORDER BY id`,
     openCalls: `SELECT c.turn_id AS "turnId", c.call_id AS "callId", c.host, c.at FROM ${table} c
