@@ -174,3 +174,90 @@ describe('postgres journal behind a network that stalls', () => {
     expect(await stuckSettled).toBe('failed')
   })
 })
+
+describe('postgresJournal group commit', () => {
+  it('sends appends that arrive while a commit is in flight together, as one commit, in push order', async () => {
+    const schema = testSchema()
+    const store = open(schema, 'host-a')
+    await store.append(begin('warm', 1))
+    const batches: number[] = []
+    store.onCommit!((events) => batches.push(events))
+    // 16 turns, each appending its events one after another, as turns do.
+    const turn = async (index: number) => {
+      const turnId = `t${index}`
+      await store.append(begin(turnId, 1))
+      for (let seq = 2; seq <= 9; seq += 1) await store.append(call(turnId, seq, `c${seq}`))
+    }
+    await Promise.all(Array.from({ length: 16 }, (_, index) => turn(index)))
+    expect(batches.reduce((sum, size) => sum + size, 0)).toBe(16 * 9)
+    // Far fewer commits than events: each round of the 16 turns goes out together.
+    expect(batches.length).toBeLessThanOrEqual(16 * 9 / 4)
+    expect(Math.max(...batches)).toBeGreaterThan(8)
+    const { rows } = await admin.query(`SELECT turn_id, seq FROM ${schema}.seam_journal_events WHERE turn_id <> 'warm' ORDER BY id`)
+    for (let index = 0; index < 16; index += 1) {
+      const seqs = rows.filter((row: { turn_id: string }) => row.turn_id === `t${index}`).map((row: { seq: number }) => row.seq)
+      expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
+    }
+  })
+
+  it('fails exactly the duplicates of a batch, a duplicate inside the batch included, and lands the rest', async () => {
+    const store = open(testSchema(), 'host-a')
+    await store.append(begin('t1', 1))
+    await store.append(call('t1', 2, 'c1'))
+    const batches: number[] = []
+    store.onCommit!((events) => batches.push(events))
+    const settled = await Promise.allSettled([
+      store.append(call('t1', 3, 'c2')),
+      store.append(call('t1', 4, 'c1')), // (call, kind) taken by seq 2
+      store.append(call('t1', 5, 'c3')),
+      store.append(call('t1', 5, 'c3')), // the same event twice in one batch: the second is the duplicate
+      store.append(call('t1', 6, 'c4')),
+    ])
+    expect(batches).toEqual([5])
+    expect(settled.map((outcome) => (outcome.status === 'fulfilled' ? 'ok' : (outcome.reason as { code: string }).code))).toEqual([
+      'ok',
+      'JOURNAL_DUPLICATE',
+      'ok',
+      'JOURNAL_DUPLICATE',
+      'ok',
+    ])
+    expect((await store.read('t1')).map((event) => `${event.seq} ${'callId' in event ? event.callId : ''}`)).toEqual(['1 ', '2 c1', '3 c2', '5 c3', '6 c4'])
+  })
+
+  it('commits each event of a batch alone when one value fails the statement, so only that event fails', async () => {
+    const store = open(testSchema(), 'host-a')
+    await store.append(begin('t1', 1))
+    const settled = await Promise.allSettled([
+      store.append(call('t1', 2, 'c1')),
+      // PostgreSQL text cannot hold NUL: this row alone fails the batch's statement.
+      store.append(call('t1', 3, 'c\u0000bad')),
+      store.append(call('t1', 4, 'c3')),
+    ])
+    expect(settled.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    expect((await store.read('t1')).map((event) => event.seq)).toEqual([1, 2, 4])
+  })
+
+  it('refuses a whole batch of a fenced store in its own statement, and none of it lands', async () => {
+    const schema = testSchema()
+    const repairer = open(schema, 'host-a')
+    const fenced = open(schema, 'host-b')
+    await repairer.coordination.heartbeat('host-a', 60_000)
+    await fenced.coordination.heartbeat('host-b', 1)
+    await fenced.append(begin('t1', 1))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(await repairer.repair()).toEqual({ results: 0, turns: 1 })
+    const batches: number[] = []
+    fenced.onCommit!((events) => batches.push(events))
+    const settled = await Promise.allSettled([2, 3, 4].map((seq) => fenced.append(call('t1', seq, `c${seq}`))))
+    expect(batches).toEqual([3])
+    expect(settled.map((outcome) => outcome.status === 'rejected' && (outcome.reason as { code: string }).code)).toEqual(['HOST_FENCED', 'HOST_FENCED', 'HOST_FENCED'])
+    expect((await repairer.read('t1')).map((event) => event.kind)).toEqual(['turn/begin', 'turn/end'])
+  })
+
+  it('commits each append on its own with groupCommit: false', async () => {
+    const store = postgresJournal(url, { schema: testSchema(), hostId: 'host-a', groupCommit: false })
+    onTestFinished(() => store.close())
+    await Promise.all([store.append(begin('t1', 1)), store.append(call('t1', 2, 'c1')), store.append(call('t1', 3, 'c2'))])
+    expect((await store.read('t1')).map((event) => event.seq)).toEqual([1, 2, 3])
+  })
+})
