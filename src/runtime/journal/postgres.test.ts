@@ -5,7 +5,7 @@ import { stallingProxy } from '../../../test/stalling-proxy.js'
 import { begin, call, describeJournalContract, result } from './contract.test-suite.js'
 import { parkedCall } from './coordination.test-suite.js'
 import { postgresJournal, redactConnectionString } from './postgres.js'
-import type { JournalStore } from './types.js'
+import type { JournalStore } from '../../seams/journal.js'
 
 const url = process.env.SEAM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const admin = new pg.Pool({ connectionString: url, max: 2 })

@@ -1,8 +1,8 @@
 import { SeamError } from '../../errors.js'
-import { untilDue } from '../abort.js'
+import { untilDue } from '../base/abort.js'
 import { APPENDED } from '../journal/events.js'
 import { epochAt } from './clock.js'
-import type { JournalEvent, OutcomeStatus, SourceLocation } from '../journal/types.js'
+import type { JournalEvent, OutcomeStatus, SourceLocation } from '../../seams/journal.js'
 import type { CallState } from './state.js'
 
 /**
