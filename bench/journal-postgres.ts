@@ -26,6 +26,8 @@ interface Tally {
 /** A writer of calls: `call(lane, n)` writes call `n` of lane `lane`, both events, each committed before the next. */
 interface Writer {
   readonly label: string
+  /** Commits and events so far, where the writer counts them (group commit's batches). */
+  readonly commits?: { batches: number; events: number }
   call(lane: number, n: number): Promise<void>
   close(): Promise<void>
 }
@@ -36,6 +38,11 @@ async function journalWriter(label: string, groupCommit: boolean, schema: string
   const host = `bench-${label}`
   const store: JournalStore = postgresJournal(PG_URL, { schema, hostId: host, groupCommit })
   await store.coordination.heartbeat(host, 600_000)
+  const commits = { batches: 0, events: 0 }
+  store.onCommit?.((events) => {
+    commits.batches += 1
+    commits.events += events
+  })
   const turns: string[] = []
   const turnOf = async (lane: number): Promise<string> => {
     if (turns[lane] === undefined) {
@@ -46,6 +53,7 @@ async function journalWriter(label: string, groupCommit: boolean, schema: string
   }
   return {
     label,
+    commits,
     async call(lane, n) {
       const turnId = await turnOf(lane)
       const at = Date.now()
@@ -125,7 +133,8 @@ export async function runPostgres(): Promise<{ lines: string[]; verdicts: Verdic
       } finally {
         for (const writer of writers) await writer.close()
       }
-      runs.push({ lanes, grouped: tallies[0]!, single: tallies[1]!, raw: tallies[2]! })
+      const { batches, events } = writers[0]!.commits!
+      runs.push({ lanes, grouped: tallies[0]!, single: tallies[1]!, raw: tallies[2]!, perCommit: events / Math.max(1, batches) })
     }
     const us = (tally: Tally) => `${perCallUs(tally).toFixed(0)} µs`
     const times = (of: Tally, to: Tally) => `${(perCallUs(of) / perCallUs(to)).toFixed(2)}×`
@@ -136,6 +145,7 @@ export async function runPostgres(): Promise<{ lines: string[]; verdicts: Verdic
       ['  one commit per append ÷ raw', ...runs.map((r) => times(r.single, r.raw))],
       ['  group commit ÷ raw', ...runs.map((r) => times(r.grouped, r.raw))],
       ['  group commit ÷ one commit per append', ...runs.map((r) => times(r.grouped, r.single))],
+      ['  group commit: appends per commit', ...runs.map((r) => r.perCommit.toFixed(1))],
     ]
     const sixteen = runs.find((r) => r.lanes === 16)!
     const ratio = perCallUs(sixteen.grouped) / perCallUs(sixteen.raw)
