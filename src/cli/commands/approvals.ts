@@ -38,7 +38,7 @@ export function registerApprovals(program: Command, cli: CliContext): void {
     .option('--decide <callId-and-answer...>', 'decide one parked call: <callId or resume token> allow|allow-session|reject, one its question offered')
     .option('--by <name>', 'who decides (default: the current user)')
     .option('--turn <id>', 'the turn of the call, when its call id is parked in several turns')
-    .option('--resume [callId]', 'resume an allowed call here (loads the plugin folder) and print its outcome: after --decide, or alone with its call id (or resume token)')
+    .option('--resume [callId]', 'resume an allowed call (in the folder\'s running `seam dev`, else loading the folder here) and print its outcome: after --decide, or alone with its call id (or resume token)')
     .option('--json', 'print JSON: the parked calls, or the decided call (and its outcome)')
     .option('--local', 'use the journal file here even when a `seam dev` of the folder is running (a resume loads the folder)')
     .option('--grants', 'list the standing session grants (an "allow for the session" answer) instead')

@@ -25,7 +25,7 @@ interface CallFlags {
 export function registerCall(program: Command, cli: CliContext): void {
   program
     .command('call')
-    .description('run one tool call through the full pipeline, journaled in <dir>/.seam/journal.db')
+    .description('run one tool call through the full pipeline, journaled in <dir>/.seam/journal.db (in the folder\'s running `seam dev`, if any)')
     .argument('<tool>', 'the tool name')
     .argument('[json]', 'the arguments as JSON text ("-" reads them from stdin)', '')
     .option('--dir <dir>', 'the plugin folder', '.')

@@ -12,7 +12,7 @@ import { loadRuntime, pluginDir } from '../workspace.js'
 export function registerTools(program: Command, cli: CliContext): void {
   program
     .command('tools')
-    .description('list the tools and skills a plugin folder provides (loads it once; no journal writes)')
+    .description('list the tools and skills a plugin folder provides (its running `seam dev`\'s generation, else loading it once; no journal writes)')
     .argument('[dir]', 'the plugin folder', '.')
     .option('--json', 'print the catalog as JSON')
     .option('--local', 'load the folder here even when a `seam dev` of it is running')
