@@ -139,6 +139,11 @@ describe('seam call, tools, journal and approvals talk to a running seam dev of 
     const parked = (await (await fetch(`${dev.web}/api/parked`)).json()) as { callId: string }[]
     expect(parked.map((p) => p.callId)).toEqual([callId])
 
+    // The runtime's refusal comes back over the link as the same error: a usage error, the call still waiting.
+    const refused = await seam('approvals', dir, '--decide', callId, 'allow-session')
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toBe(`${via(dev, 1)}seam: ${callId} (note) offers allow or reject, not allow-session; it is still waiting\nhint: seam approvals --decide ${callId} allow|reject\n`)
+
     const decided = await seam('approvals', dir, '--decide', callId, 'allow', '--by', 'bob', '--resume', '--json')
     expect(decided.stderr).toBe(via(dev, 1))
     expect(decided.code).toBe(0)

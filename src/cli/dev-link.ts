@@ -2,6 +2,7 @@ import { readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { type ErrorCode, SeamError } from '../errors.js'
 import { CliError, UsageError } from './errors.js'
+import { printable } from './format.js'
 import { line, type OutStream, styleFor } from './io.js'
 
 /**
@@ -80,7 +81,8 @@ export function isLocal(found: DevLink | Local): found is Local {
 /** The one line (stderr) that says which a command used: `via seam dev at <url>, generation 4 (pid 123)` or `local (why): what`. */
 export function noteWhich(out: OutStream, env: NodeJS.ProcessEnv, found: DevLink | Local, what: string): void {
   const text = isLocal(found) ? `local (${found.local}): ${what}` : `via seam dev at ${found.url}, generation ${found.generation} (pid ${found.pid})`
-  line(out, styleFor(out, env).dim(text))
+  // The URL and reasons come from a file in the folder: shown with control characters escaped.
+  line(out, styleFor(out, env).dim(printable(text)))
 }
 
 function readLink(file: string): DevLinkFile | undefined {
