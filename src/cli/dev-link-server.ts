@@ -6,6 +6,7 @@ import path from 'node:path'
 import { messageOf, SeamError } from '../errors.js'
 import { Approvals } from '../runtime/approvals/approvals.js'
 import { firstAnswer } from '../runtime/approvals/first-answer.js'
+import { writeSettlement } from '../runtime/pipeline/park.js'
 import type { Root } from '../runtime/root.js'
 import { type ApprovalAnswer, type ApprovalPort, deferApprovals } from '../seams/approval.js'
 import { turnEvents } from './commands/journal.js'
@@ -73,7 +74,7 @@ export async function startDevLink(root: Root, dir: string, approval: ApprovalPo
   /** The folder's parked calls as the operator `by` sees them (the TTL matters only to a host that sweeps). */
   function book(by: string): Approvals {
     if (by === '') throw new UsageError('say who acts on the parked calls (by)')
-    return new Approvals(root.journal, Number.MAX_SAFE_INTEGER, [by])
+    return new Approvals(root.journal, Number.MAX_SAFE_INTEGER, [by], writeSettlement)
   }
 
   async function call(req: IncomingMessage, res: ServerResponse) {

@@ -3,6 +3,7 @@ import type { Command } from 'commander'
 import { SeamError } from '../../errors.js'
 import type { ApprovalAnswer } from '../../seams/approval.js'
 import { Approvals, type PendingApproval } from '../../runtime/approvals/approvals.js'
+import { writeSettlement } from '../../runtime/pipeline/park.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
 import { contentText } from '../../seams/content.js'
 import { type DevLink, findDev, isLocal, noteWhich } from '../dev-link.js'
@@ -145,7 +146,7 @@ interface Desk {
 async function localDesk(dir: string, operator: string): Promise<Desk> {
   const store = await openExistingJournal(dir)
   // The TTL only matters to a host that sweeps; a round's own deadline still holds for a decision here.
-  const book = new Approvals(store, Number.MAX_SAFE_INTEGER, [operator])
+  const book = new Approvals(store, Number.MAX_SAFE_INTEGER, [operator], writeSettlement)
   return {
     pending: () => book.pending({ as: operator }),
     decide: (id, answer, turnId) => book.decide(id, answer, { by: operator, turnId, as: operator }),

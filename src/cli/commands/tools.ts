@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { performance } from 'node:perf_hooks'
 import { asksEveryCall } from '../../runtime/approvals/approval-default.js'
-import type { AgentCapabilities } from '../../runtime/generations/capability-ingress.js'
+import type { AgentCapabilities } from '../../seams/capabilities.js'
 import { findDev, isLocal, type Local, noteWhich } from '../dev-link.js'
 import { EXIT } from '../errors.js'
 import type { ProviderStatus } from '../../seams/types.js'
