@@ -17,7 +17,9 @@ try {
   const schemas = await service.schema('global')
   const calls = Array.isArray(context.toolCalls)
     ? context.toolCalls
-    : schemas.map((schema) => ({ name: schema.function.name, arguments: sampleArguments(schema.function.parameters) }))
+    : process.env.MCP_CONFORMANCE_SCENARIO === 'json-schema-2020-12-preservation'
+      ? echoSchema(schemas)
+      : schemas.map((schema) => ({ name: schema.function.name, arguments: sampleArguments(schema.function.parameters) }))
   for (const call of calls) {
     try {
       const result = await service.execute('global', call.name, call.arguments ?? {})
@@ -35,6 +37,12 @@ try {
   await service.dispose()
 }
 process.exitCode = failed ? 1 : 0
+
+/** The scenario's echo tool, given the schema another tool was mounted with, as the service holds it. */
+function echoSchema(schemas) {
+  const focal = schemas.find((schema) => schema.function.name === 'json_schema_2020_12_tool')
+  return [{ name: 'json_schema_echo', arguments: { schema: focal?.function.parameters ?? {} } }]
+}
 
 /** A value of the declared type for every required property (numbers 1, strings "test"). */
 function sampleArguments(schema) {

@@ -18,6 +18,7 @@ export default defineTool({
     },
     allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
     if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, which the suite checks is served as written
     then: { required: ['phone'] },
     else: { required: ['email'] },
     additionalProperties: false,
