@@ -39,6 +39,18 @@ export default defineTool({
 })
 `
 
+const NEEDY = `
+import { defineTool } from 'seam-runtime'
+import { z } from 'zod'
+export default defineTool({
+  description: 'Needs a client that can sample.',
+  input: z.object({}),
+  approval: 'never',
+  clientCapabilities: ['sampling'],
+  execute: () => 'sampled',
+})
+`
+
 /**
  * The wire details the conformance suite checks, each through the official client over
  * streamable HTTP (what \`seam dev\` serves), in both eras where the era has them.
@@ -52,6 +64,7 @@ describe('serveHttp: wire details', () => {
     plugin = await servePlugin()
     await plugin.put('tools/chatty.ts', CHATTY)
     await plugin.put('tools/routed.ts', ROUTED)
+    await plugin.put('tools/needy.ts', NEEDY)
     root = await createRoot({ dir: plugin.dir })
     server = await serveHttp(root, { port: 0 })
   })
@@ -87,6 +100,30 @@ describe('serveHttp: wire details', () => {
       await expect(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } })).rejects.toMatchObject({
         code: -32602,
       })
+    })
+  })
+
+  describe.each(Object.entries(ERAS))('in the %s era', (revision, options) => {
+    it('refuses a tool that needs an undeclared client capability with -32021, before it runs, and runs it for a client that declared it', async () => {
+      const statuses: number[] = []
+      const watching: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init)
+        if (typeof init?.body === 'string' && init.body.includes('"tools/call"')) statuses.push(response.status)
+        return response
+      }
+      const before = (await root.journal.tail(200)).filter((event) => event.kind === 'tool/call').length
+      const bare = await connect(options, watching)
+      const error = await bare.callTool({ name: 'needy', arguments: {} }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )
+      expect(error).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: {} } } })
+      // Over HTTP the specification answers this error with 400 in the 2026-07-28 era.
+      if (revision === '2026-07-28') expect(statuses).toEqual([400])
+      expect((await root.journal.tail(200)).filter((event) => event.kind === 'tool/call').length).toBe(before)
+      const able = await connect({ ...options, capabilities: { sampling: {} } })
+      const result = await able.callTool({ name: 'needy', arguments: {} })
+      expect(result.content).toEqual([{ type: 'text', text: 'sampled' }])
     })
   })
 

@@ -5,6 +5,7 @@ import {
   type CallToolRequestParams,
   type CallToolResult,
   type McpServerFactory,
+  MissingRequiredClientCapabilityError,
   type Prompt,
   ProtocolError,
   ProtocolErrorCode,
@@ -270,6 +271,7 @@ export class McpBridge {
       log: logTo(ctx),
     }
     // A 2026-07-28 request carries its envelope; it may be the retry of an approval round.
+    await this.#checkNeeds(server, params.name)
     const modern = ctx.mcpReq.envelope !== undefined
     const round = modern ? this.#rounds.state(ctx, params.name) : undefined
     // The parked call runs the arguments it was parked with: a retry carrying others would run what
@@ -310,6 +312,23 @@ export class McpBridge {
       return this.#rounds.ask(question, outcome.resumeToken, ctx, call.arguments)
     }
     return toCallToolResult(outcome)
+  }
+
+  /**
+   * A tool that declares client capabilities (`clientCapabilities`) runs only for a client that
+   * declared them (at `initialize`, or in a 2026-07-28 request's `_meta`): else the call is refused
+   * with `-32021` naming the missing ones, before it is journaled.
+   */
+  async #checkNeeds(server: Server, name: string): Promise<void> {
+    const needs = (await this.catalog().catch(() => undefined))?.needs.get(name)
+    if (needs === undefined) return
+    const declared = (server.getClientCapabilities() ?? {}) as Record<string, unknown>
+    const missing = needs.filter((capability) => declared[capability] === undefined)
+    if (missing.length === 0) return
+    throw new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: Object.fromEntries(missing.map((capability) => [capability, {}])) },
+      `The tool "${scrubValues(name)}" needs the client capabilities ${missing.join(', ')}, which this client did not declare`,
+    )
   }
 
   /**
