@@ -1,4 +1,4 @@
-import { Client, type ClientOptions, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { Client, type ClientOptions, LOG_LEVEL_META_KEY, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createRoot, type Root } from '../src/index.js'
 import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
@@ -140,6 +140,20 @@ describe('serveHttp: wire details', () => {
     expect(seen.map((line) => line.level)).toEqual(['info', 'warning'])
     expect(seen[0]).toEqual({ level: 'info', data: { message: 'started', step: 1 }, logger: 'seam' })
     expect(JSON.stringify(seen[1]!.data)).not.toContain('sk-live-0123456789abcdef0123')
+  })
+
+  it("2026-07-28: sends ctx.log lines at or above the level a request's _meta carries, and none to a request without one", async () => {
+    const client = await connect(ERAS['2026-07-28'])
+    const seen: { level: string; data: unknown }[] = []
+    client.setNotificationHandler('notifications/message', (notification) => {
+      seen.push(notification.params)
+    })
+    await client.callTool({ name: 'chatty', arguments: {} })
+    expect(seen).toEqual([])
+    const result = await client.callTool({ name: 'chatty', arguments: {}, _meta: { [LOG_LEVEL_META_KEY]: 'warning' } })
+    expect(result.isError).toBeFalsy()
+    await until('the warning', () => seen.length >= 1)
+    expect(seen.map((line) => line.level)).toEqual(['warning'])
   })
 
   it('2026-07-28: mirrors a tool parameter into its Mcp-Param header and accepts the call', async () => {
