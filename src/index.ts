@@ -20,10 +20,10 @@ export type {
 export type { Diagnostic } from './features/diagnostic.js'
 
 // ── Plugins and resources ──────────────────────────────────────────────────────────────────
-export { definePlugin } from './runtime/plugin.js'
-export { createToken } from './runtime/resources.js'
-export type { Resources, Token } from './runtime/resources.js'
-export type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './runtime/plugin-types.js'
+export { definePlugin } from './runtime/plugins/plugin.js'
+export { createToken } from './seams/tokens.js'
+export type { Resources, Token } from './seams/tokens.js'
+export type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './runtime/plugins/plugin-types.js'
 
 // ── Root Capability Seam ───────────────────────────────────────────────────────────────────
 export { SeamIntegration, capabilitySeamToken, seamIntegrationToken } from './seams/integration.js'
@@ -56,17 +56,18 @@ export type {
 // ── Runtime: root, generations, turns, the pipeline ─────────────────────────────────────────
 export { createRoot, Root } from './runtime/root.js'
 export type { BeginTurnInput, GenerationEvent, ReloadFailedEvent, ReloadResult, RootOptions } from './runtime/root.js'
-export type { GenerationDiff } from './runtime/generation-builder.js'
-export { Turn } from './runtime/turn.js'
-export { CapabilityIngress } from './runtime/capability-ingress.js'
-export type { AgentCapabilities, SkillCapability, ToolCapability } from './runtime/capability-ingress.js'
-export { createTurnIngress } from './runtime/turn-ingress.js'
-export type { TurnEnvelope, TurnIngressInput, TurnOrigin, TurnPolicy, TurnPorts } from './runtime/turn-ingress.js'
-export { TurnToolRuntime } from './runtime/turn-tool-runtime.js'
-export type { TurnToolRuntimeOptions } from './runtime/turn-tool-runtime.js'
-export { deferApprovals } from './runtime/approval-types.js'
-export type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest, PermissionHost } from './runtime/approval-types.js'
-export type { Approvals, PendingApproval, PendingQuery } from './runtime/approvals.js'
+export type { GenerationDiff } from './runtime/generations/generation-builder.js'
+export { Turn } from './runtime/turns/turn.js'
+export { CapabilityIngress } from './runtime/generations/capability-ingress.js'
+export type { AgentCapabilities, SkillCapability, ToolCapability } from './runtime/generations/capability-ingress.js'
+export { createTurnIngress } from './runtime/turns/turn-ingress.js'
+export type { TurnIngressInput } from './runtime/turns/turn-ingress.js'
+export type { TurnEnvelope, TurnOrigin, TurnPolicy, TurnPorts } from './seams/types.js'
+export { TurnToolRuntime } from './runtime/turns/turn-tool-runtime.js'
+export type { TurnToolRuntimeOptions } from './runtime/turns/turn-tool-runtime.js'
+export { deferApprovals } from './seams/approval.js'
+export type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest, PermissionHost } from './seams/approval.js'
+export type { Approvals, PendingApproval, PendingQuery } from './runtime/approvals/approvals.js'
 export type {
   DispatchResult,
   ExecuteWrapper,
@@ -79,11 +80,11 @@ export type {
   ToolCall,
   ToolCallOutcome,
   ToolExecution,
-} from './runtime/pipeline/types.js'
+} from './seams/calls.js'
 
 // ── Journal ────────────────────────────────────────────────────────────────────────────────
 export { memoryJournal, postgresJournal, redactText, registerSecret, sqliteJournal } from './runtime/journal/index.js'
-export { isSecretEnv, withoutSecrets } from './runtime/secret-env.js'
+export { isSecretEnv, withoutSecrets } from './runtime/base/secret-env.js'
 export type {
   Claimed,
   HostBeat,
@@ -95,7 +96,7 @@ export type {
   ParkedSettlement,
   SessionGrant,
   StoredResult,
-} from './runtime/journal/coordination.js'
+} from './seams/coordination.js'
 export type {
   ContentBlock,
   JournalCoordination,
@@ -132,4 +133,4 @@ export type {
   ReloadProbe,
   SettledCall,
   TurnProbe,
-} from './runtime/instrumentation.js'
+} from './runtime/generations/instrumentation.js'

@@ -8,7 +8,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
 import { everythingTransport } from '../src/mcp/fixtures/test-helpers.js'
-import { resolveLimits } from '../src/runtime/turn-tool-runtime.js'
+import { resolveLimits } from '../src/runtime/turns/turn-tool-runtime.js'
 import { launchBrowser } from './browser.js'
 
 const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))

@@ -1,5 +1,5 @@
 import { type Diagnostic, shortPath, withoutLocation } from '../features/diagnostic.js'
-import type { GenerationDiff } from '../runtime/generation-builder.js'
+import type { GenerationDiff } from '../runtime/generations/generation-builder.js'
 import type { ProviderStatus } from '../seams/types.js'
 import type { Style } from './io.js'
 import type { TypeProblem } from './type-check.js'

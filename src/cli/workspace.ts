@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { JournalStore } from '../runtime/journal/types.js'
+import type { JournalStore } from '../seams/journal.js'
 import { CliError } from './errors.js'
 
 /** The plugin folder an argument names, resolved against `cwd`; it must be a directory. */

@@ -1,6 +1,6 @@
 import { toJsonSchema } from '../features/schema.js'
-import type { AgentCapabilities, ToolBinding, ToolCapability } from '../runtime/capability-ingress.js'
-import { definitionOf } from '../runtime/feature-capability.js'
+import type { AgentCapabilities, ToolBinding, ToolCapability } from '../runtime/generations/capability-ingress.js'
+import { definitionOf } from '../runtime/generations/feature-capability.js'
 import type { ProviderStatus } from '../seams/types.js'
 import type { CatalogView, ProviderView, SkillView, ToolView } from './types.js'
 

@@ -1,8 +1,8 @@
 import type { z } from 'zod'
 import { SeamError } from '../errors.js'
-import type { ContentBlock } from '../runtime/journal/types.js'
-import type { Token } from '../runtime/resources.js'
-import type { TurnEnvelope } from '../runtime/turn-ingress.js'
+import type { ContentBlock } from '../seams/journal.js'
+import type { Token } from '../seams/tokens.js'
+import type { TurnEnvelope } from '../seams/types.js'
 import type { TraceContext } from '../seams/trace.js'
 import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolAnnotations, UnknownOutcomePolicy } from '../seams/types.js'
 

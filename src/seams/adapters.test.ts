@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { z } from 'zod'
 import { defineTool, type SkillSpec, type ToolContext, type ToolDefinition } from '../features/define-tool.js'
-import { definePlugin } from '../runtime/plugin.js'
+import { definePlugin } from '../runtime/plugins/plugin.js'
 import { createRoot } from '../runtime/root.js'
 import { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } from './adapters.js'
 import { capabilitySeamToken, SeamIntegration } from './integration.js'

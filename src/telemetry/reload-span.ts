@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { type Context, type Span, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api'
-import type { ReloadPhase, ReloadProbe } from '../runtime/instrumentation.js'
+import type { ReloadPhase, ReloadProbe } from '../runtime/generations/instrumentation.js'
 import { redactText } from '../runtime/journal/redact.js'
 import type { ReloadResult } from '../runtime/root.js'
 import { ATTR } from './attributes.js'

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander'
-import type { ParkedCall } from '../../runtime/journal/coordination.js'
-import type { JournalEvent, JournalStore } from '../../runtime/journal/types.js'
+import type { ParkedCall } from '../../seams/coordination.js'
+import type { JournalEvent, JournalStore } from '../../seams/journal.js'
 import { CliError, EXIT } from '../errors.js'
 import { shortPath } from '../../features/diagnostic.js'
 import { ms, printable, table } from '../format.js'

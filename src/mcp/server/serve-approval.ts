@@ -1,5 +1,5 @@
 import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server'
-import { ALL_ANSWERS, type ApprovalAnswer, type ApprovalPort, type ApprovalRequest } from '../../runtime/approval-types.js'
+import { ALL_ANSWERS, type ApprovalAnswer, type ApprovalPort, type ApprovalRequest } from '../../seams/approval.js'
 import { redactText } from '../../runtime/journal/redact.js'
 
 /** Sends one `elicitation/create` request to the client, related to the tool call being served. */

@@ -1,6 +1,6 @@
 import type { CallToolResult, Prompt, Tool } from '@modelcontextprotocol/server'
-import type { AgentCapabilities, SkillCapability, ToolCapability } from '../../runtime/capability-ingress.js'
-import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
+import type { AgentCapabilities, SkillCapability, ToolCapability } from '../../runtime/generations/capability-ingress.js'
+import type { ToolCallOutcome } from '../../seams/calls.js'
 import { redactedContent } from '../../runtime/journal/privacy.js'
 import { scrubValues } from '../../runtime/journal/redact.js'
 

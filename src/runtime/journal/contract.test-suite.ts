@@ -8,7 +8,7 @@ import type { PrivacyOptions } from './privacy.js'
 import { describeCoordinationContract } from './coordination.test-suite.js'
 import { UNKNOWN_OUTCOME_TEXT } from './repair.js'
 import { describeTurnQueries } from './turn-query.test-suite.js'
-import type { JournalEvent, JournalStore } from './types.js'
+import type { JournalEvent, JournalStore } from '../../seams/journal.js'
 
 /** One test's storage: every `open` opens another store on it (a restart, or a second host). */
 export interface JournalStorage {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { ParkedCall } from './coordination.js'
+import type { ParkedCall } from '../../seams/coordination.js'
 import type { JournalBackend, JournalStorage } from './contract.test-suite.js'
-import type { JournalEvent, JournalStore } from './types.js'
+import type { JournalEvent, JournalStore } from '../../seams/journal.js'
 
 const AT = 1_750_000_000_000
 

@@ -1,4 +1,4 @@
-export type { JournalCoordination } from './coordination.js'
+export type { JournalCoordination } from '../../seams/coordination.js'
 export { type MemoryJournal, type MemoryJournalOptions, memoryJournal } from './memory.js'
 export { type PostgresJournalOptions, postgresJournal } from './postgres.js'
 export type { PrivacyOptions } from './privacy.js'
@@ -15,4 +15,4 @@ export type {
   TurnPage,
   TurnQuery,
   TurnSummary,
-} from './types.js'
+} from '../../seams/journal.js'

@@ -15,7 +15,7 @@ import type {
   TurnPage,
   TurnQuery,
   TurnSummary,
-} from './types.js'
+} from '../../seams/journal.js'
 
 export interface MemoryJournalOptions extends PrivacyOptions {
   /** Asked before each append; an error it returns rejects that append, as a journal that is down would. */

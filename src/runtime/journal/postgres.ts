@@ -8,7 +8,7 @@ import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
 import { PostgresCoordination } from './postgres-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { planTurnQuery } from './turn-query.js'
-import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from './types.js'
+import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from '../../seams/journal.js'
 
 export interface PostgresJournalOptions extends PrivacyOptions {
   /** The schema holding the journal tables (default `public`); created when missing. */

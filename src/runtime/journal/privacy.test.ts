@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_MAX_PAYLOAD_BYTES, isSecretKey, protectEvent, redactArguments, truncateText } from './privacy.js'
-import type { JournalEvent } from './types.js'
+import type { JournalEvent } from '../../seams/journal.js'
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex')
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { SeamError } from '../../errors.js'
 import { isSecretKey, knowsSecrets, REDACTED, redactText, scrubValues } from './redact.js'
-import type { ContentBlock, JournalEvent } from './types.js'
+import type { ContentBlock, JournalEvent } from '../../seams/journal.js'
 
 export const DEFAULT_MAX_PAYLOAD_BYTES = 64 * 1024
 /** A truncated payload keeps a marker of about 100 bytes (length and sha256): limits below this could not hold it. */

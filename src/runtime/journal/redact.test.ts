@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { Logger } from '../logger.js'
+import { Logger } from '../base/logger.js'
 import { protectEvent } from './privacy.js'
 import { isSecretKey, knowsSecrets, looksLikeCredentials, redactText, registerSecret, scrubValues } from './redact.js'
-import type { JournalEvent } from './types.js'
+import type { JournalEvent } from '../../seams/journal.js'
 
 // Read once, on first use: set before any test of this file redacts anything.
 process.env.SEAM_TEST_DB_CONN = 'Server=db.internal;Database=app;User Id=sa;Password=Zx9-env-conn-secret;'

@@ -9,7 +9,7 @@ import type { SqliteDatabase, SqliteDriver, SqliteStatement } from './sqlite-dri
 import { journalFault, openJournalDatabase } from './sqlite-schema.js'
 import { ensureTurnIndexes, SqliteTurnQueries } from './sqlite-turns.js'
 import { planTurnQuery } from './turn-query.js'
-import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from './types.js'
+import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from '../../seams/journal.js'
 
 export interface SqliteJournalOptions extends PrivacyOptions {
   /** `FULL` (default) syncs every commit to disk; `NORMAL` may lose the last commits on power loss, never the file. */

@@ -4,7 +4,7 @@
  */
 import type { BodyRun } from './body-run.js'
 import { type CallState, settle } from './state.js'
-import type { DispatchResult } from './types.js'
+import type { DispatchResult } from '../../seams/calls.js'
 
 /** What a run resolves with for wrappers when its body was abandoned. */
 export const ABANDONED: unique symbol = Symbol('abandoned')

@@ -1,15 +1,15 @@
 import { performance } from 'node:perf_hooks'
 import type { OutcomeCode } from '../../errors.js'
 import type { DeferredContext } from '../../features/define-tool.js'
-import type { ApprovalGrants } from '../approval.js'
-import type { CapabilityIngress, ToolBinding, ToolCapability } from '../capability-ingress.js'
-import type { Generation } from '../generation.js'
-import type { CallProbe, TurnProbe } from '../instrumentation.js'
-import type { ParkedCall } from '../journal/coordination.js'
+import type { ApprovalGrants } from '../approvals/approval.js'
+import type { CapabilityIngress, ToolBinding, ToolCapability } from '../generations/capability-ingress.js'
+import type { Generation } from '../generations/generation.js'
+import type { CallProbe, TurnProbe } from '../generations/instrumentation.js'
+import type { ParkedCall } from '../../seams/coordination.js'
 import type { AppendNow } from '../journal/memory.js'
-import type { ContentBlock, DenialPolicy, JournalEvent, OutcomeStatus } from '../journal/types.js'
-import type { TurnEnvelope } from '../turn-ingress.js'
-import type { DispatchResult, ToolCall, ToolCallOutcome, ToolExecution } from './types.js'
+import type { ContentBlock, DenialPolicy, JournalEvent, OutcomeStatus } from '../../seams/journal.js'
+import type { TurnEnvelope } from '../../seams/types.js'
+import type { DispatchResult, ToolCall, ToolCallOutcome, ToolExecution } from '../../seams/calls.js'
 
 /** Resolved runtime limits, in milliseconds (`maxParallel` counts calls). */
 export interface RuntimeLimits {
