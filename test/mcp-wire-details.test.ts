@@ -1,6 +1,7 @@
 import { Client, type ClientOptions, LOG_LEVEL_META_KEY, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { createRoot, type Root } from '../src/index.js'
+import { z } from 'zod'
+import { createRoot, defineTool, type Root } from '../src/index.js'
 import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
 import { serveHttp } from '../src/mcp/server/serve.js'
 
@@ -50,6 +51,15 @@ export default defineTool({
   execute: () => 'sampled',
 })
 `
+
+describe('defineTool clientCapabilities', () => {
+  it('accepts the MCP client capabilities a tool may need and refuses anything else', () => {
+    const spec = { description: 'd', input: z.object({}), execute: () => 'x' }
+    expect(defineTool({ ...spec, clientCapabilities: ['sampling', 'roots'] }).clientCapabilities).toEqual(['sampling', 'roots'])
+    expect(() => defineTool({ ...spec, clientCapabilities: ['telepathy'] as never })).toThrow(expect.objectContaining({ code: 'INVALID_TOOL' }))
+    expect(() => defineTool({ ...spec, clientCapabilities: 'sampling' as never })).toThrow(expect.objectContaining({ code: 'INVALID_TOOL' }))
+  })
+})
 
 /**
  * The wire details the conformance suite checks, each through the official client over
