@@ -19,13 +19,6 @@ export type ClientCapabilityName = 'sampling' | 'elicitation' | 'roots'
 
 const CLIENT_CAPABILITIES: readonly string[] = ['sampling', 'elicitation', 'roots']
 
-/** A context message a tool defers until its batch has committed every result. */
-export interface DeferredContext {
-  readonly id: string
-  readonly role: 'user' | 'system'
-  readonly content: string
-}
-
 export interface ToolLogger {
   debug(message: string, fields?: Record<string, unknown>): void
   info(message: string, fields?: Record<string, unknown>): void

@@ -3,6 +3,7 @@ import type { Command } from 'commander'
 import { SeamError } from '../../errors.js'
 import type { ApprovalAnswer } from '../../seams/approval.js'
 import { Approvals, type PendingApproval } from '../../runtime/approvals/approvals.js'
+import { writeSettlement } from '../../runtime/pipeline/park.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
 import { contentText } from '../../seams/content.js'
 import { EXIT, UsageError } from '../errors.js'
@@ -60,7 +61,7 @@ async function approvals(cli: CliContext, dirArg: string, flags: ApprovalsFlags)
   let decided: PendingApproval
   try {
     // The TTL only matters to a host that sweeps; a round's own deadline still holds for a decision here.
-    const book = new Approvals(store, Number.MAX_SAFE_INTEGER, [operator])
+    const book = new Approvals(store, Number.MAX_SAFE_INTEGER, [operator], writeSettlement)
     if (resumeId !== undefined) decided = await findParked(book, resumeId, flags.turn, operator)
     else if (decision === undefined) return list(cli, await book.pending({ as: operator }), flags.json === true, style)
     else {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { asksEveryCall } from '../../runtime/approvals/approval-default.js'
-import type { AgentCapabilities, ToolCapability } from '../../runtime/generations/capability-ingress.js'
+import type { AgentCapabilities, ToolCapability } from '../../seams/capabilities.js'
 import { EXIT } from '../errors.js'
 import type { ProviderStatus } from '../../seams/types.js'
 import { formatProvider, printable, schemaSummary, table } from '../format.js'
