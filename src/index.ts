@@ -38,6 +38,8 @@ export { SeamIntegration, capabilitySeamToken, seamIntegrationToken } from './se
 export { SeamProviderRegistry } from './seams/registry.js'
 export { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } from './features/service-adapters.js'
 export { McpToolService } from './mcp/client/mcp-tool-service.js'
+export type { McpAuthorizationCodeOptions, McpClientCredentialsOptions, McpOAuthOptions, OAuthSignInRequest } from './mcp/client/oauth.js'
+export { MemoryOAuthTokenStore, type OAuthRecord, type OAuthTokenStore } from './mcp/client/oauth-store.js'
 export type {
   McpHttpTransportOptions,
   McpProtocolChoice,

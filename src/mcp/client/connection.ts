@@ -2,6 +2,7 @@ import { Client, type McpSubscription, type PriorDiscovery, StreamableHTTPClient
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { withoutSecrets } from '../../runtime/base/secret-env.js'
 import { isConnectionFailure } from './call-result.js'
+import type { StoredOAuthProvider } from './oauth.js'
 import { isStdioTransport, type McpProtocolChoice, type McpTransportOptions } from './options.js'
 import type { Redactor } from './redact.js'
 
@@ -17,6 +18,8 @@ export interface ConnectionSettings {
   redact: Redactor
   /** Which revision to speak: `auto` negotiates the newest the server supports. */
   protocol: McpProtocolChoice
+  /** The server's OAuth client (HTTP only): the transport sends its token and answers 401 and 403 with it. */
+  oauth?: StoredOAuthProvider
 }
 
 export interface ConnectionHooks {
@@ -55,8 +58,19 @@ export class McpConnection {
 
   /** Spawns or dials the server and completes the MCP handshake; cleans up after itself on failure. */
   static async open(settings: ConnectionSettings, hooks: ConnectionHooks, signal?: AbortSignal, prior?: PriorDiscovery): Promise<McpConnection> {
+    try {
+      return await McpConnection.#open(settings, hooks, signal, prior)
+    } catch (error) {
+      // A 401 that started a sign-in: once the person is back and the code redeemed, dial again.
+      if (!settings.oauth?.signingIn || isStdioTransport(settings.transport)) throw error
+      await settings.oauth.finishSignIn(new URL(settings.transport.url))
+      return McpConnection.#open(settings, hooks, signal, prior)
+    }
+  }
+
+  static async #open(settings: ConnectionSettings, hooks: ConnectionHooks, signal?: AbortSignal, prior?: PriorDiscovery): Promise<McpConnection> {
     const client = new Client({ name: 'seam-runtime', version: '0.1.0' }, { listMaxPages: 50, versionNegotiation: negotiation(settings) })
-    const connection = new McpConnection(client, createTransport(settings.transport), settings, hooks)
+    const connection = new McpConnection(client, createTransport(settings), settings, hooks)
     try {
       await connection.#start(signal, prior)
       return connection
@@ -96,8 +110,18 @@ export class McpConnection {
    * `tools/call`; an abort of `signal` (or the timeout) sends `notifications/cancelled` to the server.
    * `meta` (the caller's W3C trace context) travels as the request's `_meta`.
    */
-  callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeout: number }, meta?: Record<string, string>) {
-    return this.#client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options)
+  async callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeout: number }, meta?: Record<string, string>) {
+    const call = () => this.#client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options)
+    try {
+      return await call()
+    } catch (error) {
+      // A step-up (403 insufficient_scope) or an expired grant that needs the person again: the
+      // call runs once more after the sign-in.
+      const { oauth, transport } = this.#settings
+      if (!oauth?.signingIn || isStdioTransport(transport)) throw error
+      await oauth.finishSignIn(new URL(transport.url))
+      return call()
+    }
   }
 
   /** After a suspicious failure, pings the server; a ping that fails the same way marks it lost. */
@@ -207,7 +231,8 @@ function negotiation(settings: ConnectionSettings): VersionNegotiationOptions {
   return { mode: 'auto', probe: { timeoutMs: Math.min(settings.setupTimeoutMs, PROBE_TIMEOUT_MS) } }
 }
 
-function createTransport(options: McpTransportOptions): ClientTransport {
+function createTransport(settings: ConnectionSettings): ClientTransport {
+  const options = settings.transport
   if (isStdioTransport(options)) {
     return new StdioClientTransport({
       command: options.command,
@@ -219,6 +244,7 @@ function createTransport(options: McpTransportOptions): ClientTransport {
   }
   return new StreamableHTTPClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
+    ...(settings.oauth ? { authProvider: settings.oauth } : {}),
   })
 }
 

@@ -12,11 +12,14 @@ import type {
   ToolService,
 } from '../../seams/types.js'
 import { endRequestSpan, parentFor, startRequestSpan, traceMeta } from '../trace-context.js'
+import { scrubValues } from '../../runtime/base/redact.js'
 import { fromCallError, fromCallResult } from './call-result.js'
 import type { McpConnection } from './connection.js'
+import { StoredOAuthProvider } from './oauth.js'
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   describeTarget,
+  isStdioTransport,
   type McpProtocolChoice,
   type McpToolServiceOptions,
   SETUP_TIMEOUT_MS,
@@ -54,6 +57,8 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
   #cache: { connection: McpConnection; epoch: number; schemas: Promise<readonly ToolSchema[]> } | undefined
   #notes: string[] = []
   readonly #unobserve: () => void
+  readonly #oauth: StoredOAuthProvider | undefined
+  readonly #lifetime = new AbortController()
 
   constructor(options: McpToolServiceOptions) {
     this.id = options.id
@@ -66,7 +71,10 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     if (options.protocol !== undefined && !PROTOCOLS.includes(options.protocol)) {
       throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": protocol must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(options.protocol)}`)
     }
-    this.#redact = redactorFor(options.transport)
+    this.#oauth = oauthProvider(options, this.#lifetime.signal)
+    // The registered secrets too: the tokens this service obtains are known only once it has them.
+    const byTransport = redactorFor(options.transport)
+    this.#redact = (text) => scrubValues(byTransport(text))
     this.#supervisor = new ConnectionSupervisor(
       {
         serverId: options.id,
@@ -75,6 +83,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
         redact: this.#redact,
         reconnect: options.reconnect,
         protocol: options.protocol ?? 'auto',
+        ...(this.#oauth ? { oauth: this.#oauth } : {}),
       },
       {
         onToolsChanged: () => this.#changed(),
@@ -139,7 +148,8 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     clearTimeout(this.#changeTimer)
     this.#listeners.clear()
     this.#unobserve()
-    return this.#supervisor.dispose()
+    this.#lifetime.abort(new SeamError('PROVIDER_UNAVAILABLE', `McpToolService "${this.id}" was disposed`))
+    return this.#supervisor.dispose().finally(() => this.#oauth?.dispose())
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -276,4 +286,20 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
       }
     }, CHANGE_DEBOUNCE_MS).unref()
   }
+}
+
+function oauthProvider(options: McpToolServiceOptions, signal: AbortSignal): StoredOAuthProvider | undefined {
+  const auth = options.auth
+  if (auth === undefined) return undefined
+  const fail = (why: string) => new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": ${why}`)
+  if (isStdioTransport(options.transport)) throw fail('auth needs a streamable HTTP transport (a stdio server takes its credentials in env)')
+  if (auth.grant === 'client_credentials') {
+    if (!auth.clientId) throw fail('auth.clientId is required for the client_credentials grant')
+    if (auth.clientSecret === undefined && auth.privateKey === undefined) throw fail('auth needs a clientSecret or a privateKey for the client_credentials grant')
+  } else if (auth.grant === 'authorization_code') {
+    if (!auth.redirectUrl || typeof auth.signIn !== 'function') throw fail('auth needs a redirectUrl and a signIn function for the authorization_code grant')
+  } else {
+    throw fail(`auth.grant must be client_credentials or authorization_code, got ${JSON.stringify((auth as { grant?: unknown }).grant)}`)
+  }
+  return new StoredOAuthProvider(auth, { server: options.id, url: String(options.transport.url), signal })
 }
