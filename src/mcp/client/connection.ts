@@ -1,8 +1,17 @@
-import { Client, type McpSubscription, type PriorDiscovery, StreamableHTTPClientTransport, type VersionNegotiationOptions } from '@modelcontextprotocol/client'
+import {
+  Client,
+  type McpSubscription,
+  type PriorDiscovery,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type VersionNegotiationOptions,
+} from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { withoutSecrets } from '../../runtime/base/secret-env.js'
 import { isConnectionFailure } from './call-result.js'
-import type { StoredOAuthProvider } from './oauth.js'
+import { type StoredOAuthProvider, singleRefresh } from './oauth.js'
 import { isStdioTransport, type McpProtocolChoice, type McpTransportOptions } from './options.js'
 import type { Redactor } from './redact.js'
 
@@ -102,7 +111,7 @@ export class McpConnection {
 
   /** Every page of `tools/list`, untouched; the SDK follows `nextCursor` up to 50 pages. */
   async listTools(): Promise<unknown[]> {
-    const { tools } = await this.#client.listTools(undefined, { timeout: this.#settings.setupTimeoutMs })
+    const { tools } = await this.#signedIn(() => this.#client.listTools(undefined, { timeout: this.#settings.setupTimeoutMs }))
     return tools
   }
 
@@ -110,23 +119,41 @@ export class McpConnection {
    * `tools/call`; an abort of `signal` (or the timeout) sends `notifications/cancelled` to the server.
    * `meta` (the caller's W3C trace context) travels as the request's `_meta`.
    */
-  async callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeout: number }, meta?: Record<string, string>) {
-    const call = () => this.#client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options)
-    try {
-      return await call()
-    } catch (error) {
-      // A step-up (403 insufficient_scope) or an expired grant that needs the person again: the
-      // call runs once more after the sign-in.
-      const { oauth, transport } = this.#settings
-      if (!oauth?.signingIn || isStdioTransport(transport)) throw error
-      await oauth.finishSignIn(new URL(transport.url))
-      return call()
+  callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeout: number }, meta?: Record<string, string>) {
+    return this.#signedIn(() => this.#client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options))
+  }
+
+  /**
+   * A request that met a 401 the token could not answer, or a step-up (403 insufficient_scope),
+   * started a sign-in: once the person is back and the code redeemed, it runs once more. A 401
+   * that survives a refresh may mean the server moved to another authorization server: the cached
+   * discovery is dropped and the request tried again (which may start that sign-in).
+   */
+  async #signedIn<T>(request: () => Promise<T>): Promise<T> {
+    const { oauth, transport } = this.#settings
+    if (!oauth || isStdioTransport(transport)) return request()
+    let rediscovered = false
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await request()
+      } catch (error) {
+        if (attempt >= 2) throw error
+        if (oauth.signingIn) {
+          await oauth.finishSignIn(new URL(transport.url))
+        } else if (!rediscovered && isAuthRefusal(error)) {
+          rediscovered = true
+          await oauth.invalidateCredentials('discovery')
+        } else {
+          throw error
+        }
+      }
     }
   }
 
   /** After a suspicious failure, pings the server; a ping that fails the same way marks it lost. */
   suspect(error: unknown): void {
-    if (this.#state !== 'open' || this.#probe || !isConnectionFailure(error)) return
+    // A sign-in in progress is not a dead server; a probe would only start a second one.
+    if (this.#state !== 'open' || this.#probe || this.#settings.oauth?.signingIn || !isConnectionFailure(error)) return
     this.#probe = this.#client
       .ping({ timeout: Math.min(this.#settings.setupTimeoutMs, PROBE_TIMEOUT_MS) })
       .then(
@@ -244,8 +271,14 @@ function createTransport(settings: ConnectionSettings): ClientTransport {
   }
   return new StreamableHTTPClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
-    ...(settings.oauth ? { authProvider: settings.oauth } : {}),
+    ...(settings.oauth ? { authProvider: settings.oauth, fetch: singleRefresh() } : {}),
   })
+}
+
+/** The server still answers 401 after the transport's own re-authorization. */
+function isAuthRefusal(error: unknown): boolean {
+  if (UnauthorizedError.isInstance(error)) return true
+  return SdkError.isInstance(error) && error.code === SdkErrorCode.ClientHttpAuthentication
 }
 
 function isTimeout(error: unknown): boolean {

@@ -1,15 +1,15 @@
-import type { OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client'
+import type { StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client'
 
 /**
  * What `McpToolService` keeps about one mounted server's authorization: the tokens, the client
  * registration it obtained by dynamic client registration (a pre-registered client's id and
- * secret stay in the options), and the discovery results (so a restart does not rediscover).
- * These hold credentials: a store keeps them out of logs and the journal's events.
+ * secret stay in the options). Both carry the issuing authorization server's `issuer`, so a server
+ * that moves to another one gets a fresh registration there. These are credentials: a store keeps
+ * them out of logs and the journal's events.
  */
 export interface OAuthRecord {
   tokens?: StoredOAuthTokens
   client?: StoredOAuthClientInformation
-  discovery?: OAuthDiscoveryState
 }
 
 /**

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import {
   type AddClientAuthentication,
   auth,
@@ -83,10 +83,12 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly #forget: Array<() => void> = []
   readonly #addClientAuthentication: AddClientAuthentication | undefined
   #record: OAuthRecord | undefined
+  #discovery: OAuthDiscoveryState | undefined
   #loaded: Promise<void> | undefined
-  #verifier: string | undefined
-  #state: string | undefined
-  #pending: Promise<URLSearchParams> | undefined
+  /** The verifiers of the flows started lately (two requests may meet a 401 at once). */
+  #verifiers: string[] = []
+  /** The one sign-in shown to the person: its verifier, and the redemption of its callback. */
+  #flow: { verifier: string | undefined; done: Promise<void> | undefined; callback: Promise<URLSearchParams> } | undefined
 
   constructor(options: McpOAuthOptions, target: { server: string; url: string; signal: AbortSignal }) {
     this.#options = options
@@ -139,8 +141,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   state(): string {
-    this.#state = randomBytes(24).toString('base64url')
-    return this.#state
+    return randomBytes(24).toString('base64url')
   }
 
   async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
@@ -165,57 +166,77 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     await this.#write({ tokens })
   }
 
-  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
-    return (await this.#read()).discovery
+  /**
+   * Discovery is kept for the callback leg of a sign-in only (the code is bound to the
+   * authorization server it came from); every other 401 discovers again, so a server that moved to
+   * another authorization server is followed there (SEP-2352).
+   */
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#flow !== undefined ? this.#discovery : undefined
   }
 
-  async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
-    await this.#write({ discovery })
+  saveDiscoveryState(discovery: OAuthDiscoveryState): void {
+    this.#discovery = discovery
   }
 
+  /**
+   * Starts the person's sign-in, unless one is already waiting for them: a second request that met
+   * the same 401 meanwhile fails as unauthorized and is retried once that sign-in is done.
+   */
   redirectToAuthorization(url: URL): void {
     const options = this.#options
-    if (options.grant !== 'authorization_code') throw new Error('the client_credentials grant has no sign-in')
-    const expected = this.#state
-    const pending = Promise.resolve()
-      .then(() => options.signIn({ server: this.#server, url, signal: this.#signal }))
-      .then((answer) => callbackParams(answer, expected))
-    pending.catch(() => {})
-    this.#pending = pending
+    if (options.grant !== 'client_credentials' && this.#flow === undefined) {
+      const challenge = url.searchParams.get('code_challenge')
+      const verifier = this.#verifiers.find((candidate) => createHash('sha256').update(candidate).digest('base64url') === challenge)
+      const state = url.searchParams.get('state') ?? undefined
+      const callback = Promise.resolve()
+        .then(() => options.signIn({ server: this.#server, url, signal: this.#signal }))
+        .then((answer) => callbackParams(answer, state))
+      callback.catch(() => {})
+      this.#flow = { verifier, done: undefined, callback }
+      return
+    }
+    if (options.grant === 'client_credentials') throw new Error('the client_credentials grant has no sign-in')
   }
 
-  /** Whether a sign-in was started by the last authorization attempt and not yet finished. */
+  /** Whether a sign-in was started and not yet finished. */
   get signingIn(): boolean {
-    return this.#pending !== undefined
+    return this.#flow !== undefined
   }
 
   /**
    * Waits for the person to come back from the authorization server and redeems the code for
-   * tokens (RFC 9207's `iss` checked by the SDK). Rejects when the callback carries an error, a
-   * state that is not this sign-in's, or no code.
+   * tokens (RFC 9207's `iss` checked by the SDK); callers waiting on the same sign-in share the one
+   * redemption. Rejects when the callback carries an error, a state that is not this sign-in's, or
+   * no code.
    */
-  async finishSignIn(serverUrl: URL, fetchFn?: FetchLike): Promise<void> {
-    const pending = this.#pending
-    if (!pending) throw new Error('no sign-in is in progress')
-    try {
-      const params = await pending
-      const code = params.get('code')!
-      this.#secret(code)
-      const result = await auth(this, { serverUrl, authorizationCode: code, iss: params.get('iss') ?? undefined, ...(fetchFn ? { fetchFn } : {}) })
-      if (result !== 'AUTHORIZED') throw new Error('the authorization server did not issue a token')
-    } finally {
-      if (this.#pending === pending) this.#pending = undefined
-    }
+  finishSignIn(serverUrl: URL, fetchFn?: FetchLike): Promise<void> {
+    const flow = this.#flow
+    if (!flow) return Promise.reject(new Error('no sign-in is in progress'))
+    flow.done ??= (async () => {
+      try {
+        const params = await flow.callback
+        const code = params.get('code')!
+        this.#secret(code)
+        const result = await auth(this, { serverUrl, authorizationCode: code, iss: params.get('iss') ?? undefined, ...(fetchFn ? { fetchFn } : {}) })
+        if (result !== 'AUTHORIZED') throw new Error('the authorization server did not issue a token')
+      } finally {
+        if (this.#flow === flow) this.#flow = undefined
+        this.#verifiers = []
+      }
+    })()
+    return flow.done
   }
 
   saveCodeVerifier(verifier: string): void {
     this.#secret(verifier)
-    this.#verifier = verifier
+    this.#verifiers = [...this.#verifiers.slice(-3), verifier]
   }
 
   codeVerifier(): string {
-    if (this.#verifier === undefined) throw new Error('no PKCE code verifier: the sign-in was not started by this process')
-    return this.#verifier
+    const verifier = this.#flow?.verifier ?? this.#verifiers.at(-1)
+    if (verifier === undefined) throw new Error('no PKCE code verifier: the sign-in was not started by this process')
+    return verifier
   }
 
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
@@ -227,11 +248,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
-    if (scope === 'verifier' || scope === 'all') this.#verifier = undefined
+    if (scope === 'verifier' || scope === 'all') this.#verifiers = []
     const record = { ...(await this.#read()) }
     if (scope === 'tokens' || scope === 'all') delete record.tokens
     if (scope === 'client' || scope === 'all') delete record.client
-    if (scope === 'discovery' || scope === 'all') delete record.discovery
+    if (scope === 'discovery' || scope === 'all') this.#discovery = undefined
     this.#record = record
     await this.#store.set(this.#key, record)
   }
@@ -260,6 +281,34 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   #secret(value: string | undefined): void {
     if (typeof value === 'string' && value.length >= 6) this.#forget.push(registerSecret(value))
+  }
+}
+
+/**
+ * A `fetch` that sends one refresh at a time: two requests that meet the same expiry both refresh
+ * with the same refresh token, and a server that rotates refresh tokens refuses the second (which
+ * would then send the person to sign in again). Identical refresh requests in flight share one
+ * answer.
+ */
+export function singleRefresh(next: FetchLike = fetch): FetchLike {
+  const inFlight = new Map<string, Promise<{ status: number; statusText: string; headers: [string, string][]; body: string }>>()
+  return async (input, init) => {
+    const body = init?.body instanceof URLSearchParams ? init.body.toString() : typeof init?.body === 'string' ? init.body : undefined
+    if (init?.method !== 'POST' || body === undefined || new URLSearchParams(body).get('grant_type') !== 'refresh_token') return next(input, init)
+    const key = `${String(input)}\n${body}`
+    let shared = inFlight.get(key)
+    if (!shared) {
+      shared = next(input, init).then(async (response) => ({
+        status: response.status,
+        statusText: response.statusText,
+        headers: [...response.headers],
+        body: await response.text(),
+      }))
+      inFlight.set(key, shared)
+      void shared.finally(() => inFlight.delete(key)).catch(() => {})
+    }
+    const answer = await shared
+    return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: answer.headers })
   }
 }
 
