@@ -39,7 +39,7 @@ export { SeamProviderRegistry } from './seams/registry.js'
 export { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } from './features/service-adapters.js'
 export { McpToolService } from './mcp/client/mcp-tool-service.js'
 export type { McpAuthorizationCodeOptions, McpClientCredentialsOptions, McpOAuthOptions, OAuthSignInRequest } from './mcp/client/oauth.js'
-export { MemoryOAuthTokenStore, type OAuthRecord, type OAuthTokenStore } from './mcp/client/oauth-store.js'
+export { MemoryOAuthTokenStore, type OAuthRecord, type OAuthTokenStore } from './seams/oauth-tokens.js'
 export type {
   McpHttpTransportOptions,
   McpProtocolChoice,

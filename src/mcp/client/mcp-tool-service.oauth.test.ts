@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
+import { sqliteJournal } from '../../runtime/journal/sqlite.js'
 import { redactText } from '../../runtime/base/redact.js'
 import { type OAuthFixture, startOAuthFixture } from '../fixtures/oauth-server.js'
 import { McpToolService } from './mcp-tool-service.js'
-import { MemoryOAuthTokenStore } from './oauth-store.js'
+import { MemoryOAuthTokenStore } from '../../seams/oauth-tokens.js'
 
 /** A person who allows every sign-in: opens the authorize page, follows its link, reads the redirect. */
 async function allow({ url }: { url: URL }): Promise<URL> {
@@ -107,6 +111,30 @@ describe('McpToolService({ auth }) against a protected MCP server and its author
     const result = await service.execute('global', 'echo', { text: server.issued[0] })
     expect(JSON.stringify(result)).toContain(server.issued[0])
     expect(redactText(JSON.stringify(result))).not.toContain(server.issued[0])
+  })
+
+  it('shares one sign-in between two hosts through the journal database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seam-oauth-hosts-'))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+    const journals = [sqliteJournal(join(dir, 'journal.db'), { hostId: 'a' }), sqliteJournal(join(dir, 'journal.db'), { hostId: 'b' })]
+    onTestFinished(() => Promise.all(journals.map((journal) => journal.close())).then(() => undefined))
+    let signIns = 0
+    const options = (store: (typeof journals)[number]['oauthTokens']) =>
+      ({
+        grant: 'authorization_code',
+        redirectUrl: 'http://127.0.0.1:1/callback',
+        store,
+        signIn: (request: { url: URL }) => {
+          signIns++
+          return allow(request)
+        },
+      }) as const
+    await mount(options(journals[0]!.oauthTokens)).connect()
+    const second = mount(options(journals[1]!.oauthTokens))
+    await second.connect()
+    expect(await second.execute('global', 'echo', { text: 'host b' })).toMatchObject({ success: true })
+    expect(signIns).toBe(1)
+    expect(server.grants).toEqual(['authorization_code'])
   })
 
   it('rejects auth on a stdio transport and an incomplete client credentials grant', () => {

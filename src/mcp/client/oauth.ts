@@ -11,7 +11,7 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client'
 import { registerSecret } from '../../runtime/base/redact.js'
-import { MemoryOAuthTokenStore, type OAuthRecord, type OAuthTokenStore } from './oauth-store.js'
+import { MemoryOAuthTokenStore, type OAuthRecord, type OAuthTokenStore } from '../../seams/oauth-tokens.js'
 
 /**
  * `McpToolService({ auth })`: how the service obtains an access token for a server that answers

@@ -14,9 +14,9 @@ export interface OAuthRecord {
 
 /**
  * Where the OAuth records of mounted servers live, by key (`<service id> <server URL>`). The
- * default is memory (one process; a restart signs in again); `sqliteOAuthTokenStore` and
- * `postgresOAuthTokenStore` keep them in the journal's database, so several hosts share one
- * sign-in and a refreshed token.
+ * default is memory (one process; a restart signs in again); a SQLite or PostgreSQL journal's
+ * `oauthTokens` keeps them in the journal's database (its own table, not its events), so several
+ * hosts share one sign-in and a refreshed token.
  */
 export interface OAuthTokenStore {
   get(key: string): Promise<OAuthRecord | undefined>
