@@ -192,10 +192,22 @@ async function answer(host: CodeHost, index: number, name: string, argsJson: str
   }
 }
 
+/** Stripped programs by source, newest last: a run replayed after an approval strips nothing again. */
+const stripped = new Map<string, string>()
+const STRIPPED_KEPT = 64
+
 /** The program as one JavaScript expression: an async arrow function, types stripped. */
 async function strip(source: string): Promise<string> {
-  // The prefix shares line 1 with the source, so line numbers in errors are the program's own.
-  const { code } = await transform(`${PROGRAM_PREFIX}${source}\n})`, { loader: 'ts', target: 'es2022', format: undefined })
+  const kept = stripped.get(source)
+  if (kept !== undefined) {
+    stripped.delete(source)
+    stripped.set(source, kept)
+    return kept
+  }
+  // The prefix shares line 1 with the source, so esbuild's line numbers in errors are the program's own.
+  const { code } = await transform(`${PROGRAM_PREFIX}${source}\n})`, { loader: 'ts', target: 'es2022' })
+  stripped.set(source, code)
+  if (stripped.size > STRIPPED_KEPT) stripped.delete(stripped.keys().next().value!)
   return code
 }
 
