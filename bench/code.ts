@@ -45,6 +45,7 @@ const COLD_STARTS = 5
 const POOL = 2
 
 const ARGS = { id: 'T-1', limit: 3 }
+const NEVER = new AbortController().signal
 const PROGRAMS = {
   none: 'return 1',
   one: `return (await tools.${NAME}({ id: 'T-1', limit: 3 })).title`,
@@ -110,7 +111,7 @@ function directExecutes(calls: number, runs: number, label: string): Contender {
     async round() {
       const { host, done } = await pipelineHost()
       const sample = await timeLoop(runs, async () => {
-        for (let i = 0; i < calls; i++) await host.callTool(i, NAME, ARGS)
+        for (let i = 0; i < calls; i++) await host.callTool(i, NAME, ARGS, { signal: NEVER })
       })
       await done()
       return sample

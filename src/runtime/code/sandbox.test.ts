@@ -105,6 +105,27 @@ describe('createCodeSandbox: sub-calls', () => {
     expect(result).toMatchObject({ outcome: 'completed', value: 'returned', subCalls: 1, logs: [] })
   })
 
+  it('ends the whole run with the code of a sub-call the host settles with endRun, which the program cannot catch', async () => {
+    const signals: AbortSignal[] = []
+    const host: CodeHost = {
+      async callTool(index, _name, _args, { signal }) {
+        signals.push(signal)
+        if (index === 0) return new Promise(() => {})
+        return { ok: false, code: 'CODE_DIVERGED', message: 'the program asked for another call than its log holds', endRun: true }
+      },
+    }
+    const result = await run(
+      `tools.slow({})
+       try { await tools.echo({}) } catch (e) { return 'caught ' + e.code }
+       return 'went on'`,
+      {},
+      host,
+    )
+    expect(result).toMatchObject({ outcome: 'failed', code: 'CODE_DIVERGED', subCalls: 2 })
+    expect(signals[0]?.aborted).toBe(true)
+    await expectHealthy()
+  })
+
   it('settles CODE_SUBCALL_LIMIT when a program issues 10,000 sub-calls, having passed the host only the allowed ones', async () => {
     const host = echoHost()
     const result = await run('await Promise.all(Array.from({ length: 10000 }, (_, i) => tools.echo({ i })))\nreturn "all"', { limits: { subCalls: 500 } }, host)
@@ -257,8 +278,16 @@ describe('createCodeSandbox: escape attempts settle with a code and leave the ho
 
   it('settles CODE_TIMEOUT when a sub-call never answers', async () => {
     const host: CodeHost = { callTool: () => new Promise(() => {}) }
-    const result = await run('return await tools.slow({})', { limits: { wallMs: 300 } }, host)
+    let signal: AbortSignal | undefined
+    const hanging: CodeHost = {
+      callTool: (_index, _name, _args, options) => {
+        signal = options.signal
+        return host.callTool(_index, _name, _args, options)
+      },
+    }
+    const result = await run('return await tools.slow({})', { limits: { wallMs: 300 } }, hanging)
     failedWith(result, 'CODE_TIMEOUT')
+    expect(signal?.aborted).toBe(true)
     expect(result.subCalls).toBe(1)
     await expectHealthy()
   })

@@ -18,6 +18,7 @@ import {
   type CodeFailureCode,
   type CodeHost,
   type CodeLimits,
+  type CodeRunCode,
   type CodeRunRequest,
   type CodeRunResult,
   type CodeSandbox,
@@ -39,6 +40,8 @@ interface ActiveRun {
   started: number
   /** Sub-calls the host has not answered yet. */
   pending: Set<Promise<void>>
+  /** Aborts the sub-calls still running when the run ends without waiting for them. */
+  controller: AbortController
   settle(result: CodeRunResult): void
   ended: boolean
   timer: ReturnType<typeof setTimeout> | undefined
@@ -67,9 +70,11 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   function call(message: Extract<FromWorker, { type: 'call' }>): void {
     const run = active.get(message.id)
     if (!run || run.ended) return
-    const done = answer(run.host, message.index, message.name, message.args).then((json) => {
+    const done = answer(run.host, message.index, message.name, message.args, run.controller.signal).then(({ json, end }) => {
       run.pending.delete(done)
-      if (!run.ended) run.worker.post({ type: 'settle', id: run.id, index: message.index, json })
+      if (run.ended) return
+      if (end) cancel(run, end.code, end.message)
+      else run.worker.post({ type: 'settle', id: run.id, index: message.index, json })
     })
     run.pending.add(done)
   }
@@ -99,11 +104,12 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     run.ended = true
     run.worker.runs.delete(run.id)
     if (run.timer) clearTimeout(run.timer)
+    if (run.pending.size > 0) run.controller.abort(new SeamError('ABORTED', `the run ended: ${result.outcome === 'failed' ? result.code : 'completed'}`))
     run.settle(result)
   }
 
   /** Ends a run from outside (wall time, abort): the worker answers, or it is terminated. */
-  function cancel(run: ActiveRun, code: CodeFailureCode, message: string): void {
+  function cancel(run: ActiveRun, code: CodeRunCode, message: string): void {
     if (!active.has(run.id)) return
     if (run.ended) {
       finish(run, fail(code, message))
@@ -136,7 +142,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     const worker = pool.pick()
     const id = nextId++
     return new Promise<CodeRunResult>((resolve) => {
-      const entry: ActiveRun = { id, worker, host, started, pending: new Set(), settle: resolve, ended: false, timer: undefined }
+      const entry: ActiveRun = { id, worker, host, started, pending: new Set(), controller: new AbortController(), settle: resolve, ended: false, timer: undefined }
       active.set(id, entry)
       worker.runs.add(id)
       entry.timer = setTimeout(() => cancel(entry, 'CODE_TIMEOUT', `the run took more than ${limits.wallMs} ms`), limits.wallMs)
@@ -173,22 +179,32 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   }
 }
 
+interface Answer {
+  /** The settlement's JSON for the program. */
+  json: string
+  /** Set when the host ended the whole run with this sub-call. */
+  end?: { code: string; message: string }
+}
+
 /** Asks the host for one sub-call and returns its settlement as JSON text; never rejects. */
-async function answer(host: CodeHost, index: number, name: string, argsJson: string): Promise<string> {
+async function answer(host: CodeHost, index: number, name: string, argsJson: string, signal: AbortSignal): Promise<Answer> {
+  const failure = (code: string, message: string): Answer => ({ json: JSON.stringify({ ok: false, code, message }) })
   let settlement: SubCallSettlement
   try {
-    settlement = await host.callTool(index, name, JSON.parse(argsJson))
+    settlement = await host.callTool(index, name, JSON.parse(argsJson), { signal })
   } catch (error) {
-    return JSON.stringify({ ok: false, code: 'TOOL_ERROR', message: error instanceof Error ? error.message : String(error) })
+    return failure('TOOL_ERROR', error instanceof Error ? error.message : String(error))
   }
   if (!settlement?.ok) {
-    const failure = settlement as { code?: unknown; message?: unknown } | undefined
-    return JSON.stringify({ ok: false, code: String(failure?.code ?? 'TOOL_ERROR'), message: String(failure?.message ?? 'the sub-call failed') })
+    const failed = settlement as { code?: unknown; message?: unknown; endRun?: unknown } | undefined
+    const code = String(failed?.code ?? 'TOOL_ERROR')
+    const message = String(failed?.message ?? 'the sub-call failed')
+    return failed?.endRun === true ? { ...failure(code, message), end: { code, message } } : failure(code, message)
   }
   try {
-    return JSON.stringify({ ok: true, value: settlement.value })
+    return { json: JSON.stringify({ ok: true, value: settlement.value }) }
   } catch (error) {
-    return JSON.stringify({ ok: false, code: 'INVALID_OUTPUT', message: `the result of ${name} is not JSON: ${error instanceof Error ? error.message : String(error)}` })
+    return failure('INVALID_OUTPUT', `the result of ${name} is not JSON: ${error instanceof Error ? error.message : String(error)}`)
   }
 }
 
@@ -219,6 +235,6 @@ function syntaxMessage(error: unknown): string {
   return `${first.text}${at}`
 }
 
-function fail(code: CodeFailureCode, message: string): CodeRunResult {
+function fail(code: CodeRunCode, message: string): CodeRunResult {
   return { outcome: 'failed', code, message, logs: [], recorded: { now: [], random: [] }, subCalls: 0 }
 }

@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core'
-import type { CodeFailureCode, CodeLimits, CodeLogEntry, CodeLogLevel, CodeRecorded, FromWorker, ToWorker, WorkerRunEnd } from './types.js'
+import type { CodeFailureCode, CodeLimits, CodeRunCode, CodeLogEntry, CodeLogLevel, CodeRecorded, FromWorker, ToWorker, WorkerRunEnd } from './types.js'
 
 type Core = typeof import('quickjs-emscripten-core')
 const data = workerData as { base: string; prelude: string }
@@ -51,13 +51,13 @@ interface Run {
   /** performance.now() when the current slice began, 0 outside one. */
   sliceStart: number
   /** Set once the run must stop: the interrupt handler then stops the program at its next check. */
-  kill: { code: CodeFailureCode; message: string } | undefined
+  kill: { code: CodeRunCode; message: string } | undefined
   end: WorkerRunEnd | undefined
 }
 
 const runs = new Map<number, Run>()
 /** Runs cancelled while they waited for a fresh module. */
-const cancelled = new Map<number, { code: CodeFailureCode; message: string }>()
+const cancelled = new Map<number, { code: CodeRunCode; message: string }>()
 
 function post(message: FromWorker): void {
   port.postMessage(message)
@@ -210,7 +210,7 @@ function retire(error: unknown): void {
   })
 }
 
-function failed(run: Run, code: CodeFailureCode, message: string): WorkerRunEnd {
+function failed(run: Run, code: CodeRunCode, message: string): WorkerRunEnd {
   return { outcome: 'failed', code, message, logs: run.logs, recorded: run.recorded, subCalls: run.subCalls }
 }
 
