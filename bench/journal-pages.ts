@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { toRow } from '../src/runtime/journal/events.js'
 import { type JournalEvent, type JournalStore, sqliteJournal } from '../src/runtime/journal/index.js'
 import { openSqlite } from '../src/runtime/journal/sqlite-driver.js'
-import type { TurnQuery } from '../src/runtime/journal/types.js'
+import type { TurnQuery } from '../src/seams/journal.js'
 import { type BenchReport, formatMs, interleave, isMain, median, printReport, table, timeLoop, verdict } from './harness.js'
 
 const BIG_EVENTS = 1_000_000

@@ -1,34 +1,42 @@
 // The public surface of seam-runtime. Every export here is public API: add with care, never `export *`.
 
+import { bindLate } from './runtime/generations/late-bound.js'
+import * as pluginRuntime from './plugin-runtime.js'
+import { openTelemetry } from './telemetry/open-telemetry.js'
+
+// What the runtime uses from above it (runtime/base/late-bound.ts): this module's own namespace and
+// plugin-runtime's, for the tool files a root loads, and the OpenTelemetry layer.
+let hostModules: Promise<Record<string, unknown>> | undefined
+bindLate({
+  hostModules: () =>
+    (hostModules ??= Promise.all([import(import.meta.url), import('zod')]).then(([seam, zod]) => ({
+      'seam-runtime': seam,
+      'seam-runtime/plugin-runtime': pluginRuntime,
+      zod,
+    }))),
+  openTelemetry,
+})
+
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────
 export { ErrorCode, SeamError } from './errors.js'
 export type { OutcomeCode, SeamErrorOptions } from './errors.js'
 
 // ── Features: tools and skills a plugin declares ───────────────────────────────────────────
 export { defineSkill, defineTool } from './features/define-tool.js'
-export type {
-  DeferredContext,
-  FinalizeInfo,
-  IdempotencyContext,
-  RiskContext,
-  SkillDefinition,
-  SkillSpec,
-  ToolContext,
-  ToolDefinition,
-  ToolSpec,
-} from './features/define-tool.js'
+export type { FinalizeInfo, IdempotencyContext, RiskContext, SkillDefinition, SkillSpec, ToolContext, ToolDefinition, ToolSpec } from './features/define-tool.js'
+export type { DeferredContext } from './seams/calls.js'
 export type { Diagnostic } from './features/diagnostic.js'
 
 // ── Plugins and resources ──────────────────────────────────────────────────────────────────
-export { definePlugin } from './runtime/plugin.js'
-export { createToken } from './runtime/resources.js'
-export type { Resources, Token } from './runtime/resources.js'
-export type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './runtime/plugin-types.js'
+export { definePlugin } from './runtime/plugins/plugin.js'
+export { createToken } from './seams/tokens.js'
+export type { Resources, Token } from './seams/tokens.js'
+export type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './features/plugin-types.js'
 
 // ── Root Capability Seam ───────────────────────────────────────────────────────────────────
 export { SeamIntegration, capabilitySeamToken, seamIntegrationToken } from './seams/integration.js'
 export { SeamProviderRegistry } from './seams/registry.js'
-export { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } from './seams/adapters.js'
+export { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } from './features/service-adapters.js'
 export { McpToolService } from './mcp/client/mcp-tool-service.js'
 export type {
   McpHttpTransportOptions,
@@ -55,18 +63,20 @@ export type {
 
 // ── Runtime: root, generations, turns, the pipeline ─────────────────────────────────────────
 export { createRoot, Root } from './runtime/root.js'
-export type { BeginTurnInput, GenerationEvent, ReloadFailedEvent, ReloadResult, RootOptions } from './runtime/root.js'
-export type { GenerationDiff } from './runtime/generation-builder.js'
-export { Turn } from './runtime/turn.js'
-export { CapabilityIngress } from './runtime/capability-ingress.js'
-export type { AgentCapabilities, SkillCapability, ToolCapability } from './runtime/capability-ingress.js'
-export { createTurnIngress } from './runtime/turn-ingress.js'
-export type { TurnEnvelope, TurnIngressInput, TurnOrigin, TurnPolicy, TurnPorts } from './runtime/turn-ingress.js'
-export { TurnToolRuntime } from './runtime/turn-tool-runtime.js'
-export type { TurnToolRuntimeOptions } from './runtime/turn-tool-runtime.js'
-export { deferApprovals } from './runtime/approval-types.js'
-export type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest, PermissionHost } from './runtime/approval-types.js'
-export type { Approvals, PendingApproval, PendingQuery } from './runtime/approvals.js'
+export type { BeginTurnInput, RootOptions } from './runtime/root.js'
+export type { GenerationEvent, ReloadFailedEvent, ReloadResult } from './runtime/generations/instrumentation.js'
+export type { GenerationDiff } from './runtime/generations/instrumentation.js'
+export { Turn } from './runtime/turns/turn.js'
+export { CapabilityIngress } from './runtime/generations/capability-ingress.js'
+export type { AgentCapabilities, SkillCapability, ToolCapability } from './seams/capabilities.js'
+export { createTurnIngress } from './runtime/turns/turn-ingress.js'
+export type { TurnIngressInput } from './runtime/turns/turn-ingress.js'
+export type { TurnEnvelope, TurnOrigin, TurnPolicy, TurnPorts } from './seams/types.js'
+export { TurnToolRuntime } from './runtime/turns/turn-tool-runtime.js'
+export type { TurnToolRuntimeOptions } from './runtime/turns/turn-tool-runtime.js'
+export { deferApprovals } from './seams/approval.js'
+export type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest, PermissionHost } from './seams/approval.js'
+export type { Approvals, PendingApproval, PendingQuery } from './runtime/approvals/approvals.js'
 export type {
   DispatchResult,
   ExecuteWrapper,
@@ -79,11 +89,11 @@ export type {
   ToolCall,
   ToolCallOutcome,
   ToolExecution,
-} from './runtime/pipeline/types.js'
+} from './seams/calls.js'
 
 // ── Journal ────────────────────────────────────────────────────────────────────────────────
 export { memoryJournal, postgresJournal, redactText, registerSecret, sqliteJournal } from './runtime/journal/index.js'
-export { isSecretEnv, withoutSecrets } from './runtime/secret-env.js'
+export { isSecretEnv, withoutSecrets } from './runtime/base/secret-env.js'
 export type {
   Claimed,
   HostBeat,
@@ -95,7 +105,7 @@ export type {
   ParkedSettlement,
   SessionGrant,
   StoredResult,
-} from './runtime/journal/coordination.js'
+} from './seams/coordination.js'
 export type {
   ContentBlock,
   JournalCoordination,
@@ -124,7 +134,7 @@ export type { AgentMessage, ToolResult } from './adapters/messages.js'
 
 // ── Telemetry ──────────────────────────────────────────────────────────────────────────────
 export { openTelemetry } from './telemetry/open-telemetry.js'
-export type { TelemetryOptions } from './telemetry/open-telemetry.js'
+export type { TelemetryOptions } from './runtime/generations/instrumentation.js'
 export type {
   CallProbe,
   Instrumentation,
@@ -132,4 +142,4 @@ export type {
   ReloadProbe,
   SettledCall,
   TurnProbe,
-} from './runtime/instrumentation.js'
+} from './runtime/generations/instrumentation.js'

@@ -1,5 +1,5 @@
 // seam-runtime/plugin-runtime: what a plugin author needs to declare a plugin and its resources.
-export { definePlugin } from './runtime/plugin.js'
-export { createToken } from './runtime/resources.js'
-export type { Resources, Token } from './runtime/resources.js'
-export type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './runtime/plugin-types.js'
+export { definePlugin } from './runtime/plugins/plugin.js'
+export { createToken } from './seams/tokens.js'
+export type { Resources, Token } from './seams/tokens.js'
+export type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './features/plugin-types.js'

@@ -1,4 +1,4 @@
-import type { ApprovalPort, ApprovalReply, ApprovalRequest } from '../runtime/approval-types.js'
+import type { ApprovalPort, ApprovalReply, ApprovalRequest } from '../seams/approval.js'
 
 /** One approval question as `runAgent` reports it, and later its answer. */
 export type ApprovalEvent =

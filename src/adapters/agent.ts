@@ -1,5 +1,5 @@
-import type { ToolCall, ToolCallOutcome } from '../runtime/pipeline/types.js'
-import type { Turn } from '../runtime/turn.js'
+import type { ToolCall, ToolCallOutcome } from '../seams/calls.js'
+import type { Turn } from '../runtime/turns/turn.js'
 import type { ApprovalEvent, ObservedApprovals } from './agent-approvals.js'
 import type { AgentMessage } from './messages.js'
 import type { ModelClient, ModelDelta } from './model-client.js'

@@ -1,8 +1,8 @@
 import type { Tool, ToolSet } from 'ai'
-import type { DeferredContext } from '../features/define-tool.js'
-import type { ContentBlock } from '../runtime/journal/types.js'
-import type { ToolCall, ToolCallOutcome } from '../runtime/pipeline/types.js'
-import type { Turn } from '../runtime/turn.js'
+import type { DeferredContext } from '../seams/calls.js'
+import type { ContentBlock } from '../seams/journal.js'
+import type { ToolCall, ToolCallOutcome } from '../seams/calls.js'
+import type { Turn } from '../runtime/turns/turn.js'
 import type { JsonSchema } from '../seams/types.js'
 import { blockText, contextText } from './placement.js'
 

@@ -1,7 +1,7 @@
 /** Anthropic Messages mappings (the `seam-runtime/anthropic` entry re-exports them). */
-import type { AgentCapabilities, ToolCapability } from '../runtime/capability-ingress.js'
-import type { ContentBlock } from '../runtime/journal/types.js'
-import type { ToolCall } from '../runtime/pipeline/types.js'
+import type { AgentCapabilities, ToolCapability } from '../seams/capabilities.js'
+import type { ContentBlock } from '../seams/journal.js'
+import type { ToolCall } from '../seams/calls.js'
 import type { JsonSchema } from '../seams/types.js'
 import { type AgentMessage, batches, type ToolResult, toolsOf } from './messages.js'
 import { blockText, contextsOf, contextText, emptyText } from './placement.js'

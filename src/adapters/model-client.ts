@@ -1,6 +1,6 @@
 import { SeamError } from '../errors.js'
-import type { ToolCapability } from '../runtime/capability-ingress.js'
-import type { ToolCall } from '../runtime/pipeline/types.js'
+import type { ToolCapability } from '../seams/capabilities.js'
+import type { ToolCall } from '../seams/calls.js'
 import { type ModelDelta, readChatStream, StreamProblem } from './chat-stream.js'
 import type { AgentMessage } from './messages.js'
 import { fromChatToolCalls, toChatHistory, toChatTools } from './openai-chat.js'

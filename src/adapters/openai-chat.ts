@@ -1,5 +1,5 @@
-import type { AgentCapabilities, ToolCapability } from '../runtime/capability-ingress.js'
-import type { ToolCall } from '../runtime/pipeline/types.js'
+import type { AgentCapabilities, ToolCapability } from '../seams/capabilities.js'
+import type { ToolCall } from '../seams/calls.js'
 import type { JsonSchema } from '../seams/types.js'
 import { type AgentMessage, argumentsText, batches, type ToolResult } from './messages.js'
 import { functionDefinitions, type OpenAiToolOptions, remember, toToolCall } from './openai-tools.js'

@@ -1,7 +1,7 @@
-import type { DeferredContext } from '../features/define-tool.js'
-import type { AgentCapabilities } from '../runtime/capability-ingress.js'
-import type { ContentBlock } from '../runtime/journal/types.js'
-import { LOAD_SKILL, LOAD_SKILL_SOURCE } from '../runtime/load-skill.js'
+import type { DeferredContext } from '../seams/calls.js'
+import type { AgentCapabilities } from '../seams/capabilities.js'
+import type { ContentBlock } from '../seams/journal.js'
+import { LOAD_SKILL, LOAD_SKILL_SOURCE } from '../runtime/generations/load-skill.js'
 import type { ToolResult } from './messages.js'
 
 /**

@@ -1,5 +1,5 @@
-import type { JournalEvent, JournalStore, TurnSummary } from '../runtime/journal/types.js'
-import type { ToolCall } from '../runtime/pipeline/types.js'
+import type { JournalEvent, JournalStore, TurnSummary } from '../seams/journal.js'
+import type { ToolCall } from '../seams/calls.js'
 import type { AgentMessage, ToolResult } from './messages.js'
 
 /** What `transcript` reads of a journal store: `read`, and `turns` for `{ session }`. */

@@ -1,5 +1,5 @@
 import { createInterface, type Interface } from 'node:readline'
-import type { ApprovalAnswer, ApprovalPort } from '../runtime/approval-types.js'
+import type { ApprovalAnswer, ApprovalPort } from '../seams/approval.js'
 import { printable } from './format.js'
 import type { InStream, OutStream, Style } from './io.js'
 

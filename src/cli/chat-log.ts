@@ -3,8 +3,8 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { transcript } from '../adapters/transcript.js'
 import type { AgentMessage } from '../adapters/messages.js'
-import { redactText } from '../runtime/journal/redact.js'
-import type { JournalStore } from '../runtime/journal/types.js'
+import { redactText } from '../runtime/base/redact.js'
+import type { JournalStore } from '../seams/journal.js'
 import { CliError, UsageError } from './errors.js'
 
 /** One line of a chat log: a turn's user message when it begins, its answer when it ends. */

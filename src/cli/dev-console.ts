@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import type { ApprovalPort } from '../runtime/approval-types.js'
+import type { ApprovalPort } from '../seams/approval.js'
 import type { Root } from '../runtime/root.js'
 import type { CliContext } from './io.js'
 import { styleFor } from './io.js'
@@ -22,7 +22,7 @@ export interface DevApproval {
  */
 export async function devApproval({ io }: CliContext): Promise<DevApproval> {
   const { ConsoleApprovals, createConsole } = await loadConsole()
-  const { firstAnswer } = await import('../runtime/first-answer.js')
+  const { firstAnswer } = await import('../runtime/approvals/first-answer.js')
   const approvals = new ConsoleApprovals()
   const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true
   const port = interactive ? firstAnswer([terminalApproval({ input: io.stdin, output: io.stdout, style: styleFor(io.stdout, io.env) }), approvals]) : approvals

@@ -1,4 +1,4 @@
-import { listGrants, type ListedGrant, revokeGrant } from '../runtime/session-grants.js'
+import { listGrants, type ListedGrant, revokeGrant } from '../runtime/approvals/session-grants.js'
 import { EXIT, UsageError } from './errors.js'
 import { ms, printable, table } from './format.js'
 import { type CliContext, line, styleFor } from './io.js'

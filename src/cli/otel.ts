@@ -1,6 +1,6 @@
 import { metrics } from '@opentelemetry/api'
 import { messageOf } from '../errors.js'
-import type { Instrumentation } from '../runtime/instrumentation.js'
+import type { Instrumentation } from '../runtime/generations/instrumentation.js'
 import { openTelemetry } from '../telemetry/open-telemetry.js'
 import { CliError } from './errors.js'
 

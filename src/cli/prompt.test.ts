@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import type { ApprovalRequest } from '../runtime/approval-types.js'
+import type { ApprovalRequest } from '../seams/approval.js'
 import { styleFor } from './io.js'
 import { terminalApproval } from './prompt.js'
 

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline'
-import { ALL_ANSWERS, type ApprovalAnswer, type ApprovalPort, type ApprovalRequest } from '../runtime/approval-types.js'
+import { ALL_ANSWERS, type ApprovalAnswer, type ApprovalPort, type ApprovalRequest } from '../seams/approval.js'
 import { printable } from './format.js'
 import type { InStream, OutStream, Style } from './io.js'
 

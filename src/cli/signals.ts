@@ -1,4 +1,4 @@
-import type { LogSink } from '../runtime/logger.js'
+import type { LogSink } from '../runtime/base/logger.js'
 import { line, type OutStream, type Style } from './io.js'
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { JournalStore } from '../runtime/journal/types.js'
+import type { JournalStore } from '../seams/journal.js'
 import { CliError } from './errors.js'
 
 /** The plugin folder an argument names, resolved against `cwd`; it must be a directory. */
@@ -67,6 +67,6 @@ export function runtimeVersion(): string {
 }
 
 /** The runtime, loaded when a command needs it, so usage errors and `--help` start fast. */
-export function loadRuntime(): Promise<typeof import('../runtime/root.js')> {
-  return import('../runtime/root.js')
+export function loadRuntime(): Promise<typeof import('../index.js')> {
+  return import('../index.js')
 }

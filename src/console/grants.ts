@@ -1,5 +1,5 @@
 import type { Root } from '../runtime/root.js'
-import { listGrants } from '../runtime/session-grants.js'
+import { listGrants } from '../runtime/approvals/session-grants.js'
 import type { GrantView } from './types.js'
 
 /**

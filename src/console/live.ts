@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
-import { scrubValues } from '../runtime/journal/redact.js'
-import type { JournalStore } from '../runtime/journal/types.js'
+import { scrubValues } from '../runtime/base/redact.js'
+import type { JournalStore } from '../seams/journal.js'
 import type { LiveEvent } from './types.js'
 
 /** How often the journal is checked for events written by anyone (`seam call` in another process too). */

@@ -1,6 +1,6 @@
 import { SeamError } from '../errors.js'
 import { MAX_TURN_PAGE } from '../runtime/journal/turn-query.js'
-import type { JournalEvent, JournalStore } from '../runtime/journal/types.js'
+import type { JournalEvent, JournalStore } from '../seams/journal.js'
 import type { CallView, TurnDetail } from './types.js'
 
 /** How many of the newest turns a short id is looked for in (the page shows ids cut to 8 characters). */

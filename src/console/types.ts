@@ -2,9 +2,9 @@
  * What the console's routes answer, shared by the server and the page (type-only on both sides):
  * the one contract the page's client is typed against.
  */
-import type { ContentBlock, OutcomeStatus, TurnPage } from '../runtime/journal/types.js'
+import type { ContentBlock, OutcomeStatus, TurnPage } from '../seams/journal.js'
 
-export type { ContentBlock, OutcomeStatus, TurnPage, TurnSummary } from '../runtime/journal/types.js'
+export type { ContentBlock, OutcomeStatus, TurnPage, TurnSummary } from '../seams/journal.js'
 
 export interface DiagnosticView {
   readonly code: string

@@ -1,8 +1,8 @@
 import type { z } from 'zod'
 import { SeamError } from '../errors.js'
-import type { ContentBlock } from '../runtime/journal/types.js'
-import type { Token } from '../runtime/resources.js'
-import type { TurnEnvelope } from '../runtime/turn-ingress.js'
+import type { ContentBlock } from '../seams/journal.js'
+import type { Token } from '../seams/tokens.js'
+import type { TurnEnvelope } from '../seams/types.js'
 import type { TraceContext } from '../seams/trace.js'
 import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolAnnotations, UnknownOutcomePolicy } from '../seams/types.js'
 
@@ -13,13 +13,6 @@ export type OutputSchema = z.ZodType | JsonSchema
 
 export type InferInput<S> = S extends z.ZodType ? z.output<S> : Record<string, unknown>
 export type InferOutput<S> = S extends z.ZodType ? z.output<S> : unknown
-
-/** A context message a tool defers until its batch has committed every result. */
-export interface DeferredContext {
-  readonly id: string
-  readonly role: 'user' | 'system'
-  readonly content: string
-}
 
 export interface ToolLogger {
   debug(message: string, fields?: Record<string, unknown>): void

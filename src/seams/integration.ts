@@ -1,5 +1,5 @@
 import { SeamError } from '../errors.js'
-import { createToken } from '../runtime/resources.js'
+import { createToken } from './tokens.js'
 import { SeamProviderRegistry } from './registry.js'
 import type { SkillService, ToolExecutionResult, ToolService } from './types.js'
 

@@ -5,7 +5,8 @@ import type { TraceContext } from './trace.js'
  * into the canonical tool capability by `CapabilityIngress`.
  */
 
-import type { TurnEnvelope } from '../runtime/turn-ingress.js'
+import type { ApprovalPort } from './approval.js'
+import type { JournalStore } from './journal.js'
 import type { ContentBlock } from './content.js'
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
@@ -163,4 +164,39 @@ export interface StatusReportingService {
 
 export function isStatusReporting(value: unknown): value is StatusReportingService {
   return typeof (value as Partial<StatusReportingService> | null)?.onStatusChange === 'function'
+}
+
+/** Where a turn comes from; `platform` and `scope` drive tool visibility. */
+export interface TurnOrigin {
+  readonly kind: string
+  readonly platform?: string
+  readonly scope?: OriginScope
+}
+
+/** Per-turn policy overrides (milliseconds). */
+export interface TurnPolicy {
+  readonly timeoutMs?: number
+  readonly graceMs?: number
+  readonly approvalTimeoutMs?: number
+  readonly policyTimeoutMs?: number
+  readonly maxParallel?: number
+}
+
+export interface TurnPorts {
+  readonly approval?: ApprovalPort
+  readonly question?: QuestionPort
+}
+
+/** The frozen identity of one turn, handed to every stage, hook and tool. */
+export interface TurnEnvelope {
+  readonly turnId: string
+  readonly session: string
+  readonly principal: Principal
+  readonly origin?: TurnOrigin
+  readonly owner: string
+  readonly unattended: boolean
+  readonly policy: TurnPolicy
+  readonly signal: AbortSignal
+  readonly ports: TurnPorts
+  readonly journal: JournalStore
 }

@@ -1,6 +1,6 @@
 import { type Attributes, type Context, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api'
-import type { ApprovalDecision } from '../runtime/journal/types.js'
-import type { CallProbe, SettledCall } from '../runtime/instrumentation.js'
+import type { ApprovalDecision } from '../seams/journal.js'
+import type { CallProbe, SettledCall } from '../runtime/generations/instrumentation.js'
 import { ATTR, EVENT, MAX_REASON_BYTES } from './attributes.js'
 import type { SeamMetrics } from './metrics.js'
 import { bounded, recordedArguments, recordedResult } from './payloads.js'

@@ -1,6 +1,6 @@
-import { redactArguments, redactSecrets, truncateText } from '../runtime/journal/privacy.js'
-import { redactText, scrubValues } from '../runtime/journal/redact.js'
-import type { ToolCallOutcome } from '../runtime/pipeline/types.js'
+import { redactArguments, redactSecrets, truncateText } from '../runtime/base/privacy.js'
+import { redactText, scrubValues } from '../runtime/base/redact.js'
+import type { ToolCallOutcome } from '../seams/calls.js'
 
 /**
  * Arguments and results as a span may carry them, when the host opted in: the journal's redaction

@@ -1,6 +1,6 @@
 import { type Context, context, type Span, SpanKind, trace, type Tracer } from '@opentelemetry/api'
-import type { CallProbe, TurnProbe } from '../runtime/instrumentation.js'
-import type { ToolCall } from '../runtime/pipeline/types.js'
+import type { CallProbe, TurnProbe } from '../runtime/generations/instrumentation.js'
+import type { ToolCall } from '../seams/calls.js'
 import { ATTR } from './attributes.js'
 import { CallSpan, type CallSpanSettings } from './call-span.js'
 import { spanName } from './payloads.js'

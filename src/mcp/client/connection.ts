@@ -1,6 +1,6 @@
 import { Client, type McpSubscription, type PriorDiscovery, StreamableHTTPClientTransport, type VersionNegotiationOptions } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
-import { withoutSecrets } from '../../runtime/secret-env.js'
+import { withoutSecrets } from '../../runtime/base/secret-env.js'
 import { isConnectionFailure } from './call-result.js'
 import { isStdioTransport, type McpProtocolChoice, type McpTransportOptions } from './options.js'
 import type { Redactor } from './redact.js'

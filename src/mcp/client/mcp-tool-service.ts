@@ -1,7 +1,7 @@
 import { context as contexts, trace } from '@opentelemetry/api'
 import { messageOf, SeamError } from '../../errors.js'
 import { deepFreeze } from '../../features/schema.js'
-import { ABORTED, untilAborted } from '../../runtime/abort.js'
+import { ABORTED, untilAborted } from '../../runtime/base/abort.js'
 import type {
   ChangeNotifyingService,
   ProviderStatus,

@@ -1,6 +1,6 @@
 import type { ElicitRequestFormParams } from '@modelcontextprotocol/server'
 import { describe, expect, it } from 'vitest'
-import type { ApprovalAnswer, ApprovalRequest } from '../../runtime/approval-types.js'
+import type { ApprovalAnswer, ApprovalRequest } from '../../seams/approval.js'
 import { elicitationApproval } from './serve-approval.js'
 
 const request = (answers?: readonly ApprovalAnswer[]): ApprovalRequest => ({

@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createRoot, type Root } from '../../index.js'
-import type { JournalEvent } from '../../runtime/journal/types.js'
+import type { JournalEvent } from '../../seams/journal.js'
 import { type ServePlugin, servePlugin, until } from '../fixtures/serve-plugin.js'
 import { serveHttp } from './serve.js'
 

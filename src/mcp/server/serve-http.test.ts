@@ -3,7 +3,7 @@ import path from 'node:path'
 import { Client, type ElicitRequest, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createRoot, type Root } from '../../index.js'
-import type { JournalEvent } from '../../runtime/journal/types.js'
+import type { JournalEvent } from '../../seams/journal.js'
 import { LOOKUP_V2, SKILL, type ServePlugin, servePlugin, until } from '../fixtures/serve-plugin.js'
 import { serveHttp } from './serve.js'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { ToolCapability } from '../../runtime/capability-ingress.js'
-import type { ToolCallOutcome } from '../../runtime/pipeline/types.js'
+import type { ToolCapability } from '../../seams/capabilities.js'
+import type { ToolCallOutcome } from '../../seams/calls.js'
 import { supportsFormElicitation } from './serve-approval.js'
 import { toCallToolResult, toMcpTool } from './serve-mapping.js'
 

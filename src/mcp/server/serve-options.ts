@@ -1,4 +1,4 @@
-import type { ApprovalPort } from '../../runtime/approval-types.js'
+import type { ApprovalPort } from '../../seams/approval.js'
 
 /** What every way of serving the live generation over MCP (stdio, HTTP) is configured with. */
 export interface McpServeOptions {

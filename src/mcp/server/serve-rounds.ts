@@ -10,7 +10,7 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from '@modelcontextprotocol/server'
-import type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest } from '../../runtime/approval-types.js'
+import type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest } from '../../seams/approval.js'
 import { stableStringify } from '../../features/schema.js'
 import { answerOf, approvalForm, supportsFormElicitation } from './serve-approval.js'
 import { createSealedStateCodec } from './sealed-state.js'

@@ -1,9 +1,9 @@
 import { context, ROOT_CONTEXT } from '@opentelemetry/api'
 import { messageOf } from '../../errors.js'
-import type { ApprovalPort, ApprovalRequest } from '../../runtime/approval-types.js'
-import type { ToolCall, ToolCallOutcome } from '../../runtime/pipeline/types.js'
+import type { ApprovalPort, ApprovalRequest } from '../../seams/approval.js'
+import type { ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import type { BeginTurnInput, Root } from '../../runtime/root.js'
-import type { Turn } from '../../runtime/turn.js'
+import type { Turn } from '../../runtime/turns/turn.js'
 
 export type SessionTurnInput = Omit<BeginTurnInput, 'signal' | 'ports' | 'unattended'>
 

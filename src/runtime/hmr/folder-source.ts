@@ -4,12 +4,12 @@ import type { Diagnostic } from '../../features/diagnostic.js'
 import { discoverPluginFolder, PLUGIN_FILES } from '../../features/discovery.js'
 import { type LoadedPluginFile, type LoadedToolFile, type LoadOptions, loadPluginFile, loadToolFile } from '../../features/loader/index.js'
 import { parseSkillFile, type SkillFile } from '../../features/skill-file.js'
-import type { SkillSlot, ToolSlot } from '../generation.js'
-import { diagnosticOf, type FeatureFiles } from '../generation-builder.js'
-import type { ReloadProbe } from '../instrumentation.js'
-import type { PluginInstance } from '../plugin-instance.js'
-import type { PluginDefinition } from '../plugin-types.js'
-import { definePlugin } from '../plugin.js'
+import type { SkillSlot, ToolSlot } from '../generations/generation.js'
+import { diagnosticOf, type FeatureFiles } from '../generations/generation-builder.js'
+import type { ReloadProbe } from '../generations/instrumentation.js'
+import type { PluginInstance } from '../plugins/plugin-instance.js'
+import type { PluginDefinition } from '../../features/plugin-types.js'
+import { definePlugin } from '../plugins/plugin.js'
 
 interface ToolEntry {
   readonly loaded: LoadedToolFile

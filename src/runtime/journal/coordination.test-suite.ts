@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { ParkedCall } from './coordination.js'
-import type { JournalBackend, JournalStorage } from './contract.test-suite.js'
-import type { JournalEvent, JournalStore } from './types.js'
+import type { ParkedCall } from '../../seams/coordination.js'
+import type { PrivacyOptions } from '../base/privacy.js'
+import type { JournalEvent, JournalStore } from '../../seams/journal.js'
 
 const AT = 1_750_000_000_000
 
@@ -36,6 +36,20 @@ const event = {
   begin: (turnId: string): JournalEvent => ({ kind: 'turn/begin', turnId, seq: 1, at: AT, session: 's1', subjectId: 'u1', generation: 1, owner: 'root' }),
   call: (turnId: string, seq: number, callId: string): JournalEvent => ({ kind: 'tool/call', turnId, seq, at: AT, callId, name: 'write_note', arguments: '{}', generation: 1 }),
   asked: (turnId: string, seq: number, callId: string): JournalEvent => ({ kind: 'approval/asked', turnId, seq, at: AT, callId, name: 'write_note', reason: 'r', summary: 's' }),
+}
+
+/** One test's storage: every `open` opens another store on it (a restart, or a second host). */
+export interface JournalStorage {
+  open(options?: PrivacyOptions & { hostId?: string }): JournalStore
+  /** Closes every store it opened and removes the storage. */
+  dispose(): Promise<void>
+}
+
+export interface JournalBackend {
+  /** Fresh storage for one test. */
+  storage(): Promise<JournalStorage>
+  /** Whether a second `open` sees what the first wrote (durable stores); memory stores do not. */
+  readonly shared: boolean
 }
 
 /**

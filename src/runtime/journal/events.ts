@@ -1,5 +1,5 @@
 import { SeamError } from '../../errors.js'
-import type { JournalEvent, JournalEventKind } from './types.js'
+import type { JournalEvent, JournalEventKind } from '../../seams/journal.js'
 
 /**
  * What a store's `append` returns when the event is already stored by the time it returns (the

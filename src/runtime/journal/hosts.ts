@@ -1,6 +1,6 @@
 import { hostname } from 'node:os'
-import type { HostBeat } from './coordination.js'
-import type { RepairHosts } from './types.js'
+import type { HostBeat } from '../../seams/coordination.js'
+import type { RepairHosts } from '../../seams/journal.js'
 
 /**
  * When this process started, in epoch milliseconds. Taken once, at load, so a later clock step does

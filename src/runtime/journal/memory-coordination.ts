@@ -12,8 +12,8 @@ import type {
   SessionGrant,
   StoredGrant,
   StoredResult,
-} from './coordination.js'
-import { matchesGrant, matchesParked, sameHolder, storedRound } from './coordination.js'
+} from '../../seams/coordination.js'
+import { matchesGrant, matchesParked, sameHolder, storedRound } from '../../seams/coordination.js'
 import { duplicateError } from './events.js'
 
 /**

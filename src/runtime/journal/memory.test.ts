@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { begin, call, describeJournalContract, end, now, result } from './contract.test-suite.js'
 import { memoryJournal } from './memory.js'
-import { registerSecret } from './redact.js'
-import type { JournalEvent, JournalStore } from './types.js'
+import { registerSecret } from '../base/redact.js'
+import type { JournalEvent, JournalStore } from '../../seams/journal.js'
 
 describeJournalContract('memory', {
   shared: false,

@@ -1,8 +1,8 @@
 import { SeamError } from '../../errors.js'
 import { APPENDED, callIdOf, checkEvent, closedError, duplicateError } from './events.js'
-import { knowsSecrets } from './redact.js'
+import { knowsSecrets } from '../base/redact.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
-import { type PrivacyOptions, payloadLimit, protectEvent, scrubEvent } from './privacy.js'
+import { type PrivacyOptions, payloadLimit, protectEvent, scrubEvent } from '../base/privacy.js'
 import { MemoryCoordination } from './memory-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { countTurnCalls, encodeCursor, eventMatches, planTurnQuery, summarizeTurn } from './turn-query.js'
@@ -15,7 +15,7 @@ import type {
   TurnPage,
   TurnQuery,
   TurnSummary,
-} from './types.js'
+} from '../../seams/journal.js'
 
 export interface MemoryJournalOptions extends PrivacyOptions {
   /** Asked before each append; an error it returns rejects that append, as a journal that is down would. */

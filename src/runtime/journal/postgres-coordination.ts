@@ -13,8 +13,8 @@ import type {
   SessionGrant,
   StoredGrant,
   StoredResult,
-} from './coordination.js'
-import { storedRound } from './coordination.js'
+} from '../../seams/coordination.js'
+import { storedRound } from '../../seams/coordination.js'
 import { duplicateError } from './events.js'
 
 /** The database's clock in epoch milliseconds: hosts on several machines compare leases on one clock. */

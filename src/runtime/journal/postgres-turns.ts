@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { encodeCursor, type PlannedTurnQuery, summarizeTurn, TURN_TOOLS_SHOWN, type TurnCalls, type TurnFilter } from './turn-query.js'
-import type { JournalEvent, JournalEventKind, TurnPage } from './types.js'
+import type { JournalEvent, JournalEventKind, TurnPage } from '../../seams/journal.js'
 
 /** Where each filter of `JournalStore.turns` is found: the event kind and the value (columns prefixed by `at`). */
 const FILTERS: Readonly<Record<TurnFilter, { kind: JournalEventKind; value: (at: string) => string }>> = {

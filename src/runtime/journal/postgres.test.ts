@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
 import { stallingProxy } from '../../../test/stalling-proxy.js'
 import { begin, call, describeJournalContract, result } from './contract.test-suite.js'
 import { postgresJournal, redactConnectionString } from './postgres.js'
-import type { JournalStore } from './types.js'
+import type { JournalStore } from '../../seams/journal.js'
 
 const url = process.env.SEAM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const admin = new pg.Pool({ connectionString: url, max: 2 })

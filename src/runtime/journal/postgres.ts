@@ -4,11 +4,11 @@ import { checkEvent, closedError, duplicateError, toRow } from './events.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { ensurePostgresSchema, quoteIdent } from './postgres-schema.js'
 import { pageTurns } from './postgres-turns.js'
-import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
+import { type PrivacyOptions, payloadLimit, protectEvent } from '../base/privacy.js'
 import { PostgresCoordination } from './postgres-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { planTurnQuery } from './turn-query.js'
-import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from './types.js'
+import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from '../../seams/journal.js'
 
 export interface PostgresJournalOptions extends PrivacyOptions {
   /** The schema holding the journal tables (default `public`); created when missing. */

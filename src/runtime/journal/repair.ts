@@ -1,6 +1,6 @@
-import type { ParkedCall } from './coordination.js'
+import type { ParkedCall } from '../../seams/coordination.js'
 import type { Owner } from './hosts.js'
-import type { JournalEvent } from './types.js'
+import type { JournalEvent } from '../../seams/journal.js'
 
 /** The content of every `tool/result` written by crash repair; worded for the model and for people. */
 export const UNKNOWN_OUTCOME_TEXT =

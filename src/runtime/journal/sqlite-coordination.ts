@@ -12,8 +12,8 @@ import type {
   SessionGrant,
   StoredGrant,
   StoredResult,
-} from './coordination.js'
-import { storedRound } from './coordination.js'
+} from '../../seams/coordination.js'
+import { storedRound } from '../../seams/coordination.js'
 import { duplicateError } from './events.js'
 import type { SqliteDatabase, SqliteStatement, SqliteValue } from './sqlite-driver.js'
 import { journalFault } from './sqlite-schema.js'

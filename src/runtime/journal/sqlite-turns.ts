@@ -1,6 +1,6 @@
 import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.js'
 import { encodeCursor, type PlannedTurnQuery, summarizeTurn, TURN_TOOLS_SHOWN, type TurnFilter } from './turn-query.js'
-import type { JournalEvent, JournalEventKind, TurnPage } from './types.js'
+import type { JournalEvent, JournalEventKind, TurnPage } from '../../seams/journal.js'
 
 /**
  * Where each filter of `JournalStore.turns` is found: the event kind and the value, as an

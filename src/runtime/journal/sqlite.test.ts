@@ -10,7 +10,7 @@ import { type SqliteJournalOptions, sqliteJournal } from './sqlite.js'
 import { openSqlite, type SqliteDriver } from './sqlite-driver.js'
 import { nativeModuleFault } from './sqlite-driver-better.js'
 import { sqliteDriversUnderTest } from './sqlite-drivers.test-suite.js'
-import type { JournalStore } from './types.js'
+import type { JournalStore } from '../../seams/journal.js'
 
 /** A temporary folder removed when the test finishes. */
 function tempDir(): string {

@@ -2,14 +2,14 @@ import { resolve } from 'node:path'
 import { type EventRow, checkEvent, closedError, duplicateError, toRow } from './events.js'
 import { GroupCommit } from './group-commit.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
-import { type PrivacyOptions, payloadLimit, protectEvent } from './privacy.js'
+import { type PrivacyOptions, payloadLimit, protectEvent } from '../base/privacy.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { SqliteCoordination } from './sqlite-coordination.js'
 import type { SqliteDatabase, SqliteDriver, SqliteStatement } from './sqlite-driver.js'
 import { journalFault, openJournalDatabase } from './sqlite-schema.js'
 import { ensureTurnIndexes, SqliteTurnQueries } from './sqlite-turns.js'
 import { planTurnQuery } from './turn-query.js'
-import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from './types.js'
+import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from '../../seams/journal.js'
 
 export interface SqliteJournalOptions extends PrivacyOptions {
   /** `FULL` (default) syncs every commit to disk; `NORMAL` may lose the last commits on power loss, never the file. */

@@ -3,7 +3,7 @@
  * for `tail`, the kind bits its uniqueness rules check, and its size for the bounds; with the helpers
  * that read and update it.
  */
-import type { ContentBlock, JournalEvent } from './types.js'
+import type { ContentBlock, JournalEvent } from '../../seams/journal.js'
 
 /** One bit per kind: what a turn (or one call of it) already holds. */
 export const KIND_BIT: Readonly<Record<JournalEvent['kind'], number>> = {

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
 import { SeamError } from '../../errors.js'
-import type { JournalEvent, JournalStore, OutcomeStatus, TurnSummary } from './types.js'
+import type { JournalEvent, JournalStore, OutcomeStatus, TurnSummary } from '../../seams/journal.js'
 
 interface TurnSpec {
   readonly session?: string

@@ -1,5 +1,5 @@
 import { SeamError } from '../../errors.js'
-import type { JournalEvent, OutcomeStatus, TurnQuery, TurnSummary } from './types.js'
+import type { JournalEvent, OutcomeStatus, TurnQuery, TurnSummary } from '../../seams/journal.js'
 
 export const DEFAULT_TURN_PAGE = 50
 export const MAX_TURN_PAGE = 500

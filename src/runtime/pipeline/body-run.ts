@@ -5,15 +5,15 @@
 import { performance } from 'node:perf_hooks'
 import { SeamError, messageOf } from '../../errors.js'
 import type { ToolExecutionResult } from '../../seams/types.js'
-import { NEVER_ABORTED } from '../turn-ingress.js'
-import { arming, unwatch, watch } from './arming.js'
+import { NEVER_ABORTED } from '../base/abort.js'
+import { arming, unwatch, watch } from '../base/arming.js'
 import { SeamBodyContext, ToolBodyContext } from './body-context.js'
 import { ABANDONED, type BodyResult, decide } from './decide.js'
-import { type Due, deadlines } from './deadlines.js'
+import { type Due, deadlines } from '../base/deadlines.js'
 import { type CallState, settle } from './state.js'
 import { RunSignals, RunTimer } from './run-signals.js'
 import { seamId, seamResult } from './seam-result.js'
-import type { DispatchResult } from './types.js'
+import type { DispatchResult } from '../../seams/calls.js'
 
 /** What commits a call once its body has settled (`commitCall`), and what it hands back (`finish`). */
 export type Commit = (state: CallState, finish: (state: CallState) => unknown) => unknown

@@ -1,5 +1,5 @@
 import { messageOf } from '../../errors.js'
-import type { ApprovalDecision } from '../journal/types.js'
+import type { ApprovalDecision } from '../../seams/journal.js'
 import type { Settlement } from './state.js'
 
 /** The settlement of every decision that is not `allowed-*`, worded for the model. */

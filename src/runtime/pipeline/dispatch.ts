@@ -1,9 +1,9 @@
 import { messageOf, SeamError } from '../../errors.js'
-import { ABORTED, TIMED_OUT, untilDue } from '../abort.js'
+import { ABORTED, TIMED_OUT, untilDue } from '../base/abort.js'
 import { BodyRun, type Commit } from './body-run.js'
 import { ABANDONED, type BodyResult, decide } from './decide.js'
 import { type CallState, notStarted, settle } from './state.js'
-import type { DispatchResult, ExecuteWrapper, ToolExecution } from './types.js'
+import type { DispatchResult, ExecuteWrapper, ToolExecution } from '../../seams/calls.js'
 
 export type { Commit } from './body-run.js'
 

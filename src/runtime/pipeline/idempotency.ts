@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import { messageOf } from '../../errors.js'
-import type { KeyClaim, KeyHolder, StoredResult } from '../journal/coordination.js'
-import type { JournalEvent } from '../journal/types.js'
-import { sameHolder } from '../journal/coordination.js'
+import type { KeyClaim, KeyHolder, StoredResult } from '../../seams/coordination.js'
+import type { JournalEvent } from '../../seams/journal.js'
+import { sameHolder } from '../../seams/coordination.js'
 import { type CallState, notStarted, type Settlement, settle } from './state.js'
-import type { ToolCallOutcome } from './types.js'
+import type { ToolCallOutcome } from '../../seams/calls.js'
 
 /** How long a call waits between looks at a key another call holds. */
 const POLL_MS = [2, 5, 10, 25, 50, 100, 200] as const

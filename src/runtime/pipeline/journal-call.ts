@@ -4,7 +4,7 @@ import { APPENDED } from '../journal/events.js'
 import { epochAt } from './clock.js'
 import { journalResult } from './journal-result.js'
 import { journalTimedOut, journalWait, TIMED_OUT } from './stage-deadline.js'
-import type { JournalEvent } from '../journal/types.js'
+import type { JournalEvent } from '../../seams/journal.js'
 import { type CallState, settle } from './state.js'
 
 /**

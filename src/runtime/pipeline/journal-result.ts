@@ -1,7 +1,7 @@
-import { untilDue } from '../abort.js'
+import { untilDue } from '../base/abort.js'
 import { APPENDED } from '../journal/events.js'
 import { epochAt } from './clock.js'
-import type { JournalEvent, OutcomeStatus, SourceLocation } from '../journal/types.js'
+import type { JournalEvent, OutcomeStatus, SourceLocation } from '../../seams/journal.js'
 import type { CallState } from './state.js'
 
 /**

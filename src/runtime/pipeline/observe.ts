@@ -1,5 +1,5 @@
 import type { CallState } from './state.js'
-import type { ToolExecution } from './types.js'
+import type { ToolExecution } from '../../seams/calls.js'
 
 /** Stage 10: live `tools/result` observers see the frozen outcome; their failures are contained. */
 export function observe(state: CallState): void {

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import type { ApprovalAnswer } from '../approval-types.js'
-import type { ParkedCall } from '../journal/coordination.js'
-import { redactText } from '../journal/redact.js'
-import type { ApprovalDecision, JournalStore } from '../journal/types.js'
+import type { ApprovalAnswer } from '../../seams/approval.js'
+import type { ParkedCall } from '../../seams/coordination.js'
+import { redactText } from '../base/redact.js'
+import type { ApprovalDecision, JournalStore } from '../../seams/journal.js'
 import { denial, journalDown } from './denials.js'
 import { type CallState, type Settlement, settle, text } from './state.js'
-import type { ToolCallOutcome } from './types.js'
+import type { ToolCallOutcome } from '../../seams/calls.js'
 
 /**
  * Parks a call whose approval was deferred: one round in the journal's coordination with everything

@@ -1,7 +1,7 @@
 import { messageOf } from '../../errors.js'
 import { ABORTED, policyTimedOut, policyWait, TIMED_OUT } from './stage-deadline.js'
 import { type CallState, deny, notStarted, settle } from './state.js'
-import type { PreDecision, ToolExecution } from './types.js'
+import type { PreDecision, ToolExecution } from '../../seams/calls.js'
 
 /**
  * Stage 4: visibility (platforms, scopes, permissions through the root `PermissionHost`), then the

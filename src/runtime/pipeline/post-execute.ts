@@ -2,7 +2,7 @@ import { messageOf } from '../../errors.js'
 import { checkContent, contentText } from '../../seams/content.js'
 import { ABORTED, policyTimedOut, policyWait, TIMED_OUT } from './stage-deadline.js'
 import { type CallState, type Settlement, settle, text, toDeferred } from './state.js'
-import type { DispatchResult, PostDecision, PostExecuteHook, ToolExecution } from './types.js'
+import type { DispatchResult, PostDecision, PostExecuteHook, ToolExecution } from '../../seams/calls.js'
 
 /**
  * Stage 8: post-execute middleware over a dispatched result. `accept` may replace the content or

@@ -1,6 +1,6 @@
 import { SeamError } from '../../errors.js'
-import type { ParkedCall } from '../journal/coordination.js'
-import type { JournalEvent } from '../journal/types.js'
+import type { ParkedCall } from '../../seams/coordination.js'
+import type { JournalEvent } from '../../seams/journal.js'
 import { applyDecision, askAndApply } from './approval.js'
 import { checkAbort, parseArguments } from './arguments.js'
 import { checkGeneration, checkStillLive } from './generation-check.js'
@@ -9,7 +9,7 @@ import { claimIdempotency } from './idempotency.js'
 import { pendingOutcome } from './park.js'
 import { attempt, commit, execution } from './runner.js'
 import { CallState, type TurnContext, text } from './state.js'
-import type { ToolCallOutcome } from './types.js'
+import type { ToolCallOutcome } from '../../seams/calls.js'
 
 /** The tool as the turn's generation has it now, and the arguments checked against it again. */
 const lookup = [

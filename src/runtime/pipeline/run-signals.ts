@@ -1,5 +1,5 @@
 /** What a body run holds beyond its own fields once it is aborted, armed, abandoned or wrapped. */
-import type { Due } from './deadlines.js'
+import type { Due } from '../base/deadlines.js'
 
 /** A run's deadline, then its grace period, in the shared deadline queue. */
 export class RunTimer implements Due {

@@ -4,7 +4,7 @@
  */
 import type { ToolExecutionResult } from '../../seams/types.js'
 import type { CallState } from './state.js'
-import type { DispatchResult } from './types.js'
+import type { DispatchResult } from '../../seams/calls.js'
 
 /** The tool service's id, for a seam tool. */
 export function seamId(state: CallState): string | undefined {

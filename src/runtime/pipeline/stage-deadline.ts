@@ -1,5 +1,5 @@
-import type { DenialPolicy } from '../journal/types.js'
-import { ABORTED, TIMED_OUT, untilDue } from '../abort.js'
+import type { DenialPolicy } from '../../seams/journal.js'
+import { ABORTED, TIMED_OUT, untilDue } from '../base/abort.js'
 import type { CallState, Settlement } from './state.js'
 
 export { ABORTED, TIMED_OUT }

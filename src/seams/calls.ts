@@ -1,0 +1,94 @@
+import type { TraceContext } from './trace.js'
+import type { ContentBlock, DenialPolicy, OutcomeStatus } from './journal.js'
+import type { OutcomeCode } from '../errors.js'
+import type { TurnEnvelope } from './types.js'
+
+/** A context message a tool defers until its batch has committed every result. */
+export interface DeferredContext {
+  readonly id: string
+  readonly role: 'user' | 'system'
+  readonly content: string
+}
+
+/** One model tool call, as the model produced it. */
+export interface ToolCall {
+  readonly callId: string
+  readonly name: string
+  /** Raw JSON text (empty → `{}`), or an already-parsed object. */
+  readonly arguments: string | Readonly<Record<string, unknown>>
+  /** The W3C trace context the call came with (a served MCP request's `_meta`): the body's `ctx.trace`. */
+  readonly trace?: TraceContext
+}
+
+/** The frozen view of a call that hooks, guards and wrappers receive. */
+export interface ToolExecution {
+  readonly callId: string
+  readonly name: string
+  readonly arguments: Readonly<Record<string, unknown>>
+  /** Opaque, unique per execution; correlates audit records. */
+  readonly token: symbol
+  readonly turn: TurnEnvelope
+  readonly generation: number
+  readonly signal: AbortSignal
+}
+
+export type PreDecision = { kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; reason?: string }
+
+export type PostDecision =
+  | { kind: 'accept'; content?: ContentBlock[]; value?: unknown; contexts?: DeferredContextInput[] }
+  /** `feedback` is what the model sees instead of the result: a sentence, or content blocks. */
+  | { kind: 'block'; feedback: string | ContentBlock[]; contexts?: DeferredContextInput[] }
+
+export type DeferredContextInput = string | { id?: string; role?: 'user' | 'system'; content: string }
+
+/** What dispatch produced, before post-execute and normalization. */
+export type DispatchResult =
+  /** `content`: a provider's own model-facing blocks; without them the value is rendered. */
+  | { ok: true; value: unknown; content?: ContentBlock[] }
+  /** `unavailable`: the provider was down (it threw `PROVIDER_UNAVAILABLE`), so nothing ran. */
+  | { ok: false; error: string; details?: Record<string, unknown>; unavailable?: boolean }
+
+export type PreExecuteHook = (exec: ToolExecution, next: () => Promise<PreDecision>) => PreDecision | Promise<PreDecision>
+/** A wrapper may call `next` with a replacement dispatch signal; nothing else can change. */
+export type ExecuteWrapper = (
+  exec: ToolExecution,
+  next: (signal?: AbortSignal) => Promise<DispatchResult>,
+) => DispatchResult | Promise<DispatchResult>
+export type PostExecuteHook = (
+  exec: ToolExecution,
+  result: DispatchResult,
+  next: () => Promise<PostDecision>,
+) => PostDecision | Promise<PostDecision>
+export type ResultObserver = (exec: ToolExecution, outcome: ToolCallOutcome) => void
+/** A monotonic owner rule: a reason string denies, `undefined` abstains. */
+export type Guard = (exec: ToolExecution) => string | undefined | Promise<string | undefined>
+
+export interface PipelineHooks {
+  readonly preExecute: readonly PreExecuteHook[]
+  readonly execute: readonly ExecuteWrapper[]
+  readonly postExecute: readonly PostExecuteHook[]
+  readonly result: readonly ResultObserver[]
+  readonly guards: readonly Guard[]
+}
+
+/** The one authoritative result of one call. Frozen. */
+export interface ToolCallOutcome {
+  readonly callId: string
+  readonly name: string
+  readonly generation: number
+  /** `suspended` is not final: the call is parked (`APPROVAL_PENDING`) and has no `tool/result` yet. */
+  readonly status: OutcomeStatus | 'suspended'
+  readonly code?: OutcomeCode
+  readonly policy?: DenialPolicy
+  readonly reason?: string
+  readonly value?: unknown
+  readonly content: readonly ContentBlock[]
+  readonly contexts?: readonly DeferredContext[]
+  /** Structured failure detail (field paths, the tool file and line of a throw). */
+  readonly details?: Readonly<Record<string, unknown>>
+  readonly durationMs: number
+  /** For a `suspended` call: give it to `turn.tools.resume` or `root.resume` once it is decided. */
+  readonly resumeToken?: string
+  /** The result was read from the journal, not produced by this call (an idempotency key's, or a resume another host ran). */
+  readonly replayed?: boolean
+}
