@@ -4,8 +4,9 @@
  * - a warm run with no sub-calls (target ≤ 2 ms wall at the median), against a direct function call;
  * - 1 and 100 sequential sub-calls and 10 parallel ones, the host calling the tool body directly,
  *   against calling the body directly;
- * - 1 and 100 sequential sub-calls whose host runs each through the pipeline (`turn.tools.execute`),
- *   against the same executes without a sandbox: the cost per sub-call at most 2× a direct execute;
+ * - 100 sequential sub-calls whose host runs each through the pipeline (`turn.tools.execute`),
+ *   against the same executes without a sandbox: the cost per sub-call at most 2× a direct execute
+ *   (and, for scale, a bare message round trip to a worker thread: the floor of any such design);
  * - memory per concurrent run: RSS of the process (workers included) with 50 runs parked on a sub-call.
  * - the same programs through Vercel's `@ai-sdk/code-mode` when it can be loaded: it needs `ai`
  *   7.0.85 as a peer, this repository has `ai` 6, so it is not a dev dependency; install it aside
@@ -15,6 +16,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import { createRoot, memoryJournal } from '../src/index.js'
 import { type CodeHost, type CodeRunResult, type CodeSandbox, createCodeSandbox } from '../src/runtime/code/index.js'
 import {
@@ -131,6 +133,23 @@ function directCalls(program: Program, label: string): Contender {
   }
 }
 
+/** The floor of any sandbox in a worker thread: one message there and one back, per sub-call. */
+function roundTrips(worker: Worker, label: string): Contender {
+  const { calls, runs } = SHAPE.hundred
+  const trip = () =>
+    new Promise<void>((resolve) => {
+      worker.once('message', () => resolve())
+      worker.postMessage({ type: 'call', id: 1, index: 0, name: NAME, args: '{"id":"T-1","limit":3}' })
+    })
+  return {
+    label,
+    round: () =>
+      timeLoop(runs, async () => {
+        for (let i = 0; i < calls; i++) await trip()
+      }),
+  }
+}
+
 interface Peer {
   version: string
   run(js: string): Promise<unknown>
@@ -212,9 +231,9 @@ export async function run(): Promise<BenchReport> {
       if (typeof peer !== 'string') contenders.push(peerContender(peer, program))
     }
     contenders.push(seamContender(sandbox, 'none', direct, 'seam sandbox: none, a new source each run', true))
+    const echo = new Worker("require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m))", { eval: true })
     const viaPipeline = [
-      seamContender(sandbox, 'one', pipelineHost, 'seam sandbox, 1 sub-call through execute'),
-      directExecutes(1, SHAPE.one.runs, '1 direct execute'),
+      roundTrips(echo, '100 bare worker round trips'),
       seamContender(sandbox, 'hundred', pipelineHost, 'seam sandbox, 100 sub-calls through execute'),
       directExecutes(100, SHAPE.hundred.runs, '100 direct executes'),
     ]
@@ -222,6 +241,7 @@ export async function run(): Promise<BenchReport> {
     const byLabel = new Map(measured.map((m) => [m.label, m]))
     const get = (label: string) => byLabel.get(label)!
     const memory = await memoryPerRun(sandbox)
+    await echo.terminate()
 
     const rows: string[][] = []
     for (const program of programs) {
@@ -238,13 +258,15 @@ export async function run(): Promise<BenchReport> {
     }
     const warm = get('seam sandbox: none')
     rows.push(['none, a new source each run (esbuild strips it)', '', formatMs(msPerOp(get('seam sandbox: none, a new source each run'))), '', ''])
+    // (the run with 100 sub-calls − a warm run with none) / 100: what one sub-call adds.
     const perSubCall = (runLabel: string, executes: string, calls: number) => {
       const sub = (msPerOp(get(runLabel)) - msPerOp(warm)) / calls
       const exec = msPerOp(get(executes)) / calls
       return { sub, exec, ratio: sub / exec }
     }
-    const one = perSubCall('seam sandbox, 1 sub-call through execute', '1 direct execute', 1)
     const hundred = perSubCall('seam sandbox, 100 sub-calls through execute', '100 direct executes', 100)
+    const directSub = (msPerOp(get('seam sandbox: hundred')) - msPerOp(warm)) / 100
+    const trip = msPerOp(get('100 bare worker round trips')) / 100
     const verdicts: Verdict[] = [
       budget('warm run, no sub-calls, source seen before (median wall)', msPerOp(warm), WARM_BUDGET_MS, formatMs, `direct call: ${formatMs(msPerOp(get('direct function calls: none')))}`),
       {
@@ -269,8 +291,9 @@ export async function run(): Promise<BenchReport> {
         ...table(
           ['through the pipeline', 'per sub-call', 'direct execute', 'ratio'],
           [
-            ['1 sub-call (its run minus a warm empty run)', formatMs(one.sub), formatMs(one.exec), formatRatio(one.ratio)],
             ['100 sequential sub-calls, per sub-call', formatMs(hundred.sub), formatMs(hundred.exec), formatRatio(hundred.ratio)],
+            ['  the same, tool body called directly', formatMs(directSub), '', ''],
+            ['  a bare worker message round trip', formatMs(trip), '', ''],
           ],
         ),
         `sandbox run vs direct, 100 through execute: ${formatRatio(pairedRatio(get('seam sandbox, 100 sub-calls through execute'), get('100 direct executes')))} per run`,
