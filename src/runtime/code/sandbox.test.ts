@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
 import { type CodeHost, type CodeRunResult, createCodeSandbox, type SubCallSettlement } from './index.js'
 
 const sandbox = createCodeSandbox({ poolSize: 2 })
@@ -274,6 +274,20 @@ describe('createCodeSandbox: escape attempts settle with a code and leave the ho
     failedWith(await run('while (true) {}', { limits: { cpuMs: 200 } }), 'CODE_CPU_LIMIT')
     failedWith(await run('for (;;) { try { while (true) {} } catch {} }', { limits: { cpuMs: 60_000, wallMs: 300 } }), 'CODE_TIMEOUT')
     await expectHealthy()
+  })
+
+  it('terminates a worker whose one stretch of built-ins outruns cpuMs (the interrupt handler starved), failing its other runs with a reason', async () => {
+    const own = createCodeSandbox({ poolSize: 1 })
+    onTestFinished(() => own.close())
+    const bystander = own.run({ source: 'await tools.slow({}); return "bystander"', toolNames: ['slow'] }, echoHost({ slow: 3000 }))
+    const started = performance.now()
+    const result = await own.run({ source: 'await 0\nwhile (true) new Array(100000).fill(0)', toolNames: [], limits: { cpuMs: 200, wallMs: 20_000 } }, echoHost())
+    failedWith(result, 'CODE_CPU_LIMIT')
+    expect(performance.now() - started).toBeLessThan(5_000)
+    const other = await bystander
+    failedWith(other, 'CODE_TIMEOUT')
+    if (other.outcome === 'failed') expect(other.message).toMatch(/another run in it overran its CPU time/)
+    expect(await own.run({ source: 'return 7', toolNames: [] }, echoHost())).toMatchObject({ outcome: 'completed', value: 7 })
   })
 
   it('settles CODE_TIMEOUT when a sub-call never answers', async () => {

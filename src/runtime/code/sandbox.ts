@@ -13,7 +13,7 @@
  */
 import { transform } from 'esbuild'
 import { SeamError } from '../../errors.js'
-import { WorkerPool, type PoolWorker } from './pool.js'
+import { busyBase, type PoolWorker, WorkerPool } from './pool.js'
 import {
   type CodeFailureCode,
   type CodeHost,
@@ -31,6 +31,9 @@ import {
 
 /** How long a worker may take to answer a cancel before it is terminated. */
 const CANCEL_GRACE_MS = 250
+/** How often the watchdog looks, and how far past `cpuMs` one slice may run before its worker is terminated. */
+const WATCHDOG_MS = 100
+const WATCHDOG_GRACE_MS = 250
 const PROGRAM_PREFIX = '(async () => {'
 
 interface ActiveRun {
@@ -42,6 +45,7 @@ interface ActiveRun {
   pending: Set<Promise<void>>
   /** Aborts the sub-calls still running when the run ends without waiting for them. */
   controller: AbortController
+  cpuMs: number
   settle(result: CodeRunResult): void
   ended: boolean
   timer: ReturnType<typeof setTimeout> | undefined
@@ -66,6 +70,25 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
       }
     },
   })
+
+  // QuickJS calls its interrupt handler every few thousand operations; a program whose every operation
+  // is one long built-in (filling a huge array) can starve it. The watchdog ends such a slice from here.
+  let watchdog: ReturnType<typeof setInterval> | undefined
+  function watch(): void {
+    if (active.size === 0) {
+      clearInterval(watchdog)
+      watchdog = undefined
+      return
+    }
+    const now = Date.now()
+    for (const run of active.values()) {
+      const since = Atomics.load(run.worker.busy, 0)
+      if (since === 0 || Atomics.load(run.worker.busy, 1) !== run.id) continue
+      if (now - (busyBase + since) <= run.cpuMs + WATCHDOG_GRACE_MS) continue
+      finish(run, fail('CODE_CPU_LIMIT', `the program ran for more than ${run.cpuMs} ms of CPU time in one stretch; its worker was terminated`))
+      void run.worker.terminate('the sandbox worker was terminated: another run in it overran its CPU time')
+    }
+  }
 
   function call(message: Extract<FromWorker, { type: 'call' }>): void {
     const run = active.get(message.id)
@@ -119,7 +142,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     const grace = setTimeout(() => {
       if (!active.has(run.id)) return
       finish(run, fail(code, message))
-      void run.worker.terminate()
+      void run.worker.terminate('the sandbox worker was terminated: another run in it did not stop at its wall time')
     }, CANCEL_GRACE_MS)
     grace.unref?.()
   }
@@ -142,9 +165,13 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     const worker = pool.pick()
     const id = nextId++
     return new Promise<CodeRunResult>((resolve) => {
-      const entry: ActiveRun = { id, worker, host, started, pending: new Set(), controller: new AbortController(), settle: resolve, ended: false, timer: undefined }
+      const entry: ActiveRun = { id, worker, host, started, pending: new Set(), controller: new AbortController(), cpuMs: limits.cpuMs, settle: resolve, ended: false, timer: undefined }
       active.set(id, entry)
       worker.runs.add(id)
+      if (!watchdog) {
+        watchdog = setInterval(watch, WATCHDOG_MS)
+        watchdog.unref?.()
+      }
       entry.timer = setTimeout(() => cancel(entry, 'CODE_TIMEOUT', `the run took more than ${limits.wallMs} ms`), limits.wallMs)
       const signal = request.signal
       if (signal) {

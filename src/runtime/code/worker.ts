@@ -14,7 +14,7 @@ import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRunt
 import type { CodeFailureCode, CodeLimits, CodeRunCode, CodeLogEntry, CodeLogLevel, CodeRecorded, FromWorker, ToWorker, WorkerRunEnd } from './types.js'
 
 type Core = typeof import('quickjs-emscripten-core')
-const data = workerData as { base: string; prelude: string }
+const data = workerData as { base: string; prelude: string; busy: Int32Array; busyBase: number }
 const load = createRequire(data.base)
 const core = load('quickjs-emscripten-core') as Core
 const variant = load('@jitl/quickjs-wasmfile-release-sync') as { default: Parameters<Core['newQuickJSWASMModuleFromVariant']>[0] }
@@ -149,6 +149,9 @@ function start(message: Extract<ToWorker, { type: 'run' }>): void {
 /** Runs one synchronous stretch of the program, then its pending jobs; ends the run when it is over. */
 function slice(run: Run, step: () => void): void {
   run.sliceStart = performance.now()
+  // The pool's watchdog reads this: a slice QuickJS's interrupt handler cannot stop (one long built-in) ends the worker.
+  Atomics.store(data.busy, 1, run.id)
+  Atomics.store(data.busy, 0, Date.now() - data.busyBase)
   try {
     step()
     if (!run.end && !run.kill) {
@@ -161,6 +164,7 @@ function slice(run: Run, step: () => void): void {
   } catch (error) {
     run.end ??= thrown(run, error)
   } finally {
+    Atomics.store(data.busy, 0, 0)
     run.cpuMs += performance.now() - run.sliceStart
     run.sliceStart = 0
   }
