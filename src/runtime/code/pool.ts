@@ -80,6 +80,8 @@ export class WorkerPool {
       post: (message) => worker.postMessage(message),
       terminate: (why) => {
         if (why) reason = why
+        // No run may be given to a worker on its way out.
+        this.#workers.delete(entry)
         return worker.terminate()
       },
     }
