@@ -307,8 +307,10 @@ describe('createCodeSandbox: escape attempts settle with a code and leave the ho
   })
 
   it('stops a memory bomb with CODE_MEMORY_LIMIT', async () => {
-    failedWith(await run('const a = []; while (true) a.push([a.length, a.length + 1, { n: a.length }])', { limits: { memoryBytes: 16 * 1024 * 1024 } }), 'CODE_MEMORY_LIMIT')
-    failedWith(await run('await 0\nconst a = []; while (true) a.push({ s: "x" + a.length })', { limits: { memoryBytes: 16 * 1024 * 1024 } }), 'CODE_MEMORY_LIMIT')
+    const limits = { memoryBytes: 4 * 1024 * 1024 }
+    failedWith(await run('const a = []; while (true) a.push([a.length, { n: a.length }])', { limits }), 'CODE_MEMORY_LIMIT')
+    failedWith(await run('await 0\nconst a = []; while (true) a.push([a.length, { n: a.length }])', { limits }), 'CODE_MEMORY_LIMIT')
+    failedWith(await run('let s = "ab"; const keep = []; while (true) { s = s + s; keep.push(s.slice(1)) }'), 'CODE_MEMORY_LIMIT')
     await expectHealthy()
   })
 

@@ -207,11 +207,18 @@ function finish(run: Run): void {
 function retire(error: unknown): void {
   if (replacing) return
   console.error(`seam code sandbox: QuickJS could not free a runtime (${String(error).slice(0, 160)}); later runs use a fresh module`)
-  replacing = core.newQuickJSWASMModuleFromVariant(variant.default).then((module) => {
-    current = module
-    replacing = undefined
-    return module
-  })
+  replacing = core.newQuickJSWASMModuleFromVariant(variant.default).then(
+    (module) => {
+      current = module
+      replacing = undefined
+      return module
+    },
+    (failure) => {
+      // Without a module this worker can run nothing: leave, and the pool fails its runs and starts another.
+      console.error(`seam code sandbox: no fresh QuickJS module (${String(failure)}); the worker exits`)
+      process.exit(1)
+    },
+  )
 }
 
 function failed(run: Run, code: CodeRunCode, message: string): WorkerRunEnd {
