@@ -339,6 +339,11 @@ describe('createCodeSandbox: escape attempts settle with a code and leave the ho
     const aborted = run('await tools.slow({})', { signal: controller.signal }, host)
     setTimeout(() => controller.abort(), 50)
     failedWith(await aborted, 'ABORTED')
+    // Aborted while esbuild strips a source it has not seen: settles at once, never runs.
+    const early = new AbortController()
+    const stripping = run(`await tools.slow({}) // ${Math.random()}`, { signal: early.signal }, host)
+    early.abort()
+    failedWith(await stripping, 'ABORTED')
 
     const own = createCodeSandbox({ poolSize: 1 })
     const inFlight = own.run({ source: 'await tools.slow({})', toolNames: ['slow'] }, host)

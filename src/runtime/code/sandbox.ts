@@ -162,6 +162,8 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
       return fail('CODE_SYNTAX', syntaxMessage(error))
     }
     if (closed) return fail('CLOSED', 'the code sandbox closed before the run started')
+    // Checked again: the signal may have fired while esbuild stripped the program.
+    if (request.signal?.aborted) return fail('ABORTED', 'the run was cancelled before it started')
     const worker = pool.pick()
     const id = nextId++
     return new Promise<CodeRunResult>((resolve) => {
