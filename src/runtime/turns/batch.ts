@@ -39,10 +39,11 @@ export async function runBatch(states: readonly CallState[], signal: AbortSignal
     }
     const admitted = admit(state)
     if (admitted !== undefined) await admitted
-    // A few steps between a call's admission and its start, even when nothing waited: the commits
-    // (and result observers) of the calls before it run there, so an observer that aborts the batch
-    // stops the calls after it (the last abort check runs in the step that starts the body).
-    for (let step = 0; step < STEPS_BEFORE_START; step += 1) await STEP
+    // A few steps between a call's admission and its start while calls before it have not
+    // committed, even when nothing waited: their commits (and result observers) run there, so an
+    // observer that aborts the batch stops the calls after it (the last abort check runs in the
+    // step that starts the body).
+    for (let step = 0; step < STEPS_BEFORE_START && queue.uncommitted; step += 1) await STEP
     queue.push(state, state.settled ? undefined : startExecution(state))
   }
   await queue.drained()
@@ -130,6 +131,11 @@ class CommitQueue {
     }
   }
 
+  /** Some call pushed so far has not committed yet. */
+  get uncommitted(): boolean {
+    return this.#head < this.#entries.length
+  }
+
   /** Resolves after the next commit. Only the batch's own loop waits, one wait at a time. */
   slot(): Promise<void> {
     return new Promise((resolve) => {
@@ -139,7 +145,7 @@ class CommitQueue {
 
   /** Resolves once every call pushed so far has committed. */
   async drained(): Promise<void> {
-    while (this.#head < this.#entries.length) await this.slot()
+    while (this.uncommitted) await this.slot()
   }
 }
 
