@@ -346,18 +346,23 @@ const rows: readonly Row[] = [
   },
 ]
 
+/** `--only=seam,zhin`: only the contenders whose label starts with one of these (seam-runtime always), and no verdicts. */
+const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',')
+const wanted = (contender: Contender, index: number) => index === 0 || only === undefined || only.some((prefix) => contender.label.startsWith(prefix))
+
 /** Each row's contenders interleaved, then the issue's four targets (the last: a batch against 8 of the same run's single calls). */
 export async function run(): Promise<BenchReport> {
   const rounds = numberOption('rounds', 16)
   const lines = [`peers: the same inc tool, one process, ${rounds} interleaved rounds a row, CPU time per op (median), ratio to seam-runtime (median of paired rounds)`]
   const measuredRows: Measured[][] = []
   for (const row of rows) {
-    const measured = await interleave(row.contenders, { rounds, warmup: WARMUP, settle: true })
+    const measured = await interleave(row.contenders.filter(wanted), { rounds, warmup: WARMUP, settle: true })
     measuredRows.push(measured)
     const seam = measured[0]!
     const body = measured.map((m) => [m.label, formatMs(cpuMsPerOp(m)), row.per > 1 ? formatMs(cpuMsPerOp(m) / row.per) : '', m === seam ? '1.00×' : formatRatio(pairedCpuRatio(m, seam))])
     lines.push('', ...table([row.what, 'CPU per op', 'per call', 'ratio to seam'], body))
   }
+  if (only !== undefined) return { name: 'peers', lines, verdicts: [] }
   const [call, batch] = measuredRows as [Measured[], Measured[]]
   const [seamOne, zhinOne, openAiOne] = call as [Measured, Measured, Measured]
   const [seamEight, zhinEight] = batch as [Measured, Measured]

@@ -21,18 +21,20 @@ import type { CallState } from '../pipeline/state.js'
 export async function runBatch(states: readonly CallState[], signal: AbortSignal, maxParallel: number): Promise<void> {
   const queue = new CommitQueue()
   for (const state of states) {
+    let safe = false
     if (!signal.aborted && classify(state)) {
+      safe = queue.running < maxParallel
       while (queue.running >= maxParallel && !signal.aborted) await queue.slot()
     } else if (!signal.aborted) {
       // Exclusive: a barrier. Everything before it has committed before it is admitted.
       await queue.drained()
     }
-    // Reclassify after waiting: a commit may have changed the tool (or the policy) meanwhile.
     if (signal.aborted) {
       queue.push(state, ABORTED)
       continue
     }
-    if (!classify(state)) {
+    // Reclassify after waiting: a commit may have changed the tool (or the policy) meanwhile.
+    if (!safe && !classify(state)) {
       await queue.drained()
       await runCall(state, ignore)
       continue
