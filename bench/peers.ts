@@ -383,7 +383,7 @@ export async function run(): Promise<BenchReport> {
         pass: eight <= oneCall * BATCH,
         measured: `${formatMs(eight)} CPU`,
         baseline: `${BATCH} × ${formatMs(oneCall)} CPU`,
-        target: `≤ ${BATCH}×`,
+        target: `≤ ${BATCH} × one call`,
       },
     ],
   }
