@@ -8,6 +8,8 @@
  * 16 concurrent turns: the journal against the raw driver writing the same events into a minimal
  * table (`bench/journal-raw.ts`), committing each INSERT at 1 turn and group-committing at 16.
  * Targets (issue 33): 16 turns at most 1.5× raw group commit, 1 turn at most 1.2× raw commits.
+ * Then PostgreSQL (`journal-postgres.ts`): time per call at 1 and 16 turns, group commit, one commit
+ * per append, and the raw `pg` driver doing two INSERT commits a call.
  * `npm run bench -- journal` (or `node --import tsx bench/journal.ts`)
  */
 import { randomUUID } from 'node:crypto'
@@ -17,6 +19,7 @@ import { join } from 'node:path'
 import { type JournalEvent, type JournalStore, sqliteJournal } from '../src/runtime/journal/index.js'
 import { availableSqliteDrivers, openSqlite, type SqliteDatabase, type SqliteDriver } from '../src/runtime/journal/sqlite-driver.js'
 import { type BenchReport, formatMs, formatRate, isMain, median, printReport, table, type Verdict } from './harness.js'
+import { runPostgres } from './journal-postgres.js'
 import { type CallWriter, callEvents, commitEach, groupCommit } from './journal-raw.js'
 
 const TURNS = 16
@@ -283,6 +286,7 @@ export async function run(): Promise<BenchReport> {
         },
       ]
     })
+    const postgres = await runPostgres()
     return {
       name: 'journal',
       lines: [
@@ -291,8 +295,10 @@ export async function run(): Promise<BenchReport> {
         '',
         `per call (tool/call + tool/result, each durable before the next), wall time, ${CALL_ROUNDS} interleaved rounds of ${CALL_ROUND_MS} ms, medians`,
         ...table(['', ...calls.map((c) => LABELS[c.driver])], callRows),
+        '',
+        ...postgres.lines,
       ],
-      verdicts: [...verdicts, ...callVerdicts],
+      verdicts: [...verdicts, ...callVerdicts, ...postgres.verdicts],
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
