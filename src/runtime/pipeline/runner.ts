@@ -81,7 +81,9 @@ function named(names: readonly string[], stage: (index: number, state: CallState
 /**
  * The pipeline as named stages, in three parts a batch awaits apart. A batch runs them through
  * `admit`, `startExecution` and `commit`, which call the same stages in this order without a
- * promise per stage (per-stage promises made a batch's call cost twice a single call's).
+ * promise per stage (per-stage promises made a batch's call cost twice a single call's); `admit`
+ * writes `tool/call` as `runCall` does, and the batch (`turns/batch.ts`) gives the steps
+ * `journalCallWaited` would wait to the commits of the calls before it.
  */
 const JOURNAL_CALL: Stages = [['tool/call', journalCallWaited]]
 export const admission: Stages = [...JOURNAL_CALL, ...named(AFTER_CALL.slice(0, 8), stageAfterCall)]
