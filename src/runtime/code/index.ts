@@ -1,0 +1,15 @@
+export { createCodeSandbox } from './sandbox.js'
+export {
+  type CodeFailureCode,
+  type CodeHost,
+  type CodeLimits,
+  type CodeLogEntry,
+  type CodeLogLevel,
+  type CodeRecorded,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeSandbox,
+  type CodeSandboxOptions,
+  DEFAULT_CODE_LIMITS,
+  type SubCallSettlement,
+} from './types.js'
