@@ -12,6 +12,11 @@ export interface ToolCall {
   readonly arguments: string | Readonly<Record<string, unknown>>
   /** The W3C trace context the call came with (a served MCP request's `_meta`): the body's `ctx.trace`. */
   readonly trace?: TraceContext
+  /**
+   * A nested call's outer call: its `ToolExecution.token`. Set by the runtime on the calls a tool
+   * body (or a Code Mode program) makes through `ctx.tools.call`; a caller's own is ignored.
+   */
+  readonly parent?: symbol
 }
 
 /** The frozen view of a call that hooks, guards and wrappers receive. */
@@ -24,6 +29,22 @@ export interface ToolExecution {
   readonly turn: TurnEnvelope
   readonly generation: number
   readonly signal: AbortSignal
+  /** A nested call's outer call's `token` (see `ToolCall.parent`); absent on a model's own call. */
+  readonly parent?: symbol
+}
+
+/**
+ * What a tool body calls other tools with (`ctx.tools`). A nested call is a call of the same turn
+ * with the id `<outer callId>/<n>`: it runs the whole pipeline (visibility, arguments, permission,
+ * approval, guards, wrappers, post-execute, journal) and settles with its own outcome, which is
+ * returned, never thrown. The model sees only the outer call.
+ */
+export interface NestedTools {
+  /**
+   * Calls `name` with `args` (an object, or JSON text); `signal` cancels this call only (the outer
+   * call's signal applies too). Past the nesting bound it settles `NESTED_CALL_DEPTH` and runs nothing.
+   */
+  call(name: string, args?: Readonly<Record<string, unknown>> | string, options?: { readonly signal?: AbortSignal }): Promise<ToolCallOutcome>
 }
 
 export type PreDecision = { kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; reason?: string }

@@ -26,7 +26,12 @@ export interface RuntimeLimits {
   readonly maxParallel: number
   /** How long a parked call waits for a decision and its resume before it settles `APPROVAL_TIMEOUT`. */
   readonly approvalTtlMs: number
+  /** How deep nested calls may go: a model's call is at depth 0, its nested calls at 1 (default 4). */
+  readonly maxNesting: number
 }
+
+/** Runs a nested call of `outer` (see `NestedTools`): set by the turn's runtime, which counts it as its work. */
+export type NestedCaller = (outer: CallState, name: string, args: ToolCall['arguments'] | undefined, signal: AbortSignal) => Promise<ToolCallOutcome>
 
 /** What every call of one turn shares. */
 export interface TurnContext {
@@ -63,6 +68,8 @@ export interface TurnContext {
   readonly locate: (error: unknown) => Record<string, unknown> | undefined
   /** The turn's instrumentation; `undefined` (nothing reported) without one. */
   readonly probe: TurnProbe | undefined
+  /** Runs a body's nested calls (`ctx.tools.call`); without it a body has none to make. */
+  readonly callNested?: NestedCaller
 }
 
 export interface AbandonedCall {
@@ -120,12 +127,35 @@ export class CallState {
   /** What few calls use (see `RareCallState`); made on the first write of one of its fields. */
   #rare: RareCallState | undefined = undefined
 
-  constructor(ctx: TurnContext, call: ToolCall, signal: AbortSignal) {
+  /** `parent`: the outer call of a nested call (see `NestedTools`). */
+  constructor(ctx: TurnContext, call: ToolCall, signal: AbortSignal, parent?: CallState) {
     this.ctx = ctx
     this.call = call
     this.signal = signal
-    const probe = ctx.probe?.call(call)
+    if (parent !== undefined) this.#more().parent = parent
+    // A nested call's span is a child of its outer call's.
+    const outer = parent?.probe
+    const probe = outer?.child !== undefined ? outer.child(call) : ctx.probe?.call(call)
     if (probe !== undefined) this.#more().probe = probe
+  }
+
+  /** The outer call of a nested call; `undefined` for a model's own call. */
+  get parent(): CallState | undefined {
+    return this.#rare?.parent
+  }
+
+  /** How many outer calls stand above this one: 0 for a model's call. */
+  get depth(): number {
+    let depth = 0
+    for (let outer = this.parent; outer !== undefined; outer = outer.parent) depth += 1
+    return depth
+  }
+
+  /** The number of the next nested call this call makes (1, 2, 3 …): its id is `<callId>/<n>`. */
+  nextNested(): number {
+    const rare = this.#more()
+    rare.nested += 1
+    return rare.nested
   }
 
   /** The tool the call runs: its snapshot's capability, once the generation stage found it. */
@@ -209,7 +239,8 @@ export class CallState {
     if (this.args === undefined) return undefined
     const rare = this.#more()
     if (rare.exec === undefined) {
-      rare.exec = Object.freeze({
+      const parent = rare.parent?.exec?.token
+      const exec = {
         callId: this.call.callId,
         name: this.call.name,
         arguments: this.args,
@@ -217,7 +248,8 @@ export class CallState {
         turn: this.ctx.turn,
         generation: this.ctx.generation.number,
         signal: this.signal,
-      })
+      }
+      rare.exec = Object.freeze(parent === undefined ? exec : { ...exec, parent })
     }
     return rare.exec
   }
@@ -328,6 +360,8 @@ class RareCallState {
   resumeToken: string | undefined = undefined
   heldKey: string | undefined = undefined
   exec: ToolExecution | undefined = undefined
+  parent: CallState | undefined = undefined
+  nested = 0
 }
 
 export function settle(state: CallState, settlement: Settlement): void {

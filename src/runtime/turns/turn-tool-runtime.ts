@@ -11,7 +11,8 @@ import { appendNowOf } from '../journal/memory.js'
 import { classify } from '../pipeline/classify.js'
 import { MAX_TIMER_MS } from '../base/deadlines.js'
 import { abortedBeforeDispatch, admission, attempt, commit, execution, runCall } from '../pipeline/runner.js'
-import { type AbandonedCall, CallState, type RuntimeLimits, type TurnContext } from '../pipeline/state.js'
+import { type AbandonedCall, CallState, type NestedCaller, type RuntimeLimits, type TurnContext } from '../pipeline/state.js'
+import { nestedCall, runNested } from '../pipeline/nested.js'
 import type { ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { notYours, ownsRound, reservedSeqs, resumeParked } from '../pipeline/resume.js'
 import type { ParkedCall } from '../../seams/coordination.js'
@@ -27,6 +28,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = Object.freeze({
   journalTimeoutMs: 10_000,
   maxParallel: 8,
   approvalTtlMs: 86_400_000,
+  maxNesting: 4,
 })
 
 /**
@@ -134,7 +136,16 @@ export class TurnToolRuntime {
       onAbandoned: options.onAbandoned ?? (() => {}),
       locate: options.locate ?? (() => undefined),
       probe,
+      callNested: this.#callNested,
     }
+  }
+
+  /** A body's nested call: counted as this runtime's work until it settles (`idle`, `turn.end()`). */
+  readonly #callNested: NestedCaller = (outer, name, args, signal) => {
+    this.#active += 1
+    this.#activity?.begin()
+    const { state } = nestedCall(outer, name, args, signal)
+    return runNested(state).finally(() => this.#done())
   }
 
   /**
