@@ -110,7 +110,8 @@ function outerRound(call: OpenCall, last: ReadonlyMap<string, ParkedCall>): Park
 /** `maxSeq` raised past the seqs parked calls keep free, so repair never takes one a resume will write. */
 export function withReservedSeqs(maxSeq: Map<string, number>, parked: readonly ParkedCall[]): Map<string, number> {
   for (const round of parked) {
-    if ((maxSeq.get(round.turnId) ?? 0) < round.resultSeq) maxSeq.set(round.turnId, round.resultSeq)
+    const reserved = Math.max(round.decidedSeq, round.resultSeq, round.code?.subResultSeq ?? 0)
+    if ((maxSeq.get(round.turnId) ?? 0) < reserved) maxSeq.set(round.turnId, reserved)
   }
   return maxSeq
 }

@@ -146,4 +146,12 @@ export class SeamBodyContext implements ToolInvocationContext {
     this.#tools ??= nestedTools(this.#source, this.#state)
     return this.#tools
   }
+
+  /**
+   * The call a runtime-made context belongs to, for the runtime's own built-in tools (`run_code`
+   * runs its sub-calls as nested calls of it); `undefined` for any other object.
+   */
+  static callOf(context: unknown): CallState | undefined {
+    return context instanceof SeamBodyContext ? context.#state : undefined
+  }
 }

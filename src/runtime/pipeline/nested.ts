@@ -1,6 +1,6 @@
 import type { ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { runCall } from './runner.js'
-import { CallState, settle } from './state.js'
+import { CallState, settle, type TurnContext } from './state.js'
 
 /**
  * A nested call of `outer` (a tool body's `ctx.tools.call`, a Code Mode sub-call), start to finish:
@@ -12,17 +12,25 @@ import { CallState, settle } from './state.js'
  * 3. past `maxNesting` it is journaled and settles `NESTED_CALL_DEPTH` without running anything;
  * 4. contexts it defers join the outer call's own: delivered after the outer call commits, dropped
  *    with them by an outer post-execute block.
- * `signal` is the outer body's (fused with the nested call's own, if given).
+ * `signal` is the outer body's (fused with the nested call's own, if given). A Code Mode run names
+ * its sub-calls by their place in the program (`n`), and a resumed one gives them the seqs of its
+ * turn nothing else has taken (`ctx`).
  */
-export function nestedCall(outer: CallState, name: string, args: ToolCall['arguments'] | undefined, signal: AbortSignal): { state: CallState; call: ToolCall } {
+export function nestedCall(
+  outer: CallState,
+  name: string,
+  args: ToolCall['arguments'] | undefined,
+  signal: AbortSignal,
+  options?: { readonly n?: number; readonly ctx?: TurnContext },
+): { state: CallState; call: ToolCall } {
   const call: ToolCall = {
-    callId: `${outer.call.callId}/${outer.nextNested()}`,
+    callId: `${outer.call.callId}/${options?.n ?? outer.nextNested()}`,
     name,
     arguments: args ?? {},
     ...(outer.exec === undefined ? {} : { parent: outer.exec.token }),
     ...(outer.call.trace === undefined ? {} : { trace: outer.call.trace }),
   }
-  const state = new CallState(outer.ctx, call, signal, outer)
+  const state = new CallState(options?.ctx ?? outer.ctx, call, signal, outer)
   const { maxNesting } = outer.ctx.limits
   if (state.depth > maxNesting) {
     settle(state, {

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks'
 import type { OutcomeCode } from '../../errors.js'
 import type { DeferredContext } from '../../features/define-tool.js'
 import type { ApprovalGrants } from '../approvals/approval.js'
+import type { ApprovalAnswer } from '../../seams/approval.js'
 import type { CapabilityIngress, ToolBinding, ToolCapability } from '../generations/capability-ingress.js'
 import type { Generation } from '../generations/generation.js'
 import type { CallProbe, TurnProbe } from '../generations/instrumentation.js'
@@ -70,6 +71,27 @@ export interface TurnContext {
   readonly probe: TurnProbe | undefined
   /** Runs a body's nested calls (`ctx.tools.call`); without it a body has none to make. */
   readonly callNested?: NestedCaller
+  /**
+   * Resumes a parked Code Mode run (a round with `code`): set by a runtime that offers `run_code`.
+   * `fresh` hands out seqs of the round's turn nothing else has taken.
+   */
+  readonly resumeCode?: (ctx: TurnContext, round: ParkedCall, signal: AbortSignal, fresh: () => number) => Promise<ToolCallOutcome>
+}
+
+/** A nested call's deferred approval, held for its outer call to park (see `CallState.parksNested`). */
+export interface Deferral {
+  readonly reason: string
+  readonly summary: string
+  readonly answers: readonly ApprovalAnswer[]
+}
+
+/** What a resumed Code Mode run replays (see `CodeRound`). */
+export interface CodeResume {
+  readonly round: ParkedCall
+  /** The waiting sub-call's tool changed since it was parked: its question is asked again. */
+  readonly changed: boolean
+  /** Seqs of the turn nothing else has taken, for the sub-calls the replay runs. */
+  readonly fresh: () => number
 }
 
 export interface AbandonedCall {
@@ -149,6 +171,30 @@ export class CallState {
     let depth = 0
     for (let outer = this.parent; outer !== undefined; outer = outer.parent) depth += 1
     return depth
+  }
+
+  /** The call parks itself when a nested call of its is deferred, instead of the nested call (a Code Mode run). */
+  get parksNested(): boolean {
+    return this.#rare?.parksNested === true
+  }
+  set parksNested(value: boolean) {
+    this.#more().parksNested = value
+  }
+
+  /** A nested call's deferred approval, for its outer call to park (see `parksNested`). */
+  get deferral(): Deferral | undefined {
+    return this.#rare?.deferral
+  }
+  set deferral(value: Deferral | undefined) {
+    this.#more().deferral = value
+  }
+
+  /** Set on a resumed Code Mode run: what it replays. */
+  get codeResume(): CodeResume | undefined {
+    return this.#rare?.codeResume
+  }
+  set codeResume(value: CodeResume | undefined) {
+    this.#more().codeResume = value
   }
 
   /** The number of the next nested call this call makes (1, 2, 3 …): its id is `<callId>/<n>`. */
@@ -362,6 +408,9 @@ class RareCallState {
   exec: ToolExecution | undefined = undefined
   parent: CallState | undefined = undefined
   nested = 0
+  parksNested = false
+  deferral: Deferral | undefined = undefined
+  codeResume: CodeResume | undefined = undefined
 }
 
 export function settle(state: CallState, settlement: Settlement): void {

@@ -100,6 +100,8 @@ export class TurnToolRuntime {
   #active = 0
   #idle: { promise: Promise<void>; resolve: () => void } | undefined
   readonly #activity: Activity | undefined
+  /** The turn's seqs come from its owner (`nextSeq`): this runtime is the turn's own, live one. */
+  readonly #liveSeqs: boolean
 
   constructor(options: TurnToolRuntimeOptions) {
     const { turn, generation, capabilities } = options
@@ -117,6 +119,7 @@ export class TurnToolRuntime {
     const probe = options.probe
     this.#onContexts = options.onContexts
     this.#activity = options.activity
+    this.#liveSeqs = options.nextSeq !== undefined
     this.#ctx = {
       turn,
       generation,
@@ -196,7 +199,10 @@ export class TurnToolRuntime {
     this.#active += 1
     this.#activity?.begin()
     try {
-      return await resumeParked(this.#resumeContext(round), round, this.#signal(options?.signal))
+      // A Code Mode run's replay writes more than the two seqs its turn kept: in its own live turn
+      // it takes the turn's next ones, else the ones after everything its turn holds.
+      const fresh = round.code === undefined ? undefined : this.#liveSeqs && this.#ctx.turn.turnId === round.turnId ? this.#ctx.nextSeq : await freshSeqs(journal, round.turnId)
+      return await resumeParked(this.#resumeContext(round), round, this.#signal(options?.signal), fresh)
     } finally {
       this.#done()
     }
@@ -336,6 +342,19 @@ export class TurnToolRuntime {
 }
 
 function ignore(): void {}
+
+/**
+ * Seqs of `turnId` after every event it holds and every seq its parked rounds keep: what a process
+ * that is not the turn's own writes at. The turn must not be writing meanwhile (its process stopped).
+ */
+async function freshSeqs(journal: JournalStore, turnId: string): Promise<() => number> {
+  const events = await journal.read(turnId)
+  let seq = events.reduce((max, event) => Math.max(max, event.seq), 0)
+  for (const round of await journal.coordination.parked({ turnId, settled: true })) {
+    seq = Math.max(seq, round.decidedSeq, round.resultSeq, round.code?.subResultSeq ?? 0)
+  }
+  return () => ++seq
+}
 
 function lazySignal(signal: AbortSignal | (() => AbortSignal) | undefined): (() => AbortSignal) | undefined {
   return signal instanceof AbortSignal ? () => signal : signal
