@@ -1,3 +1,5 @@
+export { declarationsFor, type ToolDeclarationSource } from './declarations.js'
+export { CODE_MODE_RULES } from './rules.js'
 export { createCodeSandbox } from './sandbox.js'
 export {
   type CodeFailureCode,

@@ -14,6 +14,10 @@ export const PRELUDE = String.raw`(function (h, toolNamesJson, outputBytes) {
   const call = h.call, log = h.log, now = h.now, random = h.random, sleep = h.sleep, done = h.done, fail = h.fail;
   const define = (target, key, value) => Object.defineProperty(target, key, { value, writable: false, enumerable: true, configurable: false });
 
+  // A host function that returns undefined has stopped the run: throw, the interrupt handler ends it.
+  function stopping() {
+    throw new Error('the run is stopping');
+  }
   function toolCallError(code, message) {
     const error = new Error(message);
     error.code = code;
@@ -28,8 +32,13 @@ export const PRELUDE = String.raw`(function (h, toolNamesJson, outputBytes) {
       throw new TypeError('the arguments of ' + name + ' are not JSON: ' + (error && error.message));
     }
     if (text === undefined) throw new TypeError('the arguments of ' + name + ' are not JSON');
-    if (text.length > outputBytes) fail('CODE_OUTPUT_LIMIT', 'the arguments of ' + name + ' exceed ' + outputBytes + ' bytes');
-    const settled = parse(await call(name, text));
+    if (text.length > outputBytes) {
+      fail('CODE_OUTPUT_LIMIT', 'the arguments of ' + name + ' exceed ' + outputBytes + ' bytes');
+      stopping();
+    }
+    const pending = call(name, text);
+    if (pending === undefined) stopping();
+    const settled = parse(await pending);
     if (settled.ok) return settled.value;
     throw toolCallError(settled.code, settled.message);
   }
@@ -55,7 +64,7 @@ export const PRELUDE = String.raw`(function (h, toolNamesJson, outputBytes) {
     consoleObject[level] = (...values) => {
       let text = '';
       for (let i = 0; i < values.length; i++) text += (i === 0 ? '' : ' ') + show(values[i]);
-      log(level, text);
+      if (log(level, text) === false) stopping();
     };
   }
   consoleObject.debug = consoleObject.log;
@@ -95,8 +104,12 @@ export const PRELUDE = String.raw`(function (h, toolNamesJson, outputBytes) {
   function describe(error) {
     if (error instanceof Error) {
       const name = String(error.name || 'Error');
-      return name + ': ' + String(error.message) + (error.stack ? '\n' + String(error.stack) : '');
+      // Only the program's own frames: the prelude's are no business of the model's.
+      const frames = String(error.stack || '').split('\n').filter((line) => line.includes('program.js')).slice(0, 10);
+      return name + ': ' + String(error.message) + (frames.length > 0 ? '\n' + frames.join('\n') : '');
     }
+    // QuickJS throws null when it cannot even allocate its out-of-memory error.
+    if (error === null) return 'InternalError: out of memory (null was thrown)';
     return 'a non-Error value was thrown: ' + show(error);
   }
   return function start(program) {
@@ -116,7 +129,10 @@ export const PRELUDE = String.raw`(function (h, toolNamesJson, outputBytes) {
           done('threw', 'the value returned is not JSON: ' + describe(error));
           return;
         }
-        if (text !== undefined && text.length > outputBytes) fail('CODE_OUTPUT_LIMIT', 'the value returned exceeds ' + outputBytes + ' bytes');
+        if (text !== undefined && text.length > outputBytes) {
+          done('too-large', '');
+          return;
+        }
         done('value', text === undefined ? '' : 'v' + text);
       },
       (error) => done('threw', describe(error)),

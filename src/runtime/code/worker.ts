@@ -18,7 +18,16 @@ const data = workerData as { base: string; prelude: string }
 const load = createRequire(data.base)
 const core = load('quickjs-emscripten-core') as Core
 const variant = load('@jitl/quickjs-wasmfile-release-sync') as { default: Parameters<Core['newQuickJSWASMModuleFromVariant']>[0] }
-const wasm = await core.newQuickJSWASMModuleFromVariant(variant.default)
+type Module = Awaited<ReturnType<Core['newQuickJSWASMModuleFromVariant']>>
+/**
+ * The module new runs start in. QuickJS can fail to free a runtime whose program allocated enough
+ * inside a promise job to trigger its garbage collector (quickjs-emscripten issue 269: `JS_FreeRuntime`
+ * aborts on `list_empty(&rt->gc_obj_list)`); an aborted module stays usable for the runs already in
+ * it but is never given another: the next run starts in a fresh module, the old one is dropped
+ * with its last run.
+ */
+let current: Module = await core.newQuickJSWASMModuleFromVariant(variant.default)
+let replacing: Promise<Module> | undefined
 const port = parentPort!
 
 // QuickJS's own stack bound, well inside the WebAssembly stack, so deep recursion is a RangeError.
@@ -47,26 +56,38 @@ interface Run {
 }
 
 const runs = new Map<number, Run>()
+/** Runs cancelled while they waited for a fresh module. */
+const cancelled = new Map<number, { code: CodeFailureCode; message: string }>()
 
 function post(message: FromWorker): void {
   port.postMessage(message)
 }
 
 port.on('message', (message: ToWorker) => {
-  if (message.type === 'run') start(message)
+  if (message.type === 'run') {
+    if (replacing) void replacing.then(() => start(message))
+    else start(message)
+  }
   else if (message.type === 'settle') settle(message.id, message.index, message.json)
   else if (message.type === 'cancel') {
     const run = runs.get(message.id)
     if (run) {
       run.kill ??= { code: message.code, message: message.message }
       finish(run)
-    }
+    } else if (replacing) cancelled.set(message.id, { code: message.code, message: message.message })
   }
 })
 post({ type: 'ready' })
 
 function start(message: Extract<ToWorker, { type: 'run' }>): void {
-  const runtime = wasm.newRuntime()
+  const cancel = cancelled.get(message.id)
+  if (cancel) {
+    cancelled.delete(message.id)
+    post({ type: 'done', id: message.id, end: { outcome: 'failed', ...cancel, logs: [], recorded: { now: [], random: [] }, subCalls: 0 } })
+    return
+  }
+  const module = current
+  const runtime = module.newRuntime()
   runtime.setMemoryLimit(message.limits.memoryBytes)
   runtime.setMaxStackSize(STACK_BYTES)
   const context = runtime.newContext()
@@ -174,10 +195,19 @@ function finish(run: Run): void {
     run.context.dispose()
     run.runtime.dispose()
   } catch (error) {
-    // A runtime that cannot be freed may have corrupted the module: leave, the pool starts another.
-    console.error(`seam code sandbox: a QuickJS runtime could not be freed (${String(error)}); the worker exits`)
-    process.exit(1)
+    retire(error)
   }
+}
+
+/** A runtime that could not be freed has aborted its module: new runs get a fresh one. */
+function retire(error: unknown): void {
+  if (replacing) return
+  console.error(`seam code sandbox: QuickJS could not free a runtime (${String(error).slice(0, 160)}); later runs use a fresh module`)
+  replacing = core.newQuickJSWASMModuleFromVariant(variant.default).then((module) => {
+    current = module
+    replacing = undefined
+    return module
+  })
 }
 
 function failed(run: Run, code: CodeFailureCode, message: string): WorkerRunEnd {
@@ -187,7 +217,7 @@ function failed(run: Run, code: CodeFailureCode, message: string): WorkerRunEnd 
 /** The end of a run whose program threw: out-of-memory has its own code. */
 function thrown(run: Run, dumped: unknown): WorkerRunEnd {
   const message = describeDumped(dumped)
-  if (/out of memory/i.test(message)) return failed(run, 'CODE_MEMORY_LIMIT', `the program needed more than ${run.limits.memoryBytes} bytes of memory`)
+  if (/^InternalError: out of memory/.test(message)) return failed(run, 'CODE_MEMORY_LIMIT', `the program needed more than ${run.limits.memoryBytes} bytes of memory`)
   return failed(run, 'CODE_THREW', message)
 }
 
@@ -212,12 +242,10 @@ function hostObject(run: Run): QuickJSHandle {
     const name = context.getString(nameHandle!)
     const args = context.getString(argsHandle!)
     if (run.subCalls >= run.limits.subCalls) {
-      stop(run, 'CODE_SUBCALL_LIMIT', `the program issued more than ${run.limits.subCalls} sub-calls`)
-      throw new Error('sub-call limit reached')
+      return stop(run, 'CODE_SUBCALL_LIMIT', `the program issued more than ${run.limits.subCalls} sub-calls`)
     }
     if (Buffer.byteLength(args) > run.limits.outputBytes) {
-      stop(run, 'CODE_OUTPUT_LIMIT', `the arguments of ${name} exceed ${run.limits.outputBytes} bytes`)
-      throw new Error('output limit reached')
+      return stop(run, 'CODE_OUTPUT_LIMIT', `the arguments of ${name} exceed ${run.limits.outputBytes} bytes`)
     }
     const index = run.subCalls++
     const deferred = context.newPromise()
@@ -231,10 +259,10 @@ function hostObject(run: Run): QuickJSHandle {
     run.logBytes += Buffer.byteLength(text) + 1
     if (run.logBytes > run.limits.logBytes) {
       stop(run, 'CODE_OUTPUT_LIMIT', `the program's console output exceeds ${run.limits.logBytes} bytes`)
-      throw new Error('output limit reached')
+      return context.false
     }
     run.logs.push({ level: LEVELS.has(level) ? level : 'log', text })
-    return undefined
+    return context.true
   })
   define('now', () => context.newNumber(next(run, 'now', Date.now)))
   define('random', () => context.newNumber(next(run, 'random', Math.random)))
@@ -252,9 +280,9 @@ function hostObject(run: Run): QuickJSHandle {
   define('done', (kindHandle, textHandle) => {
     const kind = context.getString(kindHandle!)
     const text = context.getString(textHandle!)
-    if (kind === 'value') {
-      if (Buffer.byteLength(text) - 1 > run.limits.outputBytes) {
-        stop(run, 'CODE_OUTPUT_LIMIT', `the value returned exceeds ${run.limits.outputBytes} bytes`)
+    if (kind === 'value' || kind === 'too-large') {
+      if (kind === 'too-large' || Buffer.byteLength(text) - 1 > run.limits.outputBytes) {
+        run.end = failed(run, 'CODE_OUTPUT_LIMIT', `the value returned exceeds ${run.limits.outputBytes} bytes`)
       } else {
         run.end = { outcome: 'completed', ...(text === '' ? {} : { value: text.slice(1) }), logs: run.logs, recorded: run.recorded, subCalls: run.subCalls }
       }
@@ -265,14 +293,19 @@ function hostObject(run: Run): QuickJSHandle {
   })
   define('fail', (codeHandle, messageHandle) => {
     const code = context.getString(codeHandle!) as CodeFailureCode
-    stop(run, code === 'CODE_OUTPUT_LIMIT' ? code : 'CODE_THREW', context.getString(messageHandle!))
-    throw new Error('the run is stopping')
+    return stop(run, code === 'CODE_OUTPUT_LIMIT' ? code : 'CODE_THREW', context.getString(messageHandle!))
   })
   return host
 }
 
-function stop(run: Run, code: CodeFailureCode, message: string): void {
+/**
+ * Marks the run to end; the interrupt handler stops the program at its next check. Host functions
+ * never throw into QuickJS (a host error turned into a QuickJS exception leaks objects, and the
+ * runtime then cannot be freed): they return `undefined` and the prelude throws.
+ */
+function stop(run: Run, code: CodeFailureCode, message: string): undefined {
   run.kill ??= { code, message }
+  return undefined
 }
 
 /** The next clock or random value: the recorded one while the replay has some, then a fresh one. */
