@@ -87,6 +87,8 @@ export interface TurnToolRuntimeOptions {
   readonly activity?: Activity
   /** Told of each call and journal append of this turn (see `Instrumentation`). */
   readonly probe?: TurnProbe
+  /** Resumes a parked Code Mode run (see `TurnContext.resumeCode`). */
+  readonly resumeCode?: TurnContext['resumeCode']
 }
 
 /**
@@ -140,6 +142,7 @@ export class TurnToolRuntime {
       locate: options.locate ?? (() => undefined),
       probe,
       callNested: this.#callNested,
+      resumeCode: options.resumeCode,
     }
   }
 

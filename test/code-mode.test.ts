@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { defineTool, type JournalEvent, type PluginContext, transcript } from 'seam-runtime'
+import { beginTurn, expectPaired, rootWith } from './kit.js'
+
+/** `add` and `mul` are pure and safe to overlap; `slow` waits, recording how many ran at once; `secret` is hidden; `danger` is denied by a guard. */
+function tools(log: string[], overlap = { now: 0, max: 0 }) {
+  return (ctx: PluginContext) => {
+    ctx.addTool('add', defineTool({ description: 'Add two numbers.', input: z.object({ a: z.number(), b: z.number() }), output: z.number(), approval: 'never', isConcurrencySafe: () => true, execute: ({ a, b }) => { log.push(`add ${a} ${b}`); return a + b } }))
+    ctx.addTool('mul', defineTool({ description: 'Multiply two numbers.', input: z.object({ a: z.number(), b: z.number() }), approval: 'never', isConcurrencySafe: () => true, execute: ({ a, b }) => { log.push(`mul ${a} ${b}`); return a * b } }))
+    ctx.addTool('slow', defineTool({
+      description: 'Wait a little.',
+      input: z.object({ id: z.string(), safe: z.boolean() }),
+      approval: 'never',
+      isConcurrencySafe: ({ safe }) => safe,
+      async execute({ id }) {
+        overlap.now += 1
+        overlap.max = Math.max(overlap.max, overlap.now)
+        await new Promise((resolve) => setTimeout(resolve, 30))
+        overlap.now -= 1
+        log.push(`slow ${id}`)
+        return id
+      },
+    }))
+    ctx.addTool('secret', defineTool({ description: 'Hidden.', input: z.object({}), approval: 'never', hidden: true, execute: () => { log.push('secret'); return 'leaked' } }))
+    ctx.addTool('danger', defineTool({ description: 'Denied.', input: z.object({}), approval: 'never', execute: () => { log.push('danger'); return 'ran' } }))
+    ctx.guards.add((exec) => (exec.name === 'danger' ? 'danger is not allowed' : undefined))
+  }
+}
+
+const run = (callId: string, code: string) => ({ callId, name: 'run_code', arguments: JSON.stringify({ code }) })
+
+type CallEvent = Extract<JournalEvent, { kind: 'tool/call' }>
+
+describe('run_code', () => {
+  it('is offered only when Code Mode is on, declaring the turn\'s own tools (hidden ones left out)', async () => {
+    const { root } = await rootWith(tools([]), { codeMode: true })
+    const on = await beginTurn(root)
+    const tool = on.capabilities.tools.find((t) => t.name === 'run_code')!
+    expect(tool.parameters).toMatchObject({ required: ['code'] })
+    expect(tool.description).toContain('add(args: {')
+    expect(tool.description).toContain('Promise<number>')
+    expect(tool.description).not.toContain('secret')
+    const off = await beginTurn(root, { codeMode: false })
+    expect(off.capabilities.tools.map((t) => t.name)).not.toContain('run_code')
+    const { root: plain } = await rootWith(tools([]))
+    expect((await beginTurn(plain)).capabilities.tools.map((t) => t.name)).not.toContain('run_code')
+    expect((await beginTurn(plain, { codeMode: true })).capabilities.tools.map((t) => t.name)).toContain('run_code')
+  })
+
+  it('runs three sub-calls in sequence and two in parallel through the pipeline, each journaled as a pair linked to the run', async () => {
+    const log: string[] = []
+    const { root, journal } = await rootWith(tools(log), { codeMode: true })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute(
+      run(
+        'r1',
+        `const a = await tools.add({ a: 1, b: 2 })
+         const b = await tools.mul({ a, b: 10 })
+         const c = await tools.add({ a: b, b: 0.5 })
+         const [d, e] = await Promise.all([tools.mul({ a: 2, b: 3 }), tools.add({ a: 4, b: 5 })])
+         console.log('sum', a + b + c + d + e)
+         return { a, b, c, d, e }`,
+      ),
+    )
+    expect(outcome).toMatchObject({ status: 'completed', value: { value: { a: 3, b: 30, c: 30.5, d: 6, e: 9 }, logs: [{ level: 'log', text: 'sum 78.5' }] } })
+    expect(log).toEqual(['add 1 2', 'mul 3 10', 'add 30 0.5', 'mul 2 3', 'add 4 5'])
+    const events = await journal.read(turn.turnId)
+    const calls = events.filter((e): e is CallEvent => e.kind === 'tool/call')
+    expect(calls.map((c) => [c.callId, c.name, c.parent])).toEqual([
+      ['r1', 'run_code', undefined],
+      ['r1/1', 'add', 'r1'],
+      ['r1/2', 'mul', 'r1'],
+      ['r1/3', 'add', 'r1'],
+      ['r1/4', 'mul', 'r1'],
+      ['r1/5', 'add', 'r1'],
+    ])
+    await expectPaired(journal, turn.turnId)
+    // The run's result comes last: every sub-call settled inside it.
+    expect(events.filter((e) => e.kind === 'tool/result').at(-1)).toMatchObject({ callId: 'r1', status: 'completed' })
+    const messages = await transcript(journal, { turnId: turn.turnId })
+    expect(messages.filter((m) => m.role === 'tool').map((m) => (m as { result: { callId: string } }).result.callId)).toEqual(['r1'])
+  })
+
+  it('overlaps safe sub-calls that Promise.all asks for, and runs an exclusive one as a barrier', async () => {
+    const log: string[] = []
+    const overlap = { now: 0, max: 0 }
+    const { root } = await rootWith(tools(log, overlap), { codeMode: true })
+    const turn = await beginTurn(root)
+    const parallel = await turn.tools.execute(run('p', `return await Promise.all(['a', 'b', 'c'].map((id) => tools.slow({ id, safe: true })))`))
+    expect(parallel.value).toMatchObject({ value: ['a', 'b', 'c'] })
+    expect(overlap.max).toBe(3)
+    overlap.max = 0
+    log.length = 0
+    const barrier = await turn.tools.execute(
+      run('x', `return await Promise.all([tools.slow({ id: 'a', safe: true }), tools.slow({ id: 'b', safe: false }), tools.slow({ id: 'c', safe: true })])`),
+    )
+    expect(barrier.value).toMatchObject({ value: ['a', 'b', 'c'] })
+    expect(overlap.max).toBe(1)
+    expect(log).toEqual(['slow a', 'slow b', 'slow c'])
+  })
+
+  it('rejects the program\'s promise with the code and message of a denied or hidden sub-call, which the program may catch', async () => {
+    const log: string[] = []
+    const { root, journal } = await rootWith(tools(log), { codeMode: true })
+    const turn = await beginTurn(root)
+    const outcome = await turn.tools.execute(
+      run(
+        'r1',
+        `const caught = []
+         for (const name of ['danger', 'secret']) {
+           try { await tools.call(name, {}) } catch (error) { caught.push([error.code, error.message]) }
+         }
+         return caught`,
+      ),
+    )
+    expect(outcome.status).toBe('completed')
+    const [[deniedCode, deniedText], [hiddenCode]] = (outcome.value as { value: [string, string][] }).value
+    expect(deniedCode).toBe('DENIED')
+    expect(deniedText).toContain('danger is not allowed')
+    expect(hiddenCode).toBe('UNKNOWN_TOOL')
+    expect(log).toEqual([])
+    await expectPaired(journal, turn.turnId)
+  })
+
+  it('settles the run with the program\'s own failure code', async () => {
+    const { root } = await rootWith(tools([]), { codeMode: { limits: { cpuMs: 200 } } })
+    const turn = await beginTurn(root)
+    expect(await turn.tools.execute(run('t', `throw new Error('boom')`))).toMatchObject({ status: 'failed', code: 'CODE_THREW' })
+    expect(await turn.tools.execute(run('l', `while (true) {}`))).toMatchObject({ status: 'failed', code: 'CODE_CPU_LIMIT' })
+    expect(await turn.tools.execute(run('s', `return (`))).toMatchObject({ status: 'failed', code: 'CODE_SYNTAX' })
+  })
+})
