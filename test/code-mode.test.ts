@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { z } from 'zod'
-import { defineTool, type JournalEvent, type PluginContext, transcript } from 'seam-runtime'
+import { deferApprovals, defineTool, type JournalEvent, type PluginContext, sqliteJournal, transcript } from 'seam-runtime'
+import { openSqlite } from '../src/runtime/journal/sqlite-driver.js'
 import { beginTurn, expectPaired, rootWith } from './kit.js'
 
 /** `add` and `mul` are pure and safe to overlap; `slow` waits, recording how many ran at once; `secret` is hidden; `danger` is denied by a guard. */
@@ -115,7 +119,7 @@ describe('run_code', () => {
       ),
     )
     expect(outcome.status).toBe('completed')
-    const [[deniedCode, deniedText], [hiddenCode]] = (outcome.value as { value: [string, string][] }).value
+    const [[deniedCode, deniedText], [hiddenCode]] = (outcome.value as { value: [[string, string], [string, string]] }).value
     expect(deniedCode).toBe('DENIED')
     expect(deniedText).toContain('danger is not allowed')
     expect(hiddenCode).toBe('UNKNOWN_TOOL')
@@ -129,5 +133,65 @@ describe('run_code', () => {
     expect(await turn.tools.execute(run('t', `throw new Error('boom')`))).toMatchObject({ status: 'failed', code: 'CODE_THREW' })
     expect(await turn.tools.execute(run('l', `while (true) {}`))).toMatchObject({ status: 'failed', code: 'CODE_CPU_LIMIT' })
     expect(await turn.tools.execute(run('s', `return (`))).toMatchObject({ status: 'failed', code: 'CODE_SYNTAX' })
+  })
+})
+
+describe('run_code across approvals', () => {
+  function approvalTools(ran: string[]) {
+    return (ctx: PluginContext) => {
+      ctx.addTool('count', defineTool({ description: 'Count.', input: z.object({ n: z.number() }), approval: 'never', execute: ({ n }, c) => { ran.push(`count ${n} ${c.callId}`); return n } }))
+      ctx.addTool('note', defineTool({ description: 'Write a note.', input: z.object({ text: z.string() }), approval: 'always', execute: ({ text }, c) => { ran.push(`note ${text} ${c.callId}`); return `noted ${text}` } }))
+    }
+  }
+  const program = `const a = await tools.count({ n: 1 })
+    const t = Date.now(), r = Math.random()
+    const noted = await tools.note({ text: 'hi' })
+    const b = await tools.count({ n: 2 })
+    return { a, noted, b, t, r }`
+
+  it('parks the run for a sub-call, lists the sub-call, and on resume answers settled sub-calls from the round', async () => {
+    const ran: string[] = []
+    const { root, journal } = await rootWith(approvalTools(ran), { codeMode: true, approval: deferApprovals() })
+    const turn = await beginTurn(root)
+    const parked = await turn.tools.execute(run('r1', program))
+    expect(parked).toMatchObject({ callId: 'r1', status: 'suspended', code: 'APPROVAL_PENDING' })
+    expect(ran).toEqual(['count 1 r1/1'])
+    const [pending] = await root.approvals.pending({ principal: 'user-1' })
+    expect(pending).toMatchObject({ callId: 'r1', tool: 'note', arguments: { text: 'hi' }, reason: '"note" always asks for approval' })
+    const [round] = await journal.coordination.parked({ callId: 'r1' })
+    expect(round!.code).toMatchObject({ tool: 'run_code', index: 1, subCallId: 'r1/2', calls: [{ name: 'count', answer: { ok: true, value: 1 } }, { name: 'note' }] })
+    await root.approvals.decide('r1', 'allowed-once', { by: 'tester' })
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const resumed = await turn.tools.resume(parked.resumeToken!)
+    expect(resumed.status).toBe('completed')
+    const value = (resumed.value as { value: { a: number; noted: string; b: number; t: number; r: number } }).value
+    expect(value).toMatchObject({ a: 1, noted: 'noted hi', b: 2 })
+    // Time and randomness as the first run read them, though the resume ran later.
+    expect([value.t, value.r]).toEqual([round!.code!.recorded.now[0], round!.code!.recorded.random[0]])
+    expect(ran).toEqual(['count 1 r1/1', 'note hi r1/2', 'count 2 r1/3'])
+    const events = await journal.read(turn.turnId)
+    const seqs = events.map((e) => e.seq)
+    expect(new Set(seqs).size).toBe(seqs.length)
+    await expectPaired(journal, turn.turnId)
+    expect(events.filter((e) => e.kind === 'approval/decided')).toMatchObject([{ callId: 'r1/2', decision: 'allowed-once' }])
+  })
+
+  it('settles a resumed program that asks for another sub-call than its round holds as CODE_DIVERGED, running nothing more', async () => {
+    const ran: string[] = []
+    const dir = mkdtempSync(join(tmpdir(), 'seam-code-'))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+    const file = join(dir, 'journal.db')
+    const { root } = await rootWith(approvalTools(ran), { codeMode: true, approval: deferApprovals(), journal: sqliteJournal(file) as never })
+    const turn = await beginTurn(root)
+    const parked = await turn.tools.execute(run('d1', program))
+    expect(parked.status).toBe('suspended')
+    await root.approvals.decide('d1', 'allowed-once', { by: 'tester' })
+    // The log now says the first run's first sub-call had other arguments than this program asks for.
+    const db = openSqlite(file)
+    db.prepare(`UPDATE seam_journal_parked SET call = json_set(call, '$.code.calls[0].arguments', '{"n":7}')`).run()
+    db.close()
+    const resumed = await turn.tools.resume(parked.resumeToken!)
+    expect(resumed).toMatchObject({ status: 'failed', code: 'CODE_DIVERGED' })
+    expect(ran).toEqual(['count 1 d1/1'])
   })
 })
