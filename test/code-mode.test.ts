@@ -176,6 +176,24 @@ describe('run_code across approvals', () => {
     expect(events.filter((e) => e.kind === 'approval/decided')).toMatchObject([{ callId: 'r1/2', decision: 'allowed-once' }])
   })
 
+  it('does not run again a sub-call the journal holds as OUTCOME_UNKNOWN: the replay rejects it with that code', async () => {
+    const ran: string[] = []
+    const { root, journal } = await rootWith(approvalTools(ran), { codeMode: true, approval: deferApprovals() })
+    const turn = await beginTurn(root)
+    const source = `await tools.note({ text: 'x' })
+      try { return await tools.count({ n: 2 }) } catch (error) { return error.code }`
+    const parked = await turn.tools.execute(run('u1', source))
+    expect(parked.status).toBe('suspended')
+    // As a crash would leave it: the next sub-call started by an earlier replay, closed by crash repair.
+    const at = Date.now()
+    await journal.append({ kind: 'tool/call', turnId: turn.turnId, seq: 100, at, callId: 'u1/2', name: 'count', arguments: '{"n":2}', generation: 1, parent: 'u1' })
+    await journal.append({ kind: 'tool/result', turnId: turn.turnId, seq: 101, at, callId: 'u1/2', status: 'failed', code: 'OUTCOME_UNKNOWN', content: [{ type: 'text', text: 'unknown' }], durationMs: 0, parent: 'u1' })
+    await root.approvals.decide('u1', 'allowed-once', { by: 'tester' })
+    const resumed = await turn.tools.resume(parked.resumeToken!)
+    expect(resumed.value).toMatchObject({ value: 'OUTCOME_UNKNOWN' })
+    expect(ran).toEqual(['note x u1/1'])
+  })
+
   it('settles a resumed program that asks for another sub-call than its round holds as CODE_DIVERGED, running nothing more', async () => {
     const ran: string[] = []
     const dir = mkdtempSync(join(tmpdir(), 'seam-code-'))

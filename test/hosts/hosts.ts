@@ -26,10 +26,12 @@ export interface HostOptions {
   readonly runLog: string
   /** The `note` tool's description (a changed tool). */
   readonly description?: string
+  /** Offer `run_code` in its turns. */
+  readonly codeMode?: boolean
 }
 
 export async function startHost(options: HostOptions): Promise<HostProcess> {
-  const env = { ...process.env, RUN_LOG: options.runLog, ...(options.description ? { TOOL_DESCRIPTION: options.description } : {}) }
+  const env = { ...process.env, RUN_LOG: options.runLog, ...(options.description ? { TOOL_DESCRIPTION: options.description } : {}), ...(options.codeMode ? { CODE_MODE: '1' } : {}) }
   const args = ['--import', 'tsx', SCRIPT, options.journal, options.schema ?? '-', options.hostId, String(options.leaseMs ?? 30_000)]
   const proc: ChildProcess = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'inherit'] })
   const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()))

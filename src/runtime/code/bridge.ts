@@ -17,6 +17,7 @@ import { nestedCall, runNested } from '../pipeline/nested.js'
 import { continueDecided, lookupParked } from '../pipeline/resume.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
 import type { CodeSubCall } from '../../seams/coordination.js'
+import type { ContentBlock } from '../../seams/journal.js'
 import type { CodeHost, SubCallSettlement } from './types.js'
 
 type Answer = NonNullable<CodeSubCall['answer']>
@@ -66,6 +67,16 @@ export class CodeBridge implements CodeHost {
       if (index === resume.round.code!.index) return this.#continueWaiting(index, name, raw)
     }
     this.calls[index] = { name, arguments: raw }
+    const earlier = resume?.journaled.get(`${this.#outer.call.callId}/${index + 1}`)
+    if (earlier !== undefined) {
+      // Journaled by an earlier run, and not settled in the round: it may have run, so it is not run again.
+      const answer: Answer =
+        earlier === null || earlier.status !== 'completed'
+          ? { ok: false, code: earlier?.code ?? 'OUTCOME_UNKNOWN', message: earlier === null ? 'An earlier run of this program started this call and its outcome is unknown: it is not run again.' : contentText(earlier.content) }
+          : { ok: false, code: 'OUTCOME_UNKNOWN', message: 'An earlier run of this program ran this call; its value was not kept, and it is not run again.' }
+      this.calls[index] = { name, arguments: raw, answer }
+      return Promise.resolve(asSettlement(answer))
+    }
     const ctx = resume === undefined ? undefined : { ...this.#outer.ctx, nextSeq: resume.fresh }
     const { state } = nestedCall(this.#outer, name, raw, this.#signal, { n: index + 1, ...(ctx === undefined ? {} : { ctx }) })
     return this.#schedule(state, () => runNested(state)).then((outcome) => this.#answer(index, name, raw, state, outcome))
@@ -152,6 +163,9 @@ function asSettlement(answer: Answer): SubCallSettlement {
 
 /** An outcome's text blocks, as one string (what the model would read). */
 function textOf(outcome: ToolCallOutcome): string {
-  const parts = outcome.content.flatMap((block) => (block.type === 'text' ? [block.text] : []))
-  return parts.length > 0 ? parts.join('\n') : `The call to "${outcome.name}" ended ${outcome.status}.`
+  return contentText(outcome.content) || `The call to "${outcome.name}" ended ${outcome.status}.`
+}
+
+function contentText(content: readonly ContentBlock[]): string {
+  return content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n')
 }

@@ -20,7 +20,8 @@ import { redactText } from '../journal/redact.js'
 import { SeamBodyContext } from '../pipeline/body-context.js'
 import { pendingSettlement } from '../pipeline/park.js'
 import { awaitSettled, lookupParked, runAfterDecision } from '../pipeline/resume.js'
-import { CallState, settle, type TurnContext } from '../pipeline/state.js'
+import { CallState, type CodeResume, settle, type TurnContext } from '../pipeline/state.js'
+import type { JournalEvent } from '../../seams/journal.js'
 import { CodeBridge } from './bridge.js'
 import { declarationsFor } from './declarations.js'
 import { CODE_MODE_RULES } from './rules.js'
@@ -245,7 +246,20 @@ export async function resumeCode(ctx: TurnContext, round: ParkedCall, signal: Ab
   state.journaled = true
   state.raw = code.arguments
   state.parked = round
-  state.codeResume = { round, changed, fresh }
+  state.codeResume = { round, changed, fresh, journaled: await subCallsOf(ctx, round) }
   await lookupParked(state)
   return runAfterDecision(state)
+}
+
+/** The run's direct sub-calls in its turn's journal, by call id, with their `tool/result` (`null` while open). */
+async function subCallsOf(ctx: TurnContext, round: ParkedCall): Promise<CodeResume['journaled']> {
+  const prefix = `${round.callId}/`
+  const subs = new Map<string, Extract<JournalEvent, { kind: 'tool/result' }> | null>()
+  for (const event of await ctx.turn.journal.read(round.turnId)) {
+    if (event.kind !== 'tool/call' && event.kind !== 'tool/result') continue
+    if (!event.callId.startsWith(prefix) || event.callId.indexOf('/', prefix.length) !== -1) continue
+    if (event.kind === 'tool/result') subs.set(event.callId, event)
+    else if (!subs.has(event.callId)) subs.set(event.callId, null)
+  }
+  return subs
 }

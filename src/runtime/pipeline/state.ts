@@ -92,6 +92,12 @@ export interface CodeResume {
   readonly changed: boolean
   /** Seqs of the turn nothing else has taken, for the sub-calls the replay runs. */
   readonly fresh: () => number
+  /**
+   * The run's sub-calls the journal holds beyond its round, by call id: their `tool/result`, or
+   * `null` while open. A replay runs none of them again (one crash repair closed `OUTCOME_UNKNOWN`
+   * may have run).
+   */
+  readonly journaled: ReadonlyMap<string, Extract<JournalEvent, { kind: 'tool/result' }> | null>
 }
 
 export interface AbandonedCall {
