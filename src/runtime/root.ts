@@ -340,6 +340,14 @@ export class Root {
     }
   }
 
+  /**
+   * `capabilities` of `generation` with the built-in `run_code` added when the root's Code Mode is on,
+   * as its turns see them: what a server listing the catalog without a turn (MCP `tools/list`) shows.
+   */
+  withCodeMode(capabilities: AgentCapabilities, generation: Generation): AgentCapabilities {
+    return this.#code.offer(capabilities, generation, this.#code.enabled)
+  }
+
   /** The root owner's capabilities in the active generation, without a turn (restricted tools hidden). */
   async capabilities(owner = 'root'): Promise<AgentCapabilities> {
     this.#assertOpen()
