@@ -15,13 +15,6 @@ export type OutputSchema = z.ZodType | JsonSchema
 export type InferInput<S> = S extends z.ZodType ? z.output<S> : Record<string, unknown>
 export type InferOutput<S> = S extends z.ZodType ? z.output<S> : unknown
 
-/** A context message a tool defers until its batch has committed every result. */
-export interface DeferredContext {
-  readonly id: string
-  readonly role: 'user' | 'system'
-  readonly content: string
-}
-
 export interface ToolLogger {
   debug(message: string, fields?: Record<string, unknown>): void
   info(message: string, fields?: Record<string, unknown>): void

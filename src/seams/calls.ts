@@ -1,8 +1,14 @@
 import type { TraceContext } from './trace.js'
-import type { DeferredContext } from '../features/define-tool.js'
 import type { ContentBlock, DenialPolicy, OutcomeStatus } from './journal.js'
 import type { OutcomeCode } from '../errors.js'
 import type { TurnEnvelope } from './types.js'
+
+/** A context message a tool defers until its batch has committed every result. */
+export interface DeferredContext {
+  readonly id: string
+  readonly role: 'user' | 'system'
+  readonly content: string
+}
 
 /** One model tool call, as the model produced it. */
 export interface ToolCall {

@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/server'
 import { context, trace } from '@opentelemetry/api'
 import { messageOf, SeamError } from '../../errors.js'
-import { redactText, scrubValues } from '../../runtime/journal/redact.js'
+import { redactText, scrubValues } from '../../runtime/base/redact.js'
 import type { ApprovalPort } from '../../seams/approval.js'
 import type { Root } from '../../runtime/root.js'
 import { traceContextOf } from '../../seams/trace.js'

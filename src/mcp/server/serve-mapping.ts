@@ -1,8 +1,8 @@
 import type { CallToolResult, Prompt, Tool } from '@modelcontextprotocol/server'
-import type { AgentCapabilities, SkillCapability, ToolCapability } from '../../runtime/generations/capability-ingress.js'
+import type { AgentCapabilities, SkillCapability, ToolCapability } from '../../seams/capabilities.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
-import { redactedContent } from '../../runtime/journal/privacy.js'
-import { scrubValues } from '../../runtime/journal/redact.js'
+import { redactedContent } from '../../runtime/base/privacy.js'
+import { scrubValues } from '../../runtime/base/redact.js'
 
 /** What one generation shows an MCP client: its tools and its skills as prompts. */
 export interface McpCatalog {
