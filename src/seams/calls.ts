@@ -1,14 +1,9 @@
 import type { TraceContext } from './trace.js'
-import type { ContentBlock, DenialPolicy, OutcomeStatus } from './journal.js'
-import type { OutcomeCode } from '../errors.js'
+import type { ContentBlock } from './journal.js'
 import type { TurnEnvelope } from './types.js'
+import type { DeferredContext, ToolCallOutcome } from './outcome.js'
 
-/** A context message a tool defers until its batch has committed every result. */
-export interface DeferredContext {
-  readonly id: string
-  readonly role: 'user' | 'system'
-  readonly content: string
-}
+export type { DeferredContext, NestedTools, ToolCallOutcome } from './outcome.js'
 
 /** One model tool call, as the model produced it. */
 export interface ToolCall {
@@ -37,20 +32,6 @@ export interface ToolExecution {
   readonly signal: AbortSignal
   /** A nested call's outer call's `token` (see `ToolCall.parent`); absent on a model's own call. */
   readonly parent?: symbol
-}
-
-/**
- * What a tool body calls other tools with (`ctx.tools`). A nested call is a call of the same turn
- * with the id `<outer callId>/<n>`: it runs the whole pipeline (visibility, arguments, permission,
- * approval, guards, wrappers, post-execute, journal) and settles with its own outcome, which is
- * returned, never thrown. The model sees only the outer call.
- */
-export interface NestedTools {
-  /**
-   * Calls `name` with `args` (an object, or JSON text); `signal` cancels this call only (the outer
-   * call's signal applies too). Past the nesting bound it settles `NESTED_CALL_DEPTH` and runs nothing.
-   */
-  call(name: string, args?: Readonly<Record<string, unknown>> | string, options?: { readonly signal?: AbortSignal }): Promise<ToolCallOutcome>
 }
 
 export type PreDecision = { kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; reason?: string }
@@ -92,24 +73,3 @@ export interface PipelineHooks {
   readonly guards: readonly Guard[]
 }
 
-/** The one authoritative result of one call. Frozen. */
-export interface ToolCallOutcome {
-  readonly callId: string
-  readonly name: string
-  readonly generation: number
-  /** `suspended` is not final: the call is parked (`APPROVAL_PENDING`) and has no `tool/result` yet. */
-  readonly status: OutcomeStatus | 'suspended'
-  readonly code?: OutcomeCode
-  readonly policy?: DenialPolicy
-  readonly reason?: string
-  readonly value?: unknown
-  readonly content: readonly ContentBlock[]
-  readonly contexts?: readonly DeferredContext[]
-  /** Structured failure detail (field paths, the tool file and line of a throw). */
-  readonly details?: Readonly<Record<string, unknown>>
-  readonly durationMs: number
-  /** For a `suspended` call: give it to `turn.tools.resume` or `root.resume` once it is decided. */
-  readonly resumeToken?: string
-  /** The result was read from the journal, not produced by this call (an idempotency key's, or a resume another host ran). */
-  readonly replayed?: boolean
-}

@@ -8,7 +8,7 @@ import type { TraceContext } from './trace.js'
 import type { ApprovalPort } from './approval.js'
 import type { JournalStore } from './journal.js'
 import type { ContentBlock } from './content.js'
-import type { NestedTools } from './calls.js'
+import type { NestedTools } from './outcome.js'
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
