@@ -1,7 +1,7 @@
 import type { TraceContext } from './trace.js'
 import type { ContentBlock } from './journal.js'
 import type { TurnEnvelope } from './types.js'
-import type { DeferredContext, ToolCallOutcome } from './outcome.js'
+import type { ToolCallOutcome } from './outcome.js'
 
 export type { DeferredContext, NestedTools, ToolCallOutcome } from './outcome.js'
 
