@@ -18,7 +18,15 @@ export interface ToolCall {
    * body (or a Code Mode program) makes through `ctx.tools.call`; a caller's own is ignored.
    */
   readonly parent?: symbol
+  /**
+   * Told every line the body logs through `ctx.log` (redacted), besides the plugin's own log: a
+   * served MCP call forwards them to its client as logging notifications.
+   */
+  readonly log?: CallLogSink
 }
+
+/** Where a call's `ctx.log` lines go besides the plugin's log (see `ToolCall.log`). */
+export type CallLogSink = (level: 'debug' | 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void
 
 /** The frozen view of a call that hooks, guards and wrappers receive. */
 export interface ToolExecution {

@@ -94,7 +94,8 @@ export class CodeBridge implements CodeHost {
   #diverge(index: number, name: string, logged: CodeSubCall): SubCallSettlement {
     const message = `The program asked for ${name}(…) as call ${index + 1}, where its first run asked for ${logged.name}(…) with other arguments or another tool: it no longer does what was approved, so it was stopped.`
     this.diverged ??= { index, message }
-    return { ok: false, code: 'CODE_DIVERGED', message }
+    // Nothing the program does after this counts: the run ends here.
+    return { ok: false, code: 'CODE_DIVERGED', message, endRun: true }
   }
 
   /** The waiting sub-call of a resumed run: continued from its decision, at the seqs its round kept. */

@@ -8,6 +8,7 @@ export {
   type CodeLogEntry,
   type CodeLogLevel,
   type CodeRecorded,
+  type CodeRunCode,
   type CodeRunRequest,
   type CodeRunResult,
   type CodeSandbox,

@@ -15,9 +15,17 @@ export interface PoolWorker {
   /** Runs in this worker, by run id. */
   readonly runs: Set<number>
   post(message: ToWorker): void
-  /** Stops the thread now; its runs learn it through the pool's `onExit`. */
-  terminate(): Promise<number>
+  /**
+   * What the worker is executing, shared with it: [0] ms since `busyBase` when its current slice
+   * began (0 when idle), [1] that slice's run id. Read by the sandbox's watchdog.
+   */
+  readonly busy: Int32Array
+  /** Stops the thread now; its runs learn it through the pool's `exit` event, with `reason`. */
+  terminate(reason?: string): Promise<number>
 }
+
+/** The time `busy[0]` counts from (a worker's slice start is `busyBase + busy[0]` in Date.now() terms). */
+export const busyBase = Date.now() - 1
 
 export interface PoolEvents {
   message(worker: PoolWorker, message: FromWorker): void
@@ -56,20 +64,27 @@ export class WorkerPool {
   }
 
   #spawn(): PoolWorker {
+    const busy = new Int32Array(new SharedArrayBuffer(8))
     const worker = new Worker(workerEntry(), {
-      workerData: { base: import.meta.url, prelude: PRELUDE },
+      workerData: { base: import.meta.url, prelude: PRELUDE, busy, busyBase },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
       stdout: false,
       stderr: false,
     })
     worker.unref()
+    let reason = 'the sandbox worker exited'
     const entry: PoolWorker = {
       worker,
       runs: new Set(),
+      busy,
       post: (message) => worker.postMessage(message),
-      terminate: () => worker.terminate(),
+      terminate: (why) => {
+        if (why) reason = why
+        // No run may be given to a worker on its way out.
+        this.#workers.delete(entry)
+        return worker.terminate()
+      },
     }
-    let reason = 'the sandbox worker exited'
     worker.on('message', (message: FromWorker) => this.#events.message(entry, message))
     worker.on('error', (error) => {
       reason = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : `the sandbox worker failed: ${error.message}`

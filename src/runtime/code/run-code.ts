@@ -10,6 +10,7 @@
  *    randomness it read; a resume runs the program again from the start (see `resumeCode`).
  */
 import { randomBytes } from 'node:crypto'
+import type { OutcomeCode } from '../../errors.js'
 import { toolFingerprint } from '../../features/schema.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
 import type { ParkedCall } from '../../seams/coordination.js'
@@ -34,6 +35,9 @@ export const RUN_CODE_SOURCE = 'builtin:run_code'
 
 /** `createRoot({ codeMode })`: `true`, or the limits of every run (see `CodeLimits`). */
 export type CodeModeOption = boolean | { readonly limits?: Partial<CodeLimits>; readonly poolSize?: number }
+
+/** The sandbox's failure codes a `run_code` outcome carries as they are (`CLOSED` is the runtime's own failure). */
+const RUN_CODES: ReadonlySet<string> = new Set(['CODE_SYNTAX', 'CODE_THREW', 'CODE_TIMEOUT', 'CODE_CPU_LIMIT', 'CODE_MEMORY_LIMIT', 'CODE_OUTPUT_LIMIT', 'CODE_SUBCALL_LIMIT', 'CODE_SOURCE_TOO_LARGE'])
 
 /** How much longer than a run's wall time its call may take: the sandbox's own limit answers first. */
 const DEADLINE_SLACK_MS = 2_000
@@ -147,7 +151,7 @@ export class CodeMode {
     if (result.code === 'ABORTED') {
       settle(outer, { status: 'cancelled', code: 'ABORTED', message: `The program was cancelled: ${result.message}` })
     } else {
-      const code = result.code === 'CLOSED' ? 'TOOL_ERROR' : result.code
+      const code = RUN_CODES.has(result.code) ? (result.code as OutcomeCode) : 'TOOL_ERROR'
       settle(outer, { status: 'failed', code, message: `The program failed (${result.code}): ${result.message}`, details: { logs: result.logs } })
     }
     return { success: false, error: result.message }

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
 import { type CodeHost, type CodeRunResult, createCodeSandbox, type SubCallSettlement } from './index.js'
 
 const sandbox = createCodeSandbox({ poolSize: 2 })
@@ -103,6 +103,27 @@ describe('createCodeSandbox: sub-calls', () => {
     const result = await run(`tools.slow({}).then((v) => console.log('after return', v))\nreturn 'returned'`, {}, host)
     expect(answered).toBe(true)
     expect(result).toMatchObject({ outcome: 'completed', value: 'returned', subCalls: 1, logs: [] })
+  })
+
+  it('ends the whole run with the code of a sub-call the host settles with endRun, which the program cannot catch', async () => {
+    const signals: AbortSignal[] = []
+    const host: CodeHost = {
+      async callTool(index, _name, _args, { signal }) {
+        signals.push(signal)
+        if (index === 0) return new Promise(() => {})
+        return { ok: false, code: 'CODE_DIVERGED', message: 'the program asked for another call than its log holds', endRun: true }
+      },
+    }
+    const result = await run(
+      `tools.slow({})
+       try { await tools.echo({}) } catch (e) { return 'caught ' + e.code }
+       return 'went on'`,
+      {},
+      host,
+    )
+    expect(result).toMatchObject({ outcome: 'failed', code: 'CODE_DIVERGED', subCalls: 2 })
+    expect(signals[0]?.aborted).toBe(true)
+    await expectHealthy()
   })
 
   it('settles CODE_SUBCALL_LIMIT when a program issues 10,000 sub-calls, having passed the host only the allowed ones', async () => {
@@ -255,17 +276,41 @@ describe('createCodeSandbox: escape attempts settle with a code and leave the ho
     await expectHealthy()
   })
 
+  it('terminates a worker whose one stretch of built-ins outruns cpuMs (the interrupt handler starved), failing its other runs with a reason', async () => {
+    const own = createCodeSandbox({ poolSize: 1 })
+    onTestFinished(() => own.close())
+    const bystander = own.run({ source: 'await tools.slow({}); return "bystander"', toolNames: ['slow'] }, echoHost({ slow: 3000 }))
+    const started = performance.now()
+    const result = await own.run({ source: 'await 0\nwhile (true) new Array(100000).fill(0)', toolNames: [], limits: { cpuMs: 200, wallMs: 20_000 } }, echoHost())
+    failedWith(result, 'CODE_CPU_LIMIT')
+    expect(performance.now() - started).toBeLessThan(5_000)
+    const other = await bystander
+    failedWith(other, 'CODE_TIMEOUT')
+    if (other.outcome === 'failed') expect(other.message).toMatch(/another run in it overran its CPU time/)
+    expect(await own.run({ source: 'return 7', toolNames: [] }, echoHost())).toMatchObject({ outcome: 'completed', value: 7 })
+  })
+
   it('settles CODE_TIMEOUT when a sub-call never answers', async () => {
     const host: CodeHost = { callTool: () => new Promise(() => {}) }
-    const result = await run('return await tools.slow({})', { limits: { wallMs: 300 } }, host)
+    let signal: AbortSignal | undefined
+    const hanging: CodeHost = {
+      callTool: (_index, _name, _args, options) => {
+        signal = options.signal
+        return host.callTool(_index, _name, _args, options)
+      },
+    }
+    const result = await run('return await tools.slow({})', { limits: { wallMs: 300 } }, hanging)
     failedWith(result, 'CODE_TIMEOUT')
+    expect(signal?.aborted).toBe(true)
     expect(result.subCalls).toBe(1)
     await expectHealthy()
   })
 
   it('stops a memory bomb with CODE_MEMORY_LIMIT', async () => {
-    failedWith(await run('const a = []; while (true) a.push([a.length, a.length + 1, { n: a.length }])', { limits: { memoryBytes: 16 * 1024 * 1024 } }), 'CODE_MEMORY_LIMIT')
-    failedWith(await run('await 0\nconst a = []; while (true) a.push({ s: "x" + a.length })', { limits: { memoryBytes: 16 * 1024 * 1024 } }), 'CODE_MEMORY_LIMIT')
+    const limits = { memoryBytes: 4 * 1024 * 1024 }
+    failedWith(await run('const a = []; while (true) a.push([a.length, { n: a.length }])', { limits }), 'CODE_MEMORY_LIMIT')
+    failedWith(await run('await 0\nconst a = []; while (true) a.push([a.length, { n: a.length }])', { limits }), 'CODE_MEMORY_LIMIT')
+    failedWith(await run('let s = "ab"; const keep = []; while (true) { s = s + s; keep.push(s.slice(1)) }'), 'CODE_MEMORY_LIMIT')
     await expectHealthy()
   })
 
@@ -294,6 +339,11 @@ describe('createCodeSandbox: escape attempts settle with a code and leave the ho
     const aborted = run('await tools.slow({})', { signal: controller.signal }, host)
     setTimeout(() => controller.abort(), 50)
     failedWith(await aborted, 'ABORTED')
+    // Aborted while esbuild strips a source it has not seen: settles at once, never runs.
+    const early = new AbortController()
+    const stripping = run(`await tools.slow({}) // ${Math.random()}`, { signal: early.signal }, host)
+    early.abort()
+    failedWith(await stripping, 'ABORTED')
 
     const own = createCodeSandbox({ poolSize: 1 })
     const inFlight = own.run({ source: 'await tools.slow({})', toolNames: ['slow'] }, host)

@@ -13,11 +13,12 @@
  */
 import { transform } from 'esbuild'
 import { SeamError } from '../../errors.js'
-import { WorkerPool, type PoolWorker } from './pool.js'
+import { busyBase, type PoolWorker, WorkerPool } from './pool.js'
 import {
   type CodeFailureCode,
   type CodeHost,
   type CodeLimits,
+  type CodeRunCode,
   type CodeRunRequest,
   type CodeRunResult,
   type CodeSandbox,
@@ -30,6 +31,9 @@ import {
 
 /** How long a worker may take to answer a cancel before it is terminated. */
 const CANCEL_GRACE_MS = 250
+/** How often the watchdog looks, and how far past `cpuMs` one slice may run before its worker is terminated. */
+const WATCHDOG_MS = 100
+const WATCHDOG_GRACE_MS = 250
 const PROGRAM_PREFIX = '(async () => {'
 
 interface ActiveRun {
@@ -39,6 +43,9 @@ interface ActiveRun {
   started: number
   /** Sub-calls the host has not answered yet. */
   pending: Set<Promise<void>>
+  /** Aborts the sub-calls still running when the run ends without waiting for them. */
+  controller: AbortController
+  cpuMs: number
   settle(result: CodeRunResult): void
   ended: boolean
   timer: ReturnType<typeof setTimeout> | undefined
@@ -64,12 +71,33 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     },
   })
 
+  // QuickJS calls its interrupt handler every few thousand operations; a program whose every operation
+  // is one long built-in (filling a huge array) can starve it. The watchdog ends such a slice from here.
+  let watchdog: ReturnType<typeof setInterval> | undefined
+  function watch(): void {
+    if (active.size === 0) {
+      clearInterval(watchdog)
+      watchdog = undefined
+      return
+    }
+    const now = Date.now()
+    for (const run of active.values()) {
+      const since = Atomics.load(run.worker.busy, 0)
+      if (since === 0 || Atomics.load(run.worker.busy, 1) !== run.id) continue
+      if (now - (busyBase + since) <= run.cpuMs + WATCHDOG_GRACE_MS) continue
+      finish(run, fail('CODE_CPU_LIMIT', `the program ran for more than ${run.cpuMs} ms of CPU time in one stretch; its worker was terminated`))
+      void run.worker.terminate('the sandbox worker was terminated: another run in it overran its CPU time')
+    }
+  }
+
   function call(message: Extract<FromWorker, { type: 'call' }>): void {
     const run = active.get(message.id)
     if (!run || run.ended) return
-    const done = answer(run.host, message.index, message.name, message.args).then((json) => {
+    const done = answer(run.host, message.index, message.name, message.args, run.controller.signal).then(({ json, end }) => {
       run.pending.delete(done)
-      if (!run.ended) run.worker.post({ type: 'settle', id: run.id, index: message.index, json })
+      if (run.ended) return
+      if (end) cancel(run, end.code, end.message)
+      else run.worker.post({ type: 'settle', id: run.id, index: message.index, json })
     })
     run.pending.add(done)
   }
@@ -99,11 +127,12 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     run.ended = true
     run.worker.runs.delete(run.id)
     if (run.timer) clearTimeout(run.timer)
+    if (run.pending.size > 0) run.controller.abort(new SeamError('ABORTED', `the run ended: ${result.outcome === 'failed' ? result.code : 'completed'}`))
     run.settle(result)
   }
 
   /** Ends a run from outside (wall time, abort): the worker answers, or it is terminated. */
-  function cancel(run: ActiveRun, code: CodeFailureCode, message: string): void {
+  function cancel(run: ActiveRun, code: CodeRunCode, message: string): void {
     if (!active.has(run.id)) return
     if (run.ended) {
       finish(run, fail(code, message))
@@ -113,7 +142,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     const grace = setTimeout(() => {
       if (!active.has(run.id)) return
       finish(run, fail(code, message))
-      void run.worker.terminate()
+      void run.worker.terminate('the sandbox worker was terminated: another run in it did not stop at its wall time')
     }, CANCEL_GRACE_MS)
     grace.unref?.()
   }
@@ -133,12 +162,18 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
       return fail('CODE_SYNTAX', syntaxMessage(error))
     }
     if (closed) return fail('CLOSED', 'the code sandbox closed before the run started')
+    // Checked again: the signal may have fired while esbuild stripped the program.
+    if (request.signal?.aborted) return fail('ABORTED', 'the run was cancelled before it started')
     const worker = pool.pick()
     const id = nextId++
     return new Promise<CodeRunResult>((resolve) => {
-      const entry: ActiveRun = { id, worker, host, started, pending: new Set(), settle: resolve, ended: false, timer: undefined }
+      const entry: ActiveRun = { id, worker, host, started, pending: new Set(), controller: new AbortController(), cpuMs: limits.cpuMs, settle: resolve, ended: false, timer: undefined }
       active.set(id, entry)
       worker.runs.add(id)
+      if (!watchdog) {
+        watchdog = setInterval(watch, WATCHDOG_MS)
+        watchdog.unref?.()
+      }
       entry.timer = setTimeout(() => cancel(entry, 'CODE_TIMEOUT', `the run took more than ${limits.wallMs} ms`), limits.wallMs)
       const signal = request.signal
       if (signal) {
@@ -173,29 +208,51 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   }
 }
 
+interface Answer {
+  /** The settlement's JSON for the program. */
+  json: string
+  /** Set when the host ended the whole run with this sub-call. */
+  end?: { code: string; message: string }
+}
+
 /** Asks the host for one sub-call and returns its settlement as JSON text; never rejects. */
-async function answer(host: CodeHost, index: number, name: string, argsJson: string): Promise<string> {
+async function answer(host: CodeHost, index: number, name: string, argsJson: string, signal: AbortSignal): Promise<Answer> {
+  const failure = (code: string, message: string): Answer => ({ json: JSON.stringify({ ok: false, code, message }) })
   let settlement: SubCallSettlement
   try {
-    settlement = await host.callTool(index, name, JSON.parse(argsJson))
+    settlement = await host.callTool(index, name, JSON.parse(argsJson), { signal })
   } catch (error) {
-    return JSON.stringify({ ok: false, code: 'TOOL_ERROR', message: error instanceof Error ? error.message : String(error) })
+    return failure('TOOL_ERROR', error instanceof Error ? error.message : String(error))
   }
   if (!settlement?.ok) {
-    const failure = settlement as { code?: unknown; message?: unknown } | undefined
-    return JSON.stringify({ ok: false, code: String(failure?.code ?? 'TOOL_ERROR'), message: String(failure?.message ?? 'the sub-call failed') })
+    const failed = settlement as { code?: unknown; message?: unknown; endRun?: unknown } | undefined
+    const code = String(failed?.code ?? 'TOOL_ERROR')
+    const message = String(failed?.message ?? 'the sub-call failed')
+    return failed?.endRun === true ? { ...failure(code, message), end: { code, message } } : failure(code, message)
   }
   try {
-    return JSON.stringify({ ok: true, value: settlement.value })
+    return { json: JSON.stringify({ ok: true, value: settlement.value }) }
   } catch (error) {
-    return JSON.stringify({ ok: false, code: 'INVALID_OUTPUT', message: `the result of ${name} is not JSON: ${error instanceof Error ? error.message : String(error)}` })
+    return failure('INVALID_OUTPUT', `the result of ${name} is not JSON: ${error instanceof Error ? error.message : String(error)}`)
   }
 }
 
+/** Stripped programs by source, newest last: a run replayed after an approval strips nothing again. */
+const stripped = new Map<string, string>()
+const STRIPPED_KEPT = 64
+
 /** The program as one JavaScript expression: an async arrow function, types stripped. */
 async function strip(source: string): Promise<string> {
-  // The prefix shares line 1 with the source, so line numbers in errors are the program's own.
-  const { code } = await transform(`${PROGRAM_PREFIX}${source}\n})`, { loader: 'ts', target: 'es2022', format: undefined })
+  const kept = stripped.get(source)
+  if (kept !== undefined) {
+    stripped.delete(source)
+    stripped.set(source, kept)
+    return kept
+  }
+  // The prefix shares line 1 with the source, so esbuild's line numbers in errors are the program's own.
+  const { code } = await transform(`${PROGRAM_PREFIX}${source}\n})`, { loader: 'ts', target: 'es2022' })
+  stripped.set(source, code)
+  if (stripped.size > STRIPPED_KEPT) stripped.delete(stripped.keys().next().value!)
   return code
 }
 
@@ -207,6 +264,6 @@ function syntaxMessage(error: unknown): string {
   return `${first.text}${at}`
 }
 
-function fail(code: CodeFailureCode, message: string): CodeRunResult {
+function fail(code: CodeRunCode, message: string): CodeRunResult {
   return { outcome: 'failed', code, message, logs: [], recorded: { now: [], random: [] }, subCalls: 0 }
 }

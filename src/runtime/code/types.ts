@@ -49,15 +49,21 @@ export interface CodeRunRequest {
   signal?: AbortSignal
 }
 
-/** How a sub-call settled, as the host reports it. `value` must be JSON. */
-export type SubCallSettlement = { ok: true; value: unknown } | { ok: false; code: string; message: string }
+/**
+ * How a sub-call settled, as the host reports it. `value` must be JSON. A failure rejects the
+ * program's promise with an Error carrying `code` and `message`; with `endRun: true` it ends the whole
+ * run instead, settling it with that `code` (a program that diverged from its log, a call parked
+ * for approval): the program cannot catch it, and outstanding sub-calls are not awaited.
+ */
+export type SubCallSettlement = { ok: true; value: unknown } | { ok: false; code: string; message: string; endRun?: boolean }
 
 export interface CodeHost {
   /**
    * One sub-call of the program, in the order the program issues them; `index` is its 0-based
-   * sequence number. A throw or a value that is not JSON settles it as a failure.
+   * sequence number. A throw or a value that is not JSON settles it as a failure. `signal` aborts
+   * when the run ends without waiting for this sub-call (a limit, its wall time, `endRun`, close).
    */
-  callTool(index: number, name: string, args: unknown): Promise<SubCallSettlement>
+  callTool(index: number, name: string, args: unknown, options: { signal: AbortSignal }): Promise<SubCallSettlement>
 }
 
 export type CodeLogLevel = 'log' | 'info' | 'warn' | 'error'
@@ -80,6 +86,9 @@ export type CodeFailureCode =
   | 'ABORTED'
   | 'CLOSED'
 
+/** A failed run's code: the sandbox's own, or one a host ended the run with (`endRun`). */
+export type CodeRunCode = CodeFailureCode | (string & {})
+
 export type CodeRunResult =
   | {
       outcome: 'completed'
@@ -92,7 +101,7 @@ export type CodeRunResult =
     }
   | {
       outcome: 'failed'
-      code: CodeFailureCode
+      code: CodeRunCode
       message: string
       logs: CodeLogEntry[]
       recorded: CodeRecorded
@@ -119,14 +128,14 @@ export type ToWorker =
   | { type: 'run'; id: number; code: string; toolNames: string[]; limits: CodeLimits; replay: CodeRecorded }
   /** `json` is the JSON of a SubCallSettlement. */
   | { type: 'settle'; id: number; index: number; json: string }
-  | { type: 'cancel'; id: number; code: CodeFailureCode; message: string }
+  | { type: 'cancel'; id: number; code: CodeRunCode; message: string }
 
 /** What a worker reports when a run ends; `value` is JSON text (absent: the program returned nothing). */
 export type WorkerRunEnd =
   | { outcome: 'completed'; value?: string; logs: CodeLogEntry[]; recorded: CodeRecorded; subCalls: number }
   | {
       outcome: 'failed'
-      code: CodeFailureCode
+      code: CodeRunCode
       message: string
       logs: CodeLogEntry[]
       recorded: CodeRecorded

@@ -11,10 +11,10 @@
 import { createRequire } from 'node:module'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core'
-import type { CodeFailureCode, CodeLimits, CodeLogEntry, CodeLogLevel, CodeRecorded, FromWorker, ToWorker, WorkerRunEnd } from './types.js'
+import type { CodeFailureCode, CodeLimits, CodeRunCode, CodeLogEntry, CodeLogLevel, CodeRecorded, FromWorker, ToWorker, WorkerRunEnd } from './types.js'
 
 type Core = typeof import('quickjs-emscripten-core')
-const data = workerData as { base: string; prelude: string }
+const data = workerData as { base: string; prelude: string; busy: Int32Array; busyBase: number }
 const load = createRequire(data.base)
 const core = load('quickjs-emscripten-core') as Core
 const variant = load('@jitl/quickjs-wasmfile-release-sync') as { default: Parameters<Core['newQuickJSWASMModuleFromVariant']>[0] }
@@ -51,13 +51,13 @@ interface Run {
   /** performance.now() when the current slice began, 0 outside one. */
   sliceStart: number
   /** Set once the run must stop: the interrupt handler then stops the program at its next check. */
-  kill: { code: CodeFailureCode; message: string } | undefined
+  kill: { code: CodeRunCode; message: string } | undefined
   end: WorkerRunEnd | undefined
 }
 
 const runs = new Map<number, Run>()
 /** Runs cancelled while they waited for a fresh module. */
-const cancelled = new Map<number, { code: CodeFailureCode; message: string }>()
+const cancelled = new Map<number, { code: CodeRunCode; message: string }>()
 
 function post(message: FromWorker): void {
   port.postMessage(message)
@@ -149,6 +149,9 @@ function start(message: Extract<ToWorker, { type: 'run' }>): void {
 /** Runs one synchronous stretch of the program, then its pending jobs; ends the run when it is over. */
 function slice(run: Run, step: () => void): void {
   run.sliceStart = performance.now()
+  // The pool's watchdog reads this: a slice QuickJS's interrupt handler cannot stop (one long built-in) ends the worker.
+  Atomics.store(data.busy, 1, run.id)
+  Atomics.store(data.busy, 0, Date.now() - data.busyBase)
   try {
     step()
     if (!run.end && !run.kill) {
@@ -161,6 +164,7 @@ function slice(run: Run, step: () => void): void {
   } catch (error) {
     run.end ??= thrown(run, error)
   } finally {
+    Atomics.store(data.busy, 0, 0)
     run.cpuMs += performance.now() - run.sliceStart
     run.sliceStart = 0
   }
@@ -203,14 +207,21 @@ function finish(run: Run): void {
 function retire(error: unknown): void {
   if (replacing) return
   console.error(`seam code sandbox: QuickJS could not free a runtime (${String(error).slice(0, 160)}); later runs use a fresh module`)
-  replacing = core.newQuickJSWASMModuleFromVariant(variant.default).then((module) => {
-    current = module
-    replacing = undefined
-    return module
-  })
+  replacing = core.newQuickJSWASMModuleFromVariant(variant.default).then(
+    (module) => {
+      current = module
+      replacing = undefined
+      return module
+    },
+    (failure) => {
+      // Without a module this worker can run nothing: leave, and the pool fails its runs and starts another.
+      console.error(`seam code sandbox: no fresh QuickJS module (${String(failure)}); the worker exits`)
+      process.exit(1)
+    },
+  )
 }
 
-function failed(run: Run, code: CodeFailureCode, message: string): WorkerRunEnd {
+function failed(run: Run, code: CodeRunCode, message: string): WorkerRunEnd {
   return { outcome: 'failed', code, message, logs: run.logs, recorded: run.recorded, subCalls: run.subCalls }
 }
 
