@@ -12,7 +12,8 @@ import { appendNowOf } from '../journal/memory.js'
 import { MAX_TIMER_MS } from '../base/deadlines.js'
 import { runCall } from '../pipeline/runner.js'
 import { runBatch } from './batch.js'
-import { type AbandonedCall, CallState, type RuntimeLimits, type TurnContext } from '../pipeline/state.js'
+import { type AbandonedCall, CallState, type NestedCaller, type RuntimeLimits, type TurnContext } from '../pipeline/state.js'
+import { nestedCall, runNested } from '../pipeline/nested.js'
 import type { ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { notYours, ownsRound, reservedSeqs, resumeParked } from '../pipeline/resume.js'
 import type { ParkedCall } from '../../seams/coordination.js'
@@ -28,6 +29,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = Object.freeze({
   journalTimeoutMs: 10_000,
   maxParallel: 8,
   approvalTtlMs: 86_400_000,
+  maxNesting: 4,
 })
 
 /**
@@ -86,6 +88,8 @@ export interface TurnToolRuntimeOptions {
   readonly activity?: Activity
   /** Told of each call and journal append of this turn (see `Instrumentation`). */
   readonly probe?: TurnProbe
+  /** Resumes a parked Code Mode run (see `TurnContext.resumeCode`). */
+  readonly resumeCode?: TurnContext['resumeCode']
 }
 
 /**
@@ -99,6 +103,8 @@ export class TurnToolRuntime {
   #active = 0
   #idle: { promise: Promise<void>; resolve: () => void } | undefined
   readonly #activity: Activity | undefined
+  /** The turn's seqs come from its owner (`nextSeq`): this runtime is the turn's own, live one. */
+  readonly #liveSeqs: boolean
 
   constructor(options: TurnToolRuntimeOptions) {
     const { turn, generation, capabilities } = options
@@ -116,6 +122,7 @@ export class TurnToolRuntime {
     const probe = options.probe
     this.#onContexts = options.onContexts
     this.#activity = options.activity
+    this.#liveSeqs = options.nextSeq !== undefined
     this.#ctx = {
       turn,
       generation,
@@ -135,7 +142,17 @@ export class TurnToolRuntime {
       onAbandoned: options.onAbandoned ?? (() => {}),
       locate: options.locate ?? (() => undefined),
       probe,
+      callNested: this.#callNested,
+      resumeCode: options.resumeCode,
     }
+  }
+
+  /** A body's nested call: counted as this runtime's work until it settles (`idle`, `turn.end()`). */
+  readonly #callNested: NestedCaller = (outer, name, args, signal) => {
+    this.#active += 1
+    this.#activity?.begin()
+    const { state } = nestedCall(outer, name, args, signal)
+    return runNested(state).finally(() => this.#done())
   }
 
   /**
@@ -186,7 +203,10 @@ export class TurnToolRuntime {
     this.#active += 1
     this.#activity?.begin()
     try {
-      return await resumeParked(this.#resumeContext(round), round, this.#signal(options?.signal))
+      // A Code Mode run's replay writes more than the two seqs its turn kept: in its own live turn
+      // it takes the turn's next ones, else the ones after everything its turn holds.
+      const fresh = round.code === undefined ? undefined : this.#liveSeqs && this.#ctx.turn.turnId === round.turnId ? this.#ctx.nextSeq : await freshSeqs(journal, round.turnId)
+      return await resumeParked(this.#resumeContext(round), round, this.#signal(options?.signal), fresh)
     } finally {
       this.#done()
     }
@@ -294,6 +314,19 @@ export class TurnToolRuntime {
       // Delivery is the host's concern; it cannot unsettle committed outcomes.
     }
   }
+}
+
+/**
+ * Seqs of `turnId` after every event it holds and every seq its parked rounds keep: what a process
+ * that is not the turn's own writes at. The turn must not be writing meanwhile (its process stopped).
+ */
+async function freshSeqs(journal: JournalStore, turnId: string): Promise<() => number> {
+  const events = await journal.read(turnId)
+  let seq = events.reduce((max, event) => Math.max(max, event.seq), 0)
+  for (const round of await journal.coordination.parked({ turnId, settled: true })) {
+    seq = Math.max(seq, round.decidedSeq, round.resultSeq, round.code?.subResultSeq ?? 0)
+  }
+  return () => ++seq
 }
 
 function lazySignal(signal: AbortSignal | (() => AbortSignal) | undefined): (() => AbortSignal) | undefined {
