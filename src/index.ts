@@ -77,9 +77,12 @@ export type {
   PreDecision,
   PreExecuteHook,
   ResultObserver,
+  ExecuteOptions,
+  ProgressEvent,
   ToolCall,
   ToolCallOutcome,
   ToolExecution,
+  ToolProgress,
 } from './seams/calls.js'
 
 // ── Journal ────────────────────────────────────────────────────────────────────────────────

@@ -112,6 +112,7 @@ export class ToolRegistryAsService implements ToolService {
           throw new Error('resources are not available to tools bridged through ToolRegistryAsService')
         },
         deferContext: (m) => deferred.push(typeof m === 'string' ? m : m.content),
+        progress: (p) => context.progress?.(p),
         log: { debug() {}, info() {}, warn() {} },
       })
       return { success: true, output }

@@ -1,4 +1,5 @@
 import type { TraceContext } from './trace.js'
+import type { ToolProgress } from './calls.js'
 /**
  * The Root Capability Seam contracts (seeds/004). A `ToolService` supplies schemas and the final
  * provider call; a `SkillService` is a declarative catalog. Policy metadata on `ToolSchema` is copied
@@ -68,6 +69,10 @@ export interface ToolSchema {
   idempotencyScope?: IdempotencyScope
   /** After a crash left this key's earlier call `OUTCOME_UNKNOWN`; default `'fail'`. */
   onUnknown?: UnknownOutcomePolicy
+  /** The call's deadline in milliseconds (default: the turn's, else the root's). */
+  timeoutMs?: number
+  /** How far progress may extend the deadline, from the call's start (see `defineTool`'s `maxTimeoutMs`). */
+  maxTimeoutMs?: number
 }
 
 /**
@@ -107,6 +112,11 @@ export interface ToolInvocationContext {
    * external system that takes one (an `Idempotency-Key` header): only that makes the effect once.
    */
   readonly idempotencyKey?: string
+  /**
+   * Reports the call's progress, as a tool body's `ctx.progress()` does (always set by
+   * TurnToolRuntime). `McpToolService` forwards a mounted server's `notifications/progress` here.
+   */
+  readonly progress?: (progress: ToolProgress) => void
 }
 
 /** Asks the person behind a turn a free-form question. */

@@ -11,6 +11,7 @@ import { type CallState, toDeferred } from './state.js'
 /** Where a body's signal comes from: created on first read (see `BodyRun`). */
 export interface SignalSource {
   readonly signal: AbortSignal
+  progress(input: unknown): void
 }
 
 type FeatureBinding = Extract<ToolBinding, { kind: 'feature' }>
@@ -31,7 +32,7 @@ export class ToolBodyContext implements ToolContext {
   readonly #source: SignalSource
   readonly #state: CallState
   /** `use` and `deferContext` once read (few bodies read either): one field, not two. */
-  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext'] } | undefined
+  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; progress?: ToolContext['progress'] } | undefined
 
   constructor(source: SignalSource, state: CallState, binding: FeatureBinding) {
     this.#source = source
@@ -65,6 +66,14 @@ export class ToolBodyContext implements ToolContext {
     return made.use
   }
 
+  get progress(): ToolContext['progress'] {
+    this.#made ??= {}
+    const made = this.#made
+    const source = this.#source
+    made.progress ??= (progress) => source.progress(progress)
+    return made.progress
+  }
+
   get deferContext(): ToolContext['deferContext'] {
     this.#made ??= {}
     const made = this.#made
@@ -77,7 +86,7 @@ export class ToolBodyContext implements ToolContext {
   }
 }
 
-/** What `ToolService.execute` receives for a seam tool; `signal` is created on first read. */
+/** What `ToolService.execute` receives for a seam tool; `signal` and `progress` are made on first read. */
 export class SeamBodyContext implements ToolInvocationContext {
   readonly callId: string
   readonly turnId: string
@@ -90,6 +99,7 @@ export class SeamBodyContext implements ToolInvocationContext {
   readonly trace: TraceContext | undefined
   readonly #source: SignalSource
   readonly #state: CallState
+  #progress: ToolInvocationContext['progress'] | undefined
 
   constructor(source: SignalSource, state: CallState, binding: SeamBinding) {
     const { turn } = state.ctx
@@ -113,5 +123,12 @@ export class SeamBodyContext implements ToolInvocationContext {
   get idempotencyKey(): string | undefined {
     const key = this.#state.heldKey
     return key === undefined ? undefined : keyDigest(key)
+  }
+
+  /** Reports the call's progress (a mounted MCP server's `notifications/progress` come here). */
+  get progress(): ToolInvocationContext['progress'] {
+    const source = this.#source
+    this.#progress ??= (progress) => source.progress(progress)
+    return this.#progress
   }
 }

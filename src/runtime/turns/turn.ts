@@ -6,7 +6,7 @@ import type { ApprovalGrants } from '../approvals/approval.js'
 import type { ApprovalPort } from '../../seams/approval.js'
 import type { AgentCapabilities, CapabilityIngress } from '../generations/capability-ingress.js'
 import type { ParkedCall } from '../../seams/coordination.js'
-import type { ToolCallOutcome } from '../../seams/calls.js'
+import type { ProgressEvent, ToolCallOutcome } from '../../seams/calls.js'
 import type { Generation } from '../generations/generation.js'
 import type { Instrumentation, TurnProbe } from '../generations/instrumentation.js'
 import { APPENDED } from '../journal/events.js'
@@ -37,6 +37,8 @@ export interface TurnHost {
   /** The root's approval port, for interactive turns that bring none. */
   readonly approval: ApprovalPort | undefined
   readonly onAbandoned: (call: AbandonedCall) => void
+  /** Told of every call's progress (the root's `progress` event). */
+  readonly onProgress: (event: ProgressEvent) => void
   readonly locate: (error: unknown) => Record<string, unknown> | undefined
   /** Told when a turn begins to end: the root no longer counts it as open. */
   readonly forget: (turn: Turn) => void
@@ -121,6 +123,7 @@ export async function openTurn(host: TurnHost, generation: Generation, input: Be
     grants: host.grants,
     limits,
     onAbandoned: host.onAbandoned,
+    onProgress: host.onProgress,
     locate: host.locate,
     turn: envelope,
     generation,
@@ -184,8 +187,8 @@ export async function resumeParked(host: TurnHost, generation: Generation, round
     const capabilities = await host.ingress.read(generation, envelope.owner, envelope)
     // Traced as a turn of its own under the parked call's turn id: the turn that parked it has ended.
     probe = host.telemetry?.turn(envelope, generation.number)
-    const { ingress, grants, limits, onAbandoned, locate } = host
-    tools = new TurnToolRuntime({ ingress, grants, limits, onAbandoned, locate, turn: envelope, generation, capabilities, probe })
+    const { ingress, grants, limits, onAbandoned, onProgress, locate } = host
+    tools = new TurnToolRuntime({ ingress, grants, limits, onAbandoned, onProgress, locate, turn: envelope, generation, capabilities, probe })
     return await tools.resume(round.token)
   } finally {
     if (tools === undefined) {
