@@ -1,7 +1,7 @@
 import { context, ROOT_CONTEXT } from '@opentelemetry/api'
 import { messageOf } from '../../errors.js'
 import type { ApprovalPort, ApprovalRequest } from '../../seams/approval.js'
-import type { ToolCall, ToolCallOutcome } from '../../seams/calls.js'
+import type { ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import type { BeginTurnInput, Root } from '../../runtime/root.js'
 import type { Turn } from '../../runtime/turns/turn.js'
 
@@ -37,20 +37,20 @@ export class SessionTurns {
    * Runs one call in the live generation's turn. `approval` answers for this call only; a call
    * without one cannot be asked about, so if it needs approval it fails closed (`unavailable`).
    */
-  run(call: ToolCall, signal: AbortSignal, approval?: ApprovalPort): Promise<ToolCallOutcome> {
+  run(call: ToolCall, signal: AbortSignal, approval?: ApprovalPort, onProgress?: (event: ProgressEvent) => void): Promise<ToolCallOutcome> {
     this.retireStale()
     // The common case: this generation's turn has begun and the call cannot ask anyone.
     const ready = this.#current?.ready
-    if (ready !== undefined && approval === undefined) return ready.tools.execute(call, { signal })
-    return this.#run(call, signal, approval)
+    if (ready !== undefined && approval === undefined) return ready.tools.execute(call, { signal, onProgress })
+    return this.#run(call, signal, approval, onProgress)
   }
 
-  async #run(call: ToolCall, signal: AbortSignal, approval: ApprovalPort | undefined): Promise<ToolCallOutcome> {
+  async #run(call: ToolCall, signal: AbortSignal, approval: ApprovalPort | undefined, onProgress: ((event: ProgressEvent) => void) | undefined): Promise<ToolCallOutcome> {
     const turn = await this.#turn()
     // No await between here and execute: a retiring turn's idle() must see this call running.
     if (approval) this.#ports.set(call.callId, approval)
     try {
-      return await turn.tools.execute(call, { signal })
+      return await turn.tools.execute(call, { signal, onProgress })
     } finally {
       this.#ports.delete(call.callId)
     }
@@ -60,11 +60,11 @@ export class SessionTurns {
    * Continues the parked call `callId` (its `resumeToken`) in the live generation's turn, with
    * `approval` answering should the call be asked again (its tool changed while it was parked).
    */
-  async resume(callId: string, token: string, signal: AbortSignal, approval?: ApprovalPort): Promise<ToolCallOutcome> {
+  async resume(callId: string, token: string, signal: AbortSignal, approval?: ApprovalPort, onProgress?: (event: ProgressEvent) => void): Promise<ToolCallOutcome> {
     const turn = await this.#turn()
     if (approval) this.#ports.set(callId, approval)
     try {
-      return await turn.tools.resume(token, { signal })
+      return await turn.tools.resume(token, { signal, onProgress })
     } finally {
       this.#ports.delete(callId)
     }
