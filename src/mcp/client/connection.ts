@@ -1,8 +1,9 @@
-import { Client, type McpSubscription, type PriorDiscovery, StreamableHTTPClientTransport, type VersionNegotiationOptions } from '@modelcontextprotocol/client'
+import { Client, type McpSubscription, type PriorDiscovery, type RequestOptions, StreamableHTTPClientTransport, type VersionNegotiationOptions } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { withoutSecrets } from '../../runtime/base/secret-env.js'
 import { isConnectionFailure } from './call-result.js'
 import { isStdioTransport, type McpProtocolChoice, type McpTransportOptions } from './options.js'
+import { keepProgressOrder } from './progress-order.js'
 import type { Redactor } from './redact.js'
 
 /**
@@ -96,7 +97,7 @@ export class McpConnection {
    * `tools/call`; an abort of `signal` (or the timeout) sends `notifications/cancelled` to the server.
    * `meta` (the caller's W3C trace context) travels as the request's `_meta`.
    */
-  callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeout: number }, meta?: Record<string, string>) {
+  callTool(name: string, args: Record<string, unknown>, options: RequestOptions, meta?: Record<string, string>) {
     return this.#client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options)
   }
 
@@ -135,6 +136,7 @@ export class McpConnection {
       if (this.#state === 'open') this.#hooks.onToolsChanged()
     })
     await this.#client.connect(transport, { timeout: this.#settings.setupTimeoutMs, signal, ...(prior ? { prior } : {}) })
+    keepProgressOrder(transport)
     if (transport instanceof StdioClientTransport) this.#pid = transport.pid ?? undefined
     await this.#listen()
     if (this.#state === 'opening') this.#state = 'open'
