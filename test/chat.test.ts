@@ -132,6 +132,33 @@ describe('seam chat', { timeout: 60_000 }, () => {
     expect(server.refusals).toEqual([])
   })
 
+  it('shows a running call’s progress as a line per second when its output is not a terminal', async () => {
+    const server = await modelServer({ chat: [chatReply(null, [{ id: 'call_1', name: 'crawl', arguments: '{"id":"site"}' }]), chatReply('Crawled it.')] })
+    onTestFinished(() => server.close())
+    const crawl = tool('crawl', 'never', `
+    for (let done = 1; done <= 12; done++) {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      arguments[1].progress({ done, total: 12, message: 'page ' + done })
+    }
+    return 'crawled ' + id`)
+    const dir = await pluginFolder({ 'tools/crawl.ts': crawl })
+    const run = chat([dir, '--base-url', `${server.url}/v1`, '--model', 'scripted'])
+    await run.until(/session/)
+    run.say('Crawl the site.')
+    await run.until(/Crawled it\./)
+    run.child.stdin!.end()
+    expect(await run.closed).toMatchObject({ code: 0 })
+    const lines = run.text.split('\n').filter((l) => l.startsWith('⋯ crawl'))
+    // 12 reports over 2.4 s, a line at most once a second: the first, then about two more.
+    expect(lines[0]).toBe('⋯ crawl 1/12 (8 %) page 1')
+    expect(lines.length).toBeGreaterThanOrEqual(2)
+    expect(lines.length).toBeLessThanOrEqual(4)
+    for (const l of lines) expect(l).toMatch(/^⋯ crawl \d+\/12 \(\d+ %\) page \d+$/)
+    // Between the call's start and its result.
+    expect(run.text.indexOf('→ crawl')).toBeLessThan(run.text.indexOf('⋯ crawl'))
+    expect(run.text.indexOf('⋯ crawl')).toBeLessThan(run.text.indexOf('✓ crawl'))
+  })
+
   it('asks for approval at the terminal and picks up an edited tool from the next message', async () => {
     const server = await modelServer({
       chat: [

@@ -139,12 +139,51 @@ async function exchange(x: Exchange): Promise<AgentMessage[]> {
   }
 }
 
-/** Text already streamed in this model step: `assistant` only ends its line. */
+/**
+ * Text already streamed in this model step: `assistant` only ends its line. `progress`: a
+ * terminal's live progress line is showing (the next line replaces it); `printedAt`: when each
+ * call's progress was last printed where lines cannot be replaced (a pipe, a log).
+ */
 interface Shown {
   streamed: boolean
+  progress?: boolean
+  printedAt?: Map<string, number>
+}
+
+/** Off a terminal, a call's progress is printed at most this often. */
+const PIPED_PROGRESS_MS = 1_000
+
+/** `⋯ crawl 3/5 (60 %) page 3`: the call's latest report, one line. */
+function progressLine(event: Extract<AgentEvent, { type: 'tool-progress' }>, style: Style): string {
+  const { name, done, total, message } = event.progress
+  const count = total === undefined ? `${done}` : `${done}/${total}${total > 0 ? ` (${Math.min(100, Math.round((done / total) * 100))} %)` : ''}`
+  const text = `⋯ ${name} ${count}${message === undefined ? '' : ` ${printable(message)}`}`
+  return style.dim(text.length > 100 ? `${text.slice(0, 99)}…` : text)
+}
+
+function showProgress(event: Extract<AgentEvent, { type: 'tool-progress' }>, out: OutStream, style: Style, shown: Shown): void {
+  if (out.isTTY === true) {
+    // One line, redrawn in place; whatever is printed next starts by clearing it.
+    out.write(`\r\x1b[2K${progressLine(event, style)}`)
+    shown.progress = true
+    return
+  }
+  shown.printedAt ??= new Map()
+  const last = shown.printedAt.get(event.progress.callId)
+  if (last !== undefined && event.progress.at - last < PIPED_PROGRESS_MS) return
+  shown.printedAt.set(event.progress.callId, event.progress.at)
+  line(out, progressLine(event, style))
 }
 
 function show(event: AgentEvent, out: OutStream, style: Style, shown: Shown): void {
+  if (event.type === 'tool-progress') {
+    showProgress(event, out, style, shown)
+    return
+  }
+  if (shown.progress) {
+    out.write('\r\x1b[2K')
+    shown.progress = false
+  }
   switch (event.type) {
     case 'text-delta':
       shown.streamed = true
