@@ -68,6 +68,7 @@ export type { TurnToolRuntimeOptions } from './runtime/turns/turn-tool-runtime.j
 export { deferApprovals } from './seams/approval.js'
 export type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest, PermissionHost } from './seams/approval.js'
 export type { Approvals, PendingApproval, PendingQuery } from './runtime/approvals/approvals.js'
+export type { AnswerValue, QuestionAnswer, QuestionField, QuestionRequest, QuestionSchema, ToolQuestion } from './seams/questions.js'
 export type {
   DispatchResult,
   ExecuteWrapper,

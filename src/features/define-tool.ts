@@ -2,6 +2,7 @@ import type { z } from 'zod'
 import { SeamError } from '../errors.js'
 import type { ContentBlock } from '../seams/journal.js'
 import type { ToolProgress } from '../seams/calls.js'
+import type { QuestionAnswer, ToolQuestion } from '../seams/questions.js'
 import type { Token } from '../seams/tokens.js'
 import type { TurnEnvelope } from '../seams/types.js'
 import type { TraceContext } from '../seams/trace.js'
@@ -46,6 +47,13 @@ export interface ToolContext {
    * deadline to `timeoutMs` from now. `done` must not go down; a malformed report throws `INVALID_PROGRESS`.
    */
   progress(progress: ToolProgress): void
+  /**
+   * Asks the person behind the turn a structured question (`schema`: a flat object as MCP
+   * elicitation allows) and waits for the answer: `accept` with content that matches the schema,
+   * `decline`, or `cancel`. An unattended turn, or one that cannot ask, declines at once; past
+   * `timeoutMs` the answer is `cancel`. Every question and answer is journaled.
+   */
+  ask(question: ToolQuestion): Promise<QuestionAnswer>
   readonly log: ToolLogger
   /** The W3C trace context the call came with (a served MCP request's `_meta.traceparent` / `tracestate`). */
   readonly trace?: TraceContext

@@ -1,5 +1,6 @@
 import type { TraceContext } from './trace.js'
 import type { ToolProgress } from './calls.js'
+import type { QuestionAnswer, QuestionRequest, ToolQuestion } from './questions.js'
 /**
  * The Root Capability Seam contracts (seeds/004). A `ToolService` supplies schemas and the final
  * provider call; a `SkillService` is a declarative catalog. Policy metadata on `ToolSchema` is copied
@@ -117,11 +118,21 @@ export interface ToolInvocationContext {
    * TurnToolRuntime). `McpToolService` forwards a mounted server's `notifications/progress` here.
    */
   readonly progress?: (progress: ToolProgress) => void
+  /**
+   * Asks the person behind the turn a structured question, as a tool body's `ctx.ask()` does
+   * (always set by TurnToolRuntime; journaled). `McpToolService` forwards a mounted server's
+   * elicitation here.
+   */
+  readonly ask?: (question: ToolQuestion) => Promise<QuestionAnswer>
 }
 
-/** Asks the person behind a turn a free-form question. */
+/**
+ * Asks the person behind a turn: `ask` a free-form question (the `ask_user` tool), `elicit` a
+ * structured one from a running tool (`ctx.ask`). A port has at least one of the two.
+ */
 export interface QuestionPort {
-  ask(request: { requestId: string; question: string; choices?: string[]; signal: AbortSignal }): Promise<string>
+  ask?(request: { requestId: string; question: string; choices?: string[]; signal: AbortSignal }): Promise<string>
+  elicit?(request: QuestionRequest): Promise<QuestionAnswer>
 }
 
 export interface ToolService {

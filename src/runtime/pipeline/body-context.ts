@@ -1,5 +1,6 @@
 import type { ToolContext, ToolLogger } from '../../features/define-tool.js'
 import type { TraceContext } from '../../seams/trace.js'
+import type { QuestionAnswer } from '../../seams/questions.js'
 import type { Principal, QuestionPort, ToolInvocationContext } from '../../seams/types.js'
 import type { ToolBinding } from '../generations/capability-ingress.js'
 import { silentLogger } from '../base/logger.js'
@@ -12,6 +13,7 @@ import { type CallState, toDeferred } from './state.js'
 export interface SignalSource {
   readonly signal: AbortSignal
   progress(input: unknown): void
+  ask(input: unknown): Promise<QuestionAnswer>
 }
 
 type FeatureBinding = Extract<ToolBinding, { kind: 'feature' }>
@@ -32,7 +34,7 @@ export class ToolBodyContext implements ToolContext {
   readonly #source: SignalSource
   readonly #state: CallState
   /** `use` and `deferContext` once read (few bodies read either): one field, not two. */
-  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; progress?: ToolContext['progress'] } | undefined
+  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; progress?: ToolContext['progress']; ask?: ToolContext['ask'] } | undefined
 
   constructor(source: SignalSource, state: CallState, binding: FeatureBinding) {
     this.#source = source
@@ -74,6 +76,14 @@ export class ToolBodyContext implements ToolContext {
     return made.progress
   }
 
+  get ask(): ToolContext['ask'] {
+    this.#made ??= {}
+    const made = this.#made
+    const source = this.#source
+    made.ask ??= (question) => source.ask(question)
+    return made.ask
+  }
+
   get deferContext(): ToolContext['deferContext'] {
     this.#made ??= {}
     const made = this.#made
@@ -100,6 +110,7 @@ export class SeamBodyContext implements ToolInvocationContext {
   readonly #source: SignalSource
   readonly #state: CallState
   #progress: ToolInvocationContext['progress'] | undefined
+  #ask: ToolInvocationContext['ask'] | undefined
 
   constructor(source: SignalSource, state: CallState, binding: SeamBinding) {
     const { turn } = state.ctx
@@ -130,5 +141,12 @@ export class SeamBodyContext implements ToolInvocationContext {
     const source = this.#source
     this.#progress ??= (progress) => source.progress(progress)
     return this.#progress
+  }
+
+  /** Asks the person behind the turn (a mounted MCP server's elicitation comes here). */
+  get ask(): ToolInvocationContext['ask'] {
+    const source = this.#source
+    this.#ask ??= (question) => source.ask(question)
+    return this.#ask
   }
 }

@@ -14,6 +14,8 @@ import { type CallState, settle } from './state.js'
 import { RunSignals, RunTimer } from './run-signals.js'
 import { seamId, seamResult } from './seam-result.js'
 import { CallProgress, checkProgress } from './progress.js'
+import { askQuestion } from '../questions/ask.js'
+import type { QuestionAnswer } from '../../seams/questions.js'
 import type { DispatchResult } from '../../seams/calls.js'
 
 /** What commits a call once its body has settled (`commitCall`), and what it hands back (`finish`). */
@@ -143,6 +145,17 @@ export class BodyRun implements Due {
     }
     more.progress ??= new CallProgress(this.state)
     more.progress.report(progress)
+  }
+
+  /** The body asks a question (see `questions/ask.ts`); numbered per call. */
+  ask(input: unknown): Promise<QuestionAnswer> {
+    const more = this.#more()
+    more.questions += 1
+    try {
+      return askQuestion(this.state, this.signal, input, more.questions)
+    } catch (error) {
+      return Promise.reject(error)
+    }
   }
 
   abandonedResult(): DispatchResult {

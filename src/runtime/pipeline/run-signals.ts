@@ -28,4 +28,6 @@ export class RunSignals {
   substituted: AbortSignal | undefined = undefined
   /** The body's progress reports, once it made one. */
   progress: CallProgress | undefined = undefined
+  /** How many questions the body asked. */
+  questions = 0
 }
