@@ -20,10 +20,11 @@ import type { Root } from '../../runtime/root.js'
 import { traceContextOf } from '../../seams/trace.js'
 import type { ProgressEvent, ToolCallOutcome } from '../../seams/calls.js'
 import { createTurnIngress } from '../../runtime/turns/turn-ingress.js'
-import type { TurnEnvelope, TurnOrigin } from '../../seams/types.js'
+import type { QuestionPort, TurnEnvelope, TurnOrigin } from '../../seams/types.js'
 import type { McpServeOptions } from './serve-options.js'
 import { firstAnswer } from '../../runtime/approvals/first-answer.js'
 import { elicitationApproval, supportsFormElicitation } from './serve-approval.js'
+import { elicitationQuestions } from './serve-question.js'
 import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js'
 import { ApprovalRounds, type ApprovalRoundState, argumentsDigest } from './serve-rounds.js'
 import { SessionTurns } from './serve-turns.js'
@@ -264,8 +265,9 @@ export class McpBridge {
     try {
       const approval = parking?.port ?? this.#approvalFor(server, ctx)
       const onProgress = progressSender(ctx)
+      const question = this.#questionFor(server, ctx)
       outcome = await context.with(trace.setSpan(parent, span), () =>
-        round ? this.#resume(turns, round, ctx, approval, onProgress) : turns.run(call, ctx.mcpReq.signal, approval, onProgress),
+        round ? this.#resume(turns, round, ctx, approval, onProgress) : turns.run(call, ctx.mcpReq.signal, approval, onProgress, question),
       )
       endRequestSpan(span, outcome.status === 'failed' ? (outcome.code ?? 'TOOL_ERROR') : undefined, outcomeAttributes(outcome))
     } catch (error) {
@@ -341,6 +343,15 @@ export class McpBridge {
     // `send` relates the question to the call, so over HTTP it travels on the call's own stream.
     const client = elicitationApproval((params, options) => ctx.mcpReq.send({ method: 'elicitation/create', params }, options))
     return fallback ? firstAnswer([client, fallback]) : client
+  }
+
+  /**
+   * Where a running tool's question (`ctx.ask`) goes: the client, through `elicitation/create`,
+   * when it declared form elicitation on a 2025-era connection. Otherwise none: it is declined.
+   */
+  #questionFor(server: Server, ctx: ServerContext): QuestionPort | undefined {
+    if (!this.#elicits.has(server) || ctx.mcpReq.envelope !== undefined) return undefined
+    return elicitationQuestions((params, options) => ctx.mcpReq.send({ method: 'elicitation/create', params }, options))
   }
 
   /** Announces a publish to every ready session, once per change of the served lists. */
