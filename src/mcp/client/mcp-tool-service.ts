@@ -1,3 +1,4 @@
+import type { ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client'
 import { context as contexts, trace } from '@opentelemetry/api'
 import { messageOf, SeamError } from '../../errors.js'
 import { deepFreeze } from '../../features/schema.js'
@@ -54,6 +55,8 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
   #epoch = 0
   #cache: { connection: McpConnection; epoch: number; schemas: Promise<readonly ToolSchema[]> } | undefined
   #notes: string[] = []
+  /** The contexts of the calls in flight: where a server's question is forwarded (see `#elicit`). */
+  readonly #running = new Set<ToolInvocationContext>()
   readonly #unobserve: () => void
 
   constructor(options: McpToolServiceOptions) {
@@ -91,6 +94,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
         onToolsChanged: () => this.#changed(),
         onAvailabilityChanged: () => this.#changed(),
         onStatus: () => this.#statusChanged(),
+        onElicit: (params, signal) => this.#elicit(params, signal),
       },
     )
     this.#unobserve = observeStatus(this.id, () => this.status)
@@ -223,6 +227,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     }
     const max = this.#maxTimeoutMs
     const timing = max === undefined ? { timeout: this.#timeoutMs } : { timeout: this.#timeoutMs, resetTimeoutOnProgress: true, maxTotalTimeout: max }
+    if (context !== undefined) this.#running.add(context)
     try {
       const result = await connection.callTool(remote, args as Record<string, unknown>, { signal, onprogress, ...timing }, traceMeta(trace.setSpan(parent, span)))
       const mapped = fromCallResult(toolName, result, this.#redact)
@@ -238,6 +243,27 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
         timeoutMs: this.#timeoutMs,
         redact: this.#redact,
       })
+    } finally {
+      if (context !== undefined) this.#running.delete(context)
+    }
+  }
+
+  /**
+   * The server asks the user something. MCP does not say which of its requests a question belongs
+   * to, so it is forwarded (as the call's own `ask`, journaled in its turn) only while exactly one
+   * call to this server is in flight; with none or several, or for a URL-mode question, the answer
+   * is `decline`: a question must never reach the person behind another turn.
+   */
+  async #elicit(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+    const [only, other] = this.#running
+    if (only?.ask === undefined || other !== undefined || params.mode === 'url' || !('requestedSchema' in params)) return { action: 'decline' }
+    try {
+      const answer = await only.ask({ message: this.#redact(params.message), schema: params.requestedSchema as never })
+      if (signal.aborted) return { action: 'cancel' }
+      return answer as ElicitResult
+    } catch {
+      // A schema seam-runtime refuses (`INVALID_QUESTION`) is declined; the server decides what then.
+      return { action: 'decline' }
     }
   }
 

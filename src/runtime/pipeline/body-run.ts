@@ -147,15 +147,34 @@ export class BodyRun implements Due {
     more.progress.report(progress)
   }
 
-  /** The body asks a question (see `questions/ask.ts`); numbered per call. */
+  /**
+   * The body asks a question (see `questions/ask.ts`); numbered per call. While one is open the
+   * deadline waits (a person's time is not the body's); once all are answered `timeoutMs` counts
+   * again from then.
+   */
   ask(input: unknown): Promise<QuestionAnswer> {
     const more = this.#more()
     more.questions += 1
-    try {
-      return askQuestion(this.state, this.signal, input, more.questions)
-    } catch (error) {
-      return Promise.reject(error)
+    const signal = this.signal
+    if ((this.#flags & QUEUED) !== 0) {
+      more.asking += 1
+      this.#due = Number.POSITIVE_INFINITY
     }
+    let asked: Promise<QuestionAnswer>
+    try {
+      asked = askQuestion(this.state, signal, input, more.questions)
+    } catch (error) {
+      asked = Promise.reject(error)
+    }
+    if (more.asking === 0) return asked
+    return asked.finally(() => {
+      more.asking -= 1
+      if (more.asking > 0 || (this.#flags & QUEUED) === 0) return
+      // Re-queued: the queue's timer is armed for an earlier time only if something else is due.
+      deadlines.delete(this)
+      this.#due = performance.now() + this.timeoutMs
+      deadlines.add(this)
+    })
   }
 
   abandonedResult(): DispatchResult {

@@ -30,4 +30,6 @@ export class RunSignals {
   progress: CallProgress | undefined = undefined
   /** How many questions the body asked. */
   questions = 0
+  /** How many of them are open: the deadline waits meanwhile. */
+  asking = 0
 }

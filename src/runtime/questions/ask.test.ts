@@ -154,4 +154,34 @@ describe('ctx.ask', () => {
     expect(events.map((e) => `${e.kind} ${(e as { questionId: string }).questionId}`)).toEqual(['question/asked q1', 'question/answered q1', 'question/asked q2', 'question/answered q2'])
     expect(JSON.parse((events[1] as { content: string }).content)).toMatchObject({ name: 'Ada', plan: 'free' })
   })
+
+  it('holds the call’s deadline while a question is open, and counts timeoutMs again after the answer', async () => {
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('patient', defineTool({
+        description: 'Asks, then works a little.',
+        input: z.object({ after: z.number() }),
+        approval: 'never',
+        timeoutMs: 200,
+        async execute({ after }, ctx) {
+          const answer = await ctx.ask({ message: 'Go?', schema: { type: 'object', properties: { go: { type: 'boolean' } } } })
+          await sleep(after)
+          return answer.action
+        },
+      }))
+    }, { defaults: { graceMs: 50 } })
+    const port: QuestionPort = {
+      async elicit() {
+        await sleep(450)
+        return { action: 'accept', content: { go: true } }
+      },
+    }
+    const turn = await beginTurn(root, { ports: { question: port } })
+    const answered = await turn.tools.execute({ callId: 'c1', name: 'patient', arguments: { after: 100 } })
+    expect(answered).toMatchObject({ status: 'completed', value: 'accept' })
+    expect(answered.durationMs).toBeGreaterThan(500)
+    const slow = await turn.tools.execute({ callId: 'c2', name: 'patient', arguments: { after: 1_000 } })
+    expect(slow).toMatchObject({ status: 'failed', code: 'TOOL_TIMEOUT' })
+    expect(slow.durationMs).toBeLessThan(900)
+    await turn.end()
+  })
 })
