@@ -7,7 +7,8 @@ import { EXIT } from '../errors.js'
 import { shortPath } from '../../features/diagnostic.js'
 import { ms, printable, printableLines } from '../format.js'
 import { type CliContext, type InStream, line, type Style, styleFor } from '../io.js'
-import { terminalApproval } from '../prompt.js'
+import { lineReader, terminalApproval } from '../prompt.js'
+import { terminalQuestions } from '../question-prompt.js'
 import { untilStopped } from '../signals.js'
 import { loadRuntime, openJournal, pluginDir } from '../workspace.js'
 
@@ -43,6 +44,7 @@ async function call(cli: CliContext, tool: string, json: string, flags: CallFlag
   // With --json, stdout carries only the outcome object, so the question goes to stderr.
   const prompt = flags.json ? io.stderr : io.stdout
   const approval = interactive ? terminalApproval({ input: io.stdin, output: prompt, style: styleFor(prompt, io.env) }) : undefined
+  const question = interactive ? terminalQuestions(lineReader(io.stdin, prompt), prompt, styleFor(prompt, io.env)) : undefined
   const { createRoot } = await loadRuntime()
   const root = await createRoot({ dir, journal: await openJournal(dir) })
   const stopping = untilStopped()
@@ -54,7 +56,7 @@ async function call(cli: CliContext, tool: string, json: string, flags: CallFlag
       principal: { subjectId: currentUser(), roles: [] },
       origin: { kind: 'cli' },
       signal: stopping.signal,
-      ports: approval ? { approval } : {},
+      ports: approval ? { approval, question } : {},
     })
     turnId = turn.turnId
     try {

@@ -10,6 +10,8 @@ import { messageOf } from '../../errors.js'
 import { contentText } from '../../seams/content.js'
 import { ChatLog } from '../chat-log.js'
 import { chatApproval, LineReader } from '../chat-input.js'
+import { terminalQuestions } from '../question-prompt.js'
+import type { QuestionPort } from '../../seams/types.js'
 import { EXIT, UsageError } from '../errors.js'
 import { follow } from '../follow.js'
 import { ms, printable, printableLines } from '../format.js'
@@ -61,6 +63,7 @@ async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<
   const model = openAiChatModel({ baseUrl, model: modelName, apiKey: io.env.OPENAI_API_KEY, strict: flags.strict })
   const reader = new LineReader(io.stdin, out)
   const approvals = observeApprovals(chatApproval(reader, out, style))
+  const questions = terminalQuestions((prompt, signal) => reader.next(prompt, signal), out, style)
   const { createRoot } = await loadRuntime()
   const root = await createRoot({ dir, watch: true, journal: await openJournal(dir) })
   const stopping = untilStopped()
@@ -85,7 +88,7 @@ async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<
     for (;;) {
       const text = await reader.next(style.cyan('> '), stopping.signal)
       if (text === undefined || text.trim() === '') break
-      history = await exchange({ root, log, model, approvals, history, text, maxSteps, signal: stopping.signal, out, style })
+      history = await exchange({ root, log, model, approvals, questions, history, text, maxSteps, signal: stopping.signal, out, style })
       if (stopping.signal.aborted) break
     }
   } finally {
@@ -101,6 +104,7 @@ interface Exchange {
   log: ChatLog
   model: ModelClient
   approvals: ObservedApprovals
+  questions: QuestionPort
   history: AgentMessage[]
   text: string
   maxSteps: number
@@ -116,7 +120,7 @@ async function exchange(x: Exchange): Promise<AgentMessage[]> {
     principal: { subjectId: currentUser(), roles: [] },
     origin: { kind: 'cli' },
     signal: x.signal,
-    ports: { approval: x.approvals },
+    ports: { approval: x.approvals, question: x.questions },
   })
   const messages: AgentMessage[] = [...x.history, { role: 'user', content: x.text }]
   const shown = { streamed: false }
