@@ -118,7 +118,10 @@ export function circles(graph) {
   return out;
 }
 
-/** Folder-level graph: an arrow between two folders when any file of one imports one of the other. */
+/** Test files and the suites they share: they may import any layer (a test of `features` may build a root). */
+export const isTest = (file) => /\.test\.ts$|\.test-suite\.ts$/.test(file);
+
+/** Folder-level graph of the sources (tests left out): an arrow when a file of one imports one of the other. */
 export function folderGraph(graph) {
   const folders = new Map();
   const folderOf = (f) => {
@@ -126,6 +129,7 @@ export function folderGraph(graph) {
     return parts.length === 1 ? f : parts.slice(0, parts[0] === 'runtime' || parts[0] === 'mcp' ? 2 : 1).join('/');
   };
   for (const [from, tos] of graph) {
+    if (isTest(from)) continue;
     const a = folderOf(from);
     if (!folders.has(a)) folders.set(a, new Set());
     for (const to of tos) {
@@ -140,6 +144,7 @@ export function folderGraph(graph) {
 export function upwardArrows(graph) {
   const bad = [];
   for (const [from, tos] of graph) {
+    if (isTest(from)) continue;
     const a = rankOf(from);
     for (const to of tos) {
       const b = rankOf(to);

@@ -1,34 +1,42 @@
 // The public surface of seam-runtime. Every export here is public API: add with care, never `export *`.
 
+import { bindLate } from './runtime/generations/late-bound.js'
+import * as pluginRuntime from './plugin-runtime.js'
+import { openTelemetry } from './telemetry/open-telemetry.js'
+
+// What the runtime uses from above it (runtime/base/late-bound.ts): this module's own namespace and
+// plugin-runtime's, for the tool files a root loads, and the OpenTelemetry layer.
+let hostModules: Promise<Record<string, unknown>> | undefined
+bindLate({
+  hostModules: () =>
+    (hostModules ??= Promise.all([import(import.meta.url), import('zod')]).then(([seam, zod]) => ({
+      'seam-runtime': seam,
+      'seam-runtime/plugin-runtime': pluginRuntime,
+      zod,
+    }))),
+  openTelemetry,
+})
+
 // ── Errors ──────────────────────────────────────────────────────────────────────────────────
 export { ErrorCode, SeamError } from './errors.js'
 export type { OutcomeCode, SeamErrorOptions } from './errors.js'
 
 // ── Features: tools and skills a plugin declares ───────────────────────────────────────────
 export { defineSkill, defineTool } from './features/define-tool.js'
-export type {
-  DeferredContext,
-  FinalizeInfo,
-  IdempotencyContext,
-  RiskContext,
-  SkillDefinition,
-  SkillSpec,
-  ToolContext,
-  ToolDefinition,
-  ToolSpec,
-} from './features/define-tool.js'
+export type { FinalizeInfo, IdempotencyContext, RiskContext, SkillDefinition, SkillSpec, ToolContext, ToolDefinition, ToolSpec } from './features/define-tool.js'
+export type { DeferredContext } from './seams/calls.js'
 export type { Diagnostic } from './features/diagnostic.js'
 
 // ── Plugins and resources ──────────────────────────────────────────────────────────────────
 export { definePlugin } from './runtime/plugins/plugin.js'
 export { createToken } from './seams/tokens.js'
 export type { Resources, Token } from './seams/tokens.js'
-export type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './runtime/plugins/plugin-types.js'
+export type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './features/plugin-types.js'
 
 // ── Root Capability Seam ───────────────────────────────────────────────────────────────────
 export { SeamIntegration, capabilitySeamToken, seamIntegrationToken } from './seams/integration.js'
 export { SeamProviderRegistry } from './seams/registry.js'
-export { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } from './seams/adapters.js'
+export { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } from './features/service-adapters.js'
 export { McpToolService } from './mcp/client/mcp-tool-service.js'
 export type {
   McpHttpTransportOptions,
@@ -55,11 +63,12 @@ export type {
 
 // ── Runtime: root, generations, turns, the pipeline ─────────────────────────────────────────
 export { createRoot, Root } from './runtime/root.js'
-export type { BeginTurnInput, GenerationEvent, ReloadFailedEvent, ReloadResult, RootOptions } from './runtime/root.js'
-export type { GenerationDiff } from './runtime/generations/generation-builder.js'
+export type { BeginTurnInput, RootOptions } from './runtime/root.js'
+export type { GenerationEvent, ReloadFailedEvent, ReloadResult } from './runtime/generations/instrumentation.js'
+export type { GenerationDiff } from './runtime/generations/instrumentation.js'
 export { Turn } from './runtime/turns/turn.js'
 export { CapabilityIngress } from './runtime/generations/capability-ingress.js'
-export type { AgentCapabilities, SkillCapability, ToolCapability } from './runtime/generations/capability-ingress.js'
+export type { AgentCapabilities, SkillCapability, ToolCapability } from './seams/capabilities.js'
 export { createTurnIngress } from './runtime/turns/turn-ingress.js'
 export type { TurnIngressInput } from './runtime/turns/turn-ingress.js'
 export type { TurnEnvelope, TurnOrigin, TurnPolicy, TurnPorts } from './seams/types.js'
@@ -129,7 +138,7 @@ export type { AgentMessage, ToolResult } from './adapters/messages.js'
 
 // ── Telemetry ──────────────────────────────────────────────────────────────────────────────
 export { openTelemetry } from './telemetry/open-telemetry.js'
-export type { TelemetryOptions } from './telemetry/open-telemetry.js'
+export type { TelemetryOptions } from './runtime/generations/instrumentation.js'
 export type {
   CallProbe,
   Instrumentation,

@@ -2,4 +2,4 @@
 export { definePlugin } from './runtime/plugins/plugin.js'
 export { createToken } from './seams/tokens.js'
 export type { Resources, Token } from './seams/tokens.js'
-export type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './runtime/plugins/plugin-types.js'
+export type { Disposer, PluginContext, PluginDefinition, PluginHooks } from './features/plugin-types.js'

@@ -7,7 +7,7 @@ import {
   type PluginContext,
   SeamIntegration,
 } from 'seam-runtime'
-import type { GenerationEvent } from '../src/runtime/root.js'
+import type { GenerationEvent } from '../src/runtime/generations/instrumentation.js'
 import type { ProviderStatus } from '../src/seams/types.js'
 import { fixtureTransport, waitFor } from '../src/mcp/fixtures/test-helpers.js'
 import { beginTurn, rootWith } from './kit.js'

@@ -3,9 +3,11 @@ import { z } from 'zod'
 import { SeamError } from '../src/errors.js'
 import { defineTool } from '../src/features/define-tool.js'
 import { memoryJournal } from '../src/runtime/journal/memory.js'
-import type { PluginContext } from '../src/runtime/plugins/plugin-types.js'
+import type { PluginContext } from '../src/features/plugin-types.js'
 import { definePlugin } from '../src/runtime/plugins/plugin.js'
-import { createRoot, type GenerationEvent, type ReloadFailedEvent, type Root, type RootOptions } from '../src/runtime/root.js'
+import { createRoot } from '../src/index.js'
+import type { Root, RootOptions } from '../src/runtime/root.js'
+import type { GenerationEvent, ReloadFailedEvent } from '../src/runtime/generations/instrumentation.js'
 
 const principal = { subjectId: 'u1', roles: [] }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { capabilitySeamToken, createRoot, definePlugin, memoryJournal, SeamIntegration, type ToolSchema } from '../src/index.js'
-import type { GenerationDiff } from '../src/runtime/generations/generation-builder.js'
+import type { GenerationDiff } from '../src/runtime/generations/instrumentation.js'
 
 /** A provider whose one tool changes on `change(...)`, announcing it as `McpToolService` does on list_changed. */
 function changingProvider(initial: Partial<ToolSchema>) {

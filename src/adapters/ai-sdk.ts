@@ -1,5 +1,5 @@
 import type { Tool, ToolSet } from 'ai'
-import type { DeferredContext } from '../features/define-tool.js'
+import type { DeferredContext } from '../seams/calls.js'
 import type { ContentBlock } from '../seams/journal.js'
 import type { ToolCall, ToolCallOutcome } from '../seams/calls.js'
 import type { Turn } from '../runtime/turns/turn.js'

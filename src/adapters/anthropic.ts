@@ -1,5 +1,5 @@
 /** Anthropic Messages mappings (the `seam-runtime/anthropic` entry re-exports them). */
-import type { AgentCapabilities, ToolCapability } from '../runtime/generations/capability-ingress.js'
+import type { AgentCapabilities, ToolCapability } from '../seams/capabilities.js'
 import type { ContentBlock } from '../seams/journal.js'
 import type { ToolCall } from '../seams/calls.js'
 import type { JsonSchema } from '../seams/types.js'

@@ -1,7 +1,7 @@
-import type { DeferredContext } from '../features/define-tool.js'
+import type { DeferredContext } from '../seams/calls.js'
 import type { ContentBlock } from '../seams/journal.js'
 import type { ToolCall, ToolCallOutcome } from '../seams/calls.js'
-import type { AgentCapabilities, ToolCapability } from '../runtime/generations/capability-ingress.js'
+import type { AgentCapabilities, ToolCapability } from '../seams/capabilities.js'
 
 /**
  * What the adapters need of a settled call: a `ToolCallOutcome` is one, and so is a result rebuilt

@@ -1,5 +1,5 @@
 import { SeamError } from '../errors.js'
-import type { ToolCapability } from '../runtime/generations/capability-ingress.js'
+import type { ToolCapability } from '../seams/capabilities.js'
 import type { ToolCall } from '../seams/calls.js'
 import { type ModelDelta, readChatStream, StreamProblem } from './chat-stream.js'
 import type { AgentMessage } from './messages.js'

@@ -1,4 +1,4 @@
-import type { AgentCapabilities, ToolCapability } from '../runtime/generations/capability-ingress.js'
+import type { AgentCapabilities, ToolCapability } from '../seams/capabilities.js'
 import type { ToolCall } from '../seams/calls.js'
 import type { JsonSchema } from '../seams/types.js'
 import { type AgentMessage, argumentsText, batches, type ToolResult } from './messages.js'

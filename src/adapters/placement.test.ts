@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { AgentCapabilities } from '../runtime/generations/capability-ingress.js'
+import type { AgentCapabilities } from '../seams/capabilities.js'
 import { blockText, contextText, skillInstructions } from './placement.js'
 
 const skill = (name: string, always: boolean) => ({ name, description: `${name} skill.`, instructions: `# ${name}\nDo ${name}.`, source: `agent/skills/${name}.md`, owner: 'root', tools: [], always })

@@ -1,5 +1,5 @@
-import type { DeferredContext } from '../features/define-tool.js'
-import type { AgentCapabilities } from '../runtime/generations/capability-ingress.js'
+import type { DeferredContext } from '../seams/calls.js'
+import type { AgentCapabilities } from '../seams/capabilities.js'
 import type { ContentBlock } from '../seams/journal.js'
 import { LOAD_SKILL, LOAD_SKILL_SOURCE } from '../runtime/generations/load-skill.js'
 import type { ToolResult } from './messages.js'

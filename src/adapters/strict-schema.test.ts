@@ -4,7 +4,7 @@ import { beginTurn, rootWith } from '../../test/kit.js'
 import { workspaceRoot } from '../../tools/lib/testing.js'
 import { everythingTransport } from '../mcp/fixtures/test-helpers.js'
 import { strictProblems } from './fixtures/wire-rules.js'
-import type { ToolCapability } from '../runtime/generations/capability-ingress.js'
+import type { ToolCapability } from '../seams/capabilities.js'
 import { dropStrictNulls, toStrictSchema } from './strict-schema.js'
 
 /** Each tool's strict schema (checked against the API's rules), or the reason it cannot be strict. */

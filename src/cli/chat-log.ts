@@ -3,7 +3,7 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { transcript } from '../adapters/transcript.js'
 import type { AgentMessage } from '../adapters/messages.js'
-import { redactText } from '../runtime/journal/redact.js'
+import { redactText } from '../runtime/base/redact.js'
 import type { JournalStore } from '../seams/journal.js'
 import { CliError, UsageError } from './errors.js'
 

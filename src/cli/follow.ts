@@ -1,5 +1,5 @@
 import { asksEveryCallByDefault } from '../runtime/approvals/approval-default.js'
-import type { AgentCapabilities, ToolCapability } from '../runtime/generations/capability-ingress.js'
+import type { AgentCapabilities, ToolCapability } from '../seams/capabilities.js'
 import type { Root } from '../runtime/root.js'
 import type { Diagnostic } from '../features/diagnostic.js'
 import type { ProviderStatus } from '../seams/types.js'

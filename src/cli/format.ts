@@ -1,8 +1,17 @@
 import { type Diagnostic, shortPath, withoutLocation } from '../features/diagnostic.js'
-import type { GenerationDiff } from '../runtime/generations/generation-builder.js'
+import type { GenerationDiff } from '../runtime/generations/instrumentation.js'
 import type { ProviderStatus } from '../seams/types.js'
 import type { Style } from './io.js'
-import type { TypeProblem } from './type-check.js'
+
+/** One type error, located in its file. */
+export interface TypeProblem {
+  readonly file: string
+  readonly line: number
+  readonly column: number
+  readonly code: number
+  readonly message: string
+  readonly frame: string | undefined
+}
 
 /** `+search_files ~read_file -old_tool +skill:triage`, or `no changes`. */
 export function formatDiff(diff: GenerationDiff, style: Style): string {

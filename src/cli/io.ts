@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream'
-import { knowsSecrets, scrubValues } from '../runtime/journal/redact.js'
+import { knowsSecrets, scrubValues } from '../runtime/base/redact.js'
 
 /** A stream that may be a terminal. */
 export type OutStream = Writable & { isTTY?: boolean }

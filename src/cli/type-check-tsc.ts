@@ -6,7 +6,8 @@ import path from 'node:path'
 import { codeFrame } from '../features/loader/index.js'
 import { CliError } from './errors.js'
 import { ownFiles } from './file-state.js'
-import { DEFAULTS, pluginSources, type TypeProblem, type TypeScriptInstall } from './type-check.js'
+import { DEFAULTS, pluginSources, type TypeScriptInstall } from './type-check.js'
+import type { TypeProblem } from './format.js'
 
 /*
  * TypeScript 7 ships no JavaScript compiler API (its `typescript` entry exports only the version;

@@ -2,7 +2,8 @@ import { performance } from 'node:perf_hooks'
 import type * as TS from 'typescript'
 import { messageOf } from '../errors.js'
 import { contentHash, type FileState, ownFiles } from './file-state.js'
-import { checkSetup, loadTypeScript, pluginSources, problemsOf, type TypeProblem } from './type-check.js'
+import { checkSetup, loadTypeScript, pluginSources, problemsOf } from './type-check.js'
+import type { TypeProblem } from './format.js'
 
 /** What `seam dev` hands the checker process (as its one argument, JSON). */
 export interface CheckWorkerInput {

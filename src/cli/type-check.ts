@@ -5,16 +5,7 @@ import type * as TS from 'typescript'
 import { discoverPluginFolder } from '../features/discovery.js'
 import { codeFrame } from '../features/loader/index.js'
 import { CliError } from './errors.js'
-
-/** One type error, located in its file. */
-export interface TypeProblem {
-  readonly file: string
-  readonly line: number
-  readonly column: number
-  readonly code: number
-  readonly message: string
-  readonly frame: string | undefined
-}
+import type { TypeProblem } from './format.js'
 
 /** What to check: the folder's `tsconfig.json`, or its plugin and tool files under strict defaults. */
 export interface CheckSetup {

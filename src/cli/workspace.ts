@@ -67,6 +67,6 @@ export function runtimeVersion(): string {
 }
 
 /** The runtime, loaded when a command needs it, so usage errors and `--help` start fast. */
-export function loadRuntime(): Promise<typeof import('../runtime/root.js')> {
-  return import('../runtime/root.js')
+export function loadRuntime(): Promise<typeof import('../index.js')> {
+  return import('../index.js')
 }

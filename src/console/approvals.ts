@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { SeamError } from '../errors.js'
 import { type ApprovalAnswer, type ApprovalPort, type ApprovalRequest, offeredAnswers } from '../seams/approval.js'
-import { redactSecrets } from '../runtime/journal/privacy.js'
-import { redactText } from '../runtime/journal/redact.js'
+import { redactSecrets } from '../runtime/base/privacy.js'
+import { redactText } from '../runtime/base/redact.js'
 import type { ApprovalQueueView, PendingApprovalView } from './types.js'
 
 interface Pending {

@@ -1,5 +1,6 @@
 import { toJsonSchema } from '../features/schema.js'
-import type { AgentCapabilities, ToolBinding, ToolCapability } from '../runtime/generations/capability-ingress.js'
+import type { ToolBinding } from '../runtime/generations/capability-ingress.js'
+import type { AgentCapabilities, ToolCapability } from '../seams/capabilities.js'
 import { definitionOf } from '../runtime/generations/feature-capability.js'
 import type { ProviderStatus } from '../seams/types.js'
 import type { CatalogView, ProviderView, SkillView, ToolView } from './types.js'

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { messageOf, SeamError } from '../errors.js'
-import { scrubValues } from '../runtime/journal/redact.js'
+import { scrubValues } from '../runtime/base/redact.js'
 import type { OutcomeStatus } from '../seams/journal.js'
 import { toolsByName } from '../runtime/generations/capability-ingress.js'
 import type { Root } from '../runtime/root.js'

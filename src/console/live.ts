@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import { scrubValues } from '../runtime/journal/redact.js'
+import { scrubValues } from '../runtime/base/redact.js'
 import type { JournalStore } from '../seams/journal.js'
 import type { LiveEvent } from './types.js'
 

@@ -1,5 +1,5 @@
 import { type Diagnostic, shortPath, withoutLocation } from '../features/diagnostic.js'
-import type { GenerationEvent, ReloadFailedEvent } from '../runtime/generations/generation-store.js'
+import type { GenerationEvent, ReloadFailedEvent } from '../runtime/generations/instrumentation.js'
 import type { DiagnosticView, TimelineEntry } from './types.js'
 
 /** Entries kept; the page shows the latest, and a dev session rarely publishes this many. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { SeamError } from '../errors.js'
-import { redactedContent } from '../runtime/journal/privacy.js'
-import { redactText } from '../runtime/journal/redact.js'
+import { redactedContent } from '../runtime/base/privacy.js'
+import { redactText } from '../runtime/base/redact.js'
 import type { Root } from '../runtime/root.js'
 import type { TryRequest, TryResult } from './types.js'
 

@@ -1,23 +1,26 @@
 import path from 'node:path'
 import { untilDue } from './base/abort.js'
-import { rescanEnvironment } from './journal/redact.js'
+import { rescanEnvironment } from './base/redact.js'
 import { Activity } from './base/activity.js'
 import { SeamError } from '../errors.js'
 import { ApprovalGrants } from './approvals/approval.js'
 import { Approvals, subjectOf } from './approvals/approvals.js'
+import { writeSettlement } from './pipeline/park.js'
 import { notYours } from './pipeline/resume.js'
 import { HostLease } from './generations/host-lease.js'
 import { MAX_TIMER_MS } from './base/deadlines.js'
 import type { ApprovalPort, PermissionHost } from '../seams/approval.js'
-import { type AgentCapabilities, CapabilityIngress } from './generations/capability-ingress.js'
+import { CapabilityIngress } from './generations/capability-ingress.js'
+import type { AgentCapabilities } from '../seams/capabilities.js'
 import type { Generation } from './generations/generation.js'
-import { type GenerationEvent, GenerationStore, type ReloadFailedEvent, type ReloadResult } from './generations/generation-store.js'
-import { openTelemetry, type TelemetryOptions } from '../telemetry/open-telemetry.js'
-import type { Instrumentation } from './generations/instrumentation.js'
+import { GenerationStore } from './generations/generation-store.js'
+import type { GenerationEvent, ReloadFailedEvent, ReloadResult } from './generations/instrumentation.js'
+import { lateBound } from './generations/late-bound.js'
+import type { Instrumentation, TelemetryOptions } from './generations/instrumentation.js'
 import { memoryJournal } from './journal/memory.js'
 import type { JournalStore, RepairReport } from '../seams/journal.js'
 import { Logger, type LogSink } from './base/logger.js'
-import type { PluginDefinition } from './plugins/plugin-types.js'
+import type { PluginDefinition } from '../features/plugin-types.js'
 import type { AbandonedCall, RuntimeLimits } from './pipeline/state.js'
 import type { PipelineHooks, ProgressEvent, ToolCallOutcome } from '../seams/calls.js'
 import { ProviderWatch } from './generations/provider-watch.js'
@@ -32,7 +35,7 @@ import { createWatcher } from './hmr/watcher.js'
 /** How long closing waits to retire this host's heartbeat (never longer than the journal deadline). */
 const RETIRE_TIMEOUT_MS = 2_000
 
-export type { GenerationEvent, ReloadFailedEvent, ReloadResult } from './generations/generation-store.js'
+export type { GenerationEvent, ReloadFailedEvent, ReloadResult } from './generations/instrumentation.js'
 export type { BeginTurnInput } from './turns/turn.js'
 
 const DEFAULT_LEASE_MS = 30_000
@@ -133,7 +136,7 @@ export class Root {
     this.#telemetry = instrumentationOf(options.telemetry)
     this.ingress = new CapabilityIngress({ permissions: options.permissions, permissionTimeoutMs: this.#limits.policyTimeoutMs })
     this.#logger = new Logger(options.log ?? (() => {}))
-    this.approvals = new Approvals(this.journal, this.#limits.approvalTtlMs, options.operators ?? [])
+    this.approvals = new Approvals(this.journal, this.#limits.approvalTtlMs, options.operators ?? [], writeSettlement)
     this.#grants = new ApprovalGrants(this.journal.coordination)
     this.#turnHost = {
       journal: this.journal,
@@ -398,15 +401,9 @@ function locate(error: unknown): Record<string, unknown> | undefined {
  * What a tool or plugin file gets for `seam-runtime`, `seam-runtime/plugin-runtime` and `zod`: the
  * host's own modules, so brands agree and no second copy loads whatever the folder's node_modules hold.
  */
-async function hostModules(): Promise<Record<string, unknown>> {
-  hostModuleCache ??= Promise.all([import('../index.js'), import('../plugin-runtime.js'), import('zod')]).then(([seam, pluginRuntime, zod]) => ({
-    'seam-runtime': seam,
-    'seam-runtime/plugin-runtime': pluginRuntime,
-    zod,
-  }))
-  return hostModuleCache
+function hostModules(): Promise<Record<string, unknown>> {
+  return lateBound().hostModules()
 }
-let hostModuleCache: Promise<Record<string, unknown>> | undefined
 
 /** Builds a root and publishes generation 1. */
 export async function createRoot(options: RootOptions): Promise<Root> {
@@ -432,5 +429,5 @@ function instrumentationOf(telemetry: Instrumentation | TelemetryOptions | undef
   if (typeof telemetry !== 'object' || telemetry === null) {
     throw new SeamError('INVALID_OPTIONS', 'telemetry must be an Instrumentation or the options of openTelemetry()')
   }
-  return typeof (telemetry as Partial<Instrumentation>).turn === 'function' ? (telemetry as Instrumentation) : openTelemetry(telemetry as TelemetryOptions)
+  return typeof (telemetry as Partial<Instrumentation>).turn === 'function' ? (telemetry as Instrumentation) : lateBound().openTelemetry(telemetry as TelemetryOptions)
 }

@@ -1,8 +1,14 @@
 import type { TraceContext } from './trace.js'
-import type { DeferredContext } from '../features/define-tool.js'
 import type { ContentBlock, DenialPolicy, OutcomeStatus } from './journal.js'
 import type { OutcomeCode } from '../errors.js'
 import type { TurnEnvelope } from './types.js'
+
+/** A context message a tool defers until its batch has committed every result. */
+export interface DeferredContext {
+  readonly id: string
+  readonly role: 'user' | 'system'
+  readonly content: string
+}
 
 /** One model tool call, as the model produced it. */
 export interface ToolCall {
@@ -12,6 +18,11 @@ export interface ToolCall {
   readonly arguments: string | Readonly<Record<string, unknown>>
   /** The W3C trace context the call came with (a served MCP request's `_meta`): the body's `ctx.trace`. */
   readonly trace?: TraceContext
+  /**
+   * Told every line the body logs through `ctx.log` (redacted), besides the plugin's own log: a
+   * served MCP call forwards them to its client as logging notifications.
+   */
+  readonly log?: CallLogSink
 }
 
 /**
@@ -42,6 +53,9 @@ export interface ExecuteOptions {
   /** Told of each call's progress (throttled, as `root.on('progress')`); MUST NOT throw or block. */
   readonly onProgress?: (event: ProgressEvent) => void
 }
+
+/** Where a call's `ctx.log` lines go besides the plugin's log (see `ToolCall.log`). */
+export type CallLogSink = (level: 'debug' | 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void
 
 /** The frozen view of a call that hooks, guards and wrappers receive. */
 export interface ToolExecution {

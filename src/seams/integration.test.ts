@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { definePlugin } from '../runtime/plugins/plugin.js'
 import type { Token } from './tokens.js'
-import { createRoot } from '../runtime/root.js'
+import { createRoot } from '../index.js'
 import { capabilitySeamToken, SeamIntegration, seamIntegrationToken } from './integration.js'
 import type { SkillService, ToolExecutionResult, ToolService } from './types.js'
 

@@ -1,7 +1,7 @@
 import { type Attributes, type Context, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api'
 import type { ApprovalDecision } from '../seams/journal.js'
 import type { ProgressEvent } from '../seams/calls.js'
-import { redactText } from '../runtime/journal/redact.js'
+import { redactText } from '../runtime/base/redact.js'
 import type { CallProbe, SettledCall } from '../runtime/generations/instrumentation.js'
 import { ATTR, EVENT, MAX_REASON_BYTES } from './attributes.js'
 import type { SeamMetrics } from './metrics.js'

@@ -1,29 +1,14 @@
-import { context, createNoopMeter, type Meter, type MeterProvider, metrics, ProxyTracerProvider, SpanKind, type TracerProvider, trace } from '@opentelemetry/api'
+import { context, createNoopMeter, type Meter, metrics, ProxyTracerProvider, SpanKind, type TracerProvider, trace } from '@opentelemetry/api'
 import { SeamError } from '../errors.js'
-import type { Instrumentation } from '../runtime/generations/instrumentation.js'
+import type { Instrumentation, TelemetryOptions } from '../runtime/generations/instrumentation.js'
 import { defaultHostId } from '../runtime/journal/hosts.js'
-import { DEFAULT_MAX_PAYLOAD_BYTES, MIN_MAX_PAYLOAD_BYTES } from '../runtime/journal/privacy.js'
+import { DEFAULT_MAX_PAYLOAD_BYTES, MIN_MAX_PAYLOAD_BYTES } from '../runtime/base/privacy.js'
 import type { TurnEnvelope } from '../seams/types.js'
 import { ATTR, SCOPE } from './attributes.js'
 import type { CallSpanSettings } from './call-span.js'
 import { createMetrics } from './metrics.js'
 import { ReloadSpan } from './reload-span.js'
 import { TurnSpan } from './turn-span.js'
-
-export interface TelemetryOptions {
-  /** Default: the global one (`trace.setGlobalTracerProvider`, as an OpenTelemetry SDK registers it). */
-  readonly tracerProvider?: TracerProvider
-  /** Default: the global one at the time `openTelemetry()` is called; register the SDK first. */
-  readonly meterProvider?: MeterProvider
-  /** Put each call's arguments on its span (`gen_ai.tool.call.arguments`), redacted and bounded as in the journal. Default false. */
-  readonly recordArguments?: boolean
-  /** Put each call's result on its span (`gen_ai.tool.call.result`), redacted and bounded. Default false. */
-  readonly recordResults?: boolean
-  /** Bound on a recorded argument or result, in UTF-8 bytes (default 64 KiB, as the journal's). */
-  readonly maxPayloadBytes?: number
-  /** `seam.host` on every call span. Default `hostname:pid`, as the durable journals stamp. */
-  readonly host?: string
-}
 
 /**
  * OpenTelemetry spans and metrics for a root: `createRoot({ telemetry: openTelemetry() })`. Uses

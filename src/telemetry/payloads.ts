@@ -1,5 +1,5 @@
-import { redactArguments, redactSecrets, truncateText } from '../runtime/journal/privacy.js'
-import { redactText, scrubValues } from '../runtime/journal/redact.js'
+import { redactArguments, redactSecrets, truncateText } from '../runtime/base/privacy.js'
+import { redactText, scrubValues } from '../runtime/base/redact.js'
 import type { ToolCallOutcome } from '../seams/calls.js'
 
 /**

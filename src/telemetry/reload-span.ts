@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks'
 import { type Context, type Span, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api'
 import type { ReloadPhase, ReloadProbe } from '../runtime/generations/instrumentation.js'
-import { redactText } from '../runtime/journal/redact.js'
-import type { ReloadResult } from '../runtime/root.js'
+import { redactText } from '../runtime/base/redact.js'
+import type { ReloadResult } from '../runtime/generations/instrumentation.js'
 import { ATTR } from './attributes.js'
 import type { SeamMetrics } from './metrics.js'
 

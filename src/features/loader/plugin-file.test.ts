@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { SeamError } from '../../errors.js'
-import { PLUGIN_BRAND } from '../../runtime/plugins/plugin-types.js'
+import { PLUGIN_BRAND } from '../plugin-types.js'
 import { isPluginDefinition, loadPluginFile } from './plugin-file.js'
 
 async function folder(files: Record<string, string>): Promise<string> {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { SeamError } from '../../errors.js'
-import { PLUGIN_BRAND, type PluginDefinition } from '../../runtime/plugins/plugin-types.js'
+import { PLUGIN_BRAND, type PluginDefinition } from '../plugin-types.js'
 import { defaultExport, describeExport } from './describe-value.js'
 import { displayPath } from './file-name.js'
 import { type LoadOptions, reloadModule } from './load-module.js'

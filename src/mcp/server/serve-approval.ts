@@ -1,6 +1,6 @@
 import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server'
 import { ALL_ANSWERS, type ApprovalAnswer, type ApprovalPort, type ApprovalRequest } from '../../seams/approval.js'
-import { redactText } from '../../runtime/journal/redact.js'
+import { redactText } from '../../runtime/base/redact.js'
 
 /** Sends one `elicitation/create` request to the client, related to the tool call being served. */
 export type Elicit = (params: ElicitRequestFormParams, options: { signal: AbortSignal; timeout: number }) => Promise<ElicitResult>

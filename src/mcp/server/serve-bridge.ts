@@ -5,6 +5,7 @@ import {
   type CallToolRequestParams,
   type CallToolResult,
   type McpServerFactory,
+  MissingRequiredClientCapabilityError,
   type Prompt,
   ProtocolError,
   ProtocolErrorCode,
@@ -14,11 +15,11 @@ import {
 } from '@modelcontextprotocol/server'
 import { context, trace } from '@opentelemetry/api'
 import { messageOf, SeamError } from '../../errors.js'
-import { redactText, scrubValues } from '../../runtime/journal/redact.js'
+import { redactText, scrubValues } from '../../runtime/base/redact.js'
 import type { ApprovalPort } from '../../seams/approval.js'
 import type { Root } from '../../runtime/root.js'
 import { traceContextOf } from '../../seams/trace.js'
-import type { ProgressEvent, ToolCallOutcome } from '../../seams/calls.js'
+import type { CallLogSink, ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { createTurnIngress } from '../../runtime/turns/turn-ingress.js'
 import type { QuestionPort, TurnEnvelope, TurnOrigin } from '../../seams/types.js'
 import type { McpServeOptions } from './serve-options.js'
@@ -218,7 +219,10 @@ export class McpBridge {
   #server(turns: SessionTurns): Server {
     const server = new Server(
       { name: 'seam-runtime', version: VERSION },
-      { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } }, requestState: { verify: this.#rounds.verify } },
+      {
+        capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, completions: {}, logging: {} },
+        requestState: { verify: this.#rounds.verify },
+      },
     )
     server.setRequestHandler('tools/list', async () => ({ tools: (await this.catalog()).tools as Tool[] }))
     server.setRequestHandler('tools/call', (request, ctx) => this.#call(server, turns, request.params, ctx))
@@ -228,7 +232,20 @@ export class McpBridge {
       if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${scrubValues(request.params.name)}`)
       return { description: skill.description, messages: [{ role: 'user', content: { type: 'text', text: skill.instructions } }] }
     })
+    server.setRequestHandler('completion/complete', (request) => this.#complete(request.params.ref))
     return server
+  }
+
+  /**
+   * `completion/complete`: a served prompt (a skill) is known, and has no argument values to offer
+   * yet, so it answers with none; anything else (no resource templates are served) is refused.
+   */
+  async #complete(ref: { type: string; name?: string; uri?: string }): Promise<{ completion: { values: string[]; hasMore: false } }> {
+    if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+      if (!(await this.catalog()).skills.has(ref.name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${scrubValues(ref.name)}`)
+      return { completion: { values: [], hasMore: false } }
+    }
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Nothing to complete for ${scrubValues(ref.uri ?? ref.type)}: no resource templates are served`)
   }
 
   /** Stops announcing, closes every session (aborting their calls) and waits for the calls to settle. */
@@ -248,8 +265,15 @@ export class McpBridge {
     const started = this.#verbose ? performance.now() : 0
     // The trace context rides with the call as well: the body and mounted servers get it without an SDK.
     const carried = traceContextOf(params._meta)
-    const call = { callId: callIdOf(++this.#callCount, ctx.mcpReq.id), name: params.name, arguments: params.arguments ?? {}, ...(carried ? { trace: carried } : {}) }
+    const call: ToolCall = {
+      callId: callIdOf(++this.#callCount, ctx.mcpReq.id),
+      name: params.name,
+      arguments: params.arguments ?? {},
+      ...(carried ? { trace: carried } : {}),
+      log: logTo(ctx),
+    }
     // A 2026-07-28 request carries its envelope; it may be the retry of an approval round.
+    await this.#checkNeeds(server, params.name)
     const modern = ctx.mcpReq.envelope !== undefined
     const round = modern ? this.#rounds.state(ctx, params.name) : undefined
     // The parked call runs the arguments it was parked with: a retry carrying others would run what
@@ -285,11 +309,30 @@ export class McpBridge {
       const code = outcome.code ? ` ${outcome.code}` : ''
       this.#log(`tools/call ${printable(params.name)} → ${outcome.status}${code} (${Math.round(performance.now() - started)} ms)`)
     }
+    // The specification answers a call to a tool it does not know with a protocol error, not a result.
+    if (outcome.status === 'failed' && outcome.code === 'UNKNOWN_TOOL') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${scrubValues(params.name)}`)
     const question = parking?.question()
     if (outcome.status === 'suspended' && outcome.resumeToken !== undefined && question !== undefined) {
       return this.#rounds.ask(question, outcome.resumeToken, ctx, call.arguments)
     }
     return toCallToolResult(outcome)
+  }
+
+  /**
+   * A tool that declares client capabilities (`clientCapabilities`) runs only for a client that
+   * declared them (at `initialize`, or in a 2026-07-28 request's `_meta`): else the call is refused
+   * with `-32021` naming the missing ones, before it is journaled.
+   */
+  async #checkNeeds(server: Server, name: string): Promise<void> {
+    const needs = (await this.catalog().catch(() => undefined))?.needs.get(name)
+    if (needs === undefined) return
+    const declared = (server.getClientCapabilities() ?? {}) as Record<string, unknown>
+    const missing = needs.filter((capability) => declared[capability] === undefined)
+    if (missing.length === 0) return
+    throw new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: Object.fromEntries(missing.map((capability) => [capability, {}])) },
+      `The tool "${scrubValues(name)}" needs the client capabilities ${missing.join(', ')}, which this client did not declare`,
+    )
   }
 
   /**
@@ -416,6 +459,18 @@ function progressSender(ctx: ServerContext): ((event: ProgressEvent) => void) | 
     ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {
       // The client went away: the call's own signal tells the body.
     })
+  }
+}
+
+/**
+ * The call's `ctx.log` lines as MCP logging notifications on its own request: at or above the level
+ * the client set with `logging/setLevel` (2025-11-25), or the one its request's `_meta` carries
+ * (2026-07-28, where a request without one gets none). A line the client cannot take is dropped.
+ */
+function logTo(ctx: ServerContext): CallLogSink {
+  return (level, message, fields) => {
+    const data = fields === undefined ? message : { message, ...fields }
+    ctx.mcpReq.log(level === 'warn' ? 'warning' : level, data, 'seam').catch(() => {})
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ToolCapability } from '../../runtime/generations/capability-ingress.js'
+import type { ToolCapability } from '../../seams/capabilities.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
 import { supportsFormElicitation } from './serve-approval.js'
 import { toCallToolResult, toMcpTool } from './serve-mapping.js'

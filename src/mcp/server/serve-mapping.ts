@@ -1,8 +1,8 @@
 import type { CallToolResult, Prompt, Tool } from '@modelcontextprotocol/server'
-import type { AgentCapabilities, SkillCapability, ToolCapability } from '../../runtime/generations/capability-ingress.js'
+import type { AgentCapabilities, SkillCapability, ToolCapability } from '../../seams/capabilities.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
-import { redactedContent } from '../../runtime/journal/privacy.js'
-import { scrubValues } from '../../runtime/journal/redact.js'
+import { redactedContent } from '../../runtime/base/privacy.js'
+import { scrubValues } from '../../runtime/base/redact.js'
 
 /** What one generation shows an MCP client: its tools and its skills as prompts. */
 export interface McpCatalog {
@@ -10,6 +10,8 @@ export interface McpCatalog {
   readonly tools: readonly Tool[]
   readonly prompts: readonly Prompt[]
   readonly skills: ReadonlyMap<string, SkillCapability>
+  /** The MCP client capabilities each tool that declares some needs (`ToolSpecBase.clientCapabilities`). */
+  readonly needs: ReadonlyMap<string, readonly string[]>
   /** The serialised lists: a publish announces `list_changed` only when one of these differs. */
   readonly toolsText: string
   readonly promptsText: string
@@ -24,6 +26,7 @@ export function toCatalog(capabilities: AgentCapabilities): McpCatalog {
     tools,
     prompts,
     skills: new Map(capabilities.skills.map((skill) => [skill.name, skill])),
+    needs: new Map(capabilities.tools.flatMap((tool) => (tool.clientCapabilities ? [[tool.name, tool.clientCapabilities] as const] : []))),
     toolsText: JSON.stringify(tools),
     promptsText: JSON.stringify(prompts),
   }

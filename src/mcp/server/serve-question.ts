@@ -1,5 +1,5 @@
 import type { ElicitRequestFormParams } from '@modelcontextprotocol/server'
-import { redactText } from '../../runtime/journal/redact.js'
+import { redactText } from '../../runtime/base/redact.js'
 import type { QuestionAnswer, QuestionRequest } from '../../seams/questions.js'
 import type { QuestionPort } from '../../seams/types.js'
 import type { Elicit } from './serve-approval.js'

@@ -1,4 +1,4 @@
-import type { ToolCapability } from '../generations/capability-ingress.js'
+import type { ToolCapability } from '../../seams/capabilities.js'
 import { definitionOf } from '../generations/feature-capability.js'
 
 /**

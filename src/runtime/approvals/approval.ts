@@ -1,7 +1,7 @@
 import type { ApprovalPort, ApprovalReply, ApprovalRequest } from '../../seams/approval.js'
 import type { JournalCoordination, SessionGrant } from '../../seams/coordination.js'
 import type { ApprovalDecision } from '../../seams/journal.js'
-import { redactSecrets } from '../journal/privacy.js'
+import { redactSecrets } from '../base/privacy.js'
 import { MAX_TIMER_MS } from '../base/deadlines.js'
 
 const ANSWERS: ReadonlySet<string> = new Set(['allowed-once', 'allowed-session', 'rejected', 'deferred'])

@@ -1,9 +1,8 @@
 import { SeamError } from '../../errors.js'
 import type { ApprovalAnswer } from '../../seams/approval.js'
 import type { ParkedCall } from '../../seams/coordination.js'
-import { redactArguments } from '../journal/privacy.js'
+import { redactArguments } from '../base/privacy.js'
 import type { JournalStore } from '../../seams/journal.js'
-import { writeSettlement } from '../pipeline/park.js'
 
 /** One parked call as `root.approvals.pending()` lists it: what a person needs to decide it. */
 export interface PendingApproval {
@@ -65,6 +64,9 @@ export interface DecideOptions {
 
 const ANSWERS: ReadonlySet<string> = new Set<ApprovalAnswer>(['allowed-once', 'allowed-session', 'rejected'])
 
+/** Writes the `approval/decided` and `tool/result` that settle a round nothing will run. */
+export type SettleRound = (journal: JournalStore, round: ParkedCall, decision: 'rejected' | 'timeout') => Promise<void>
+
 /**
  * Parked calls in the journal, for any process that shares it: list them, decide them (the first
  * decision wins across processes), and expire those older than `approvalTtlMs`. Resuming an allowed
@@ -75,10 +77,15 @@ export class Approvals {
   readonly #journal: JournalStore
   readonly #ttlMs: number
   readonly #operators: ReadonlySet<string>
+  readonly #settle: SettleRound
 
-  /** `operators`: the `subjectId`s that may see and resume every parked call, not only their own. */
-  constructor(journal: JournalStore, ttlMs: number, operators: Iterable<string> = []) {
+  /**
+   * `operators`: the `subjectId`s that may see and resume every parked call, not only their own.
+   * `settle` writes what settles a rejected or expired round (the pipeline's `writeSettlement`).
+   */
+  constructor(journal: JournalStore, ttlMs: number, operators: Iterable<string>, settle: SettleRound) {
     this.#journal = journal
+    this.#settle = settle
     this.#ttlMs = ttlMs
     this.#operators = new Set(operators)
   }
@@ -135,7 +142,7 @@ export class Approvals {
     }
     if (answer === 'rejected') {
       const settled = await coordination.settle(round.token, { kind: 'reject', host: coordination.host, at: Date.now() })
-      if (settled?.won) await writeSettlement(this.#journal, settled.call, 'rejected')
+      if (settled?.won) await this.#settle(this.#journal, settled.call, 'rejected')
     }
     return pendingOf(claim.call, this.#mayResume(subjectOf(options.as), claim.call))
   }
@@ -161,7 +168,7 @@ export class Approvals {
     const coordination = this.#journal.coordination
     const claim = await coordination.expire(round.token, { host: coordination.host, at: Date.now() }, askedBefore)
     if (!claim?.won) return false
-    await writeSettlement(this.#journal, claim.call, 'timeout')
+    await this.#settle(this.#journal, claim.call, 'timeout')
     return true
   }
 

@@ -1,6 +1,6 @@
 import type { ToolLogger } from '../../features/define-tool.js'
-import { redactSecrets } from '../journal/privacy.js'
-import { redactText } from '../journal/redact.js'
+import { redactSecrets } from './privacy.js'
+import { redactText } from './redact.js'
 
 export type LogLevel = 'debug' | 'info' | 'warn'
 export type LogSink = (level: LogLevel, scope: string, message: string, fields?: Record<string, unknown>) => void

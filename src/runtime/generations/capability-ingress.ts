@@ -1,7 +1,7 @@
 import { SeamError, messageOf } from '../../errors.js'
 import { untilDue } from '../base/abort.js'
 import type { Diagnostic } from '../../features/diagnostic.js'
-import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolAnnotations, ToolSchema, ToolService } from '../../seams/types.js'
+import type { OriginScope, ToolSchema, ToolService } from '../../seams/types.js'
 import type { PermissionHost } from '../../seams/approval.js'
 import { featureTemplate } from './feature-capability.js'
 import { LOAD_SKILL, loadSkillTool } from './load-skill.js'
@@ -11,56 +11,7 @@ import type { Generation, SkillSlot, ToolSlot } from './generation.js'
 import type { TurnEnvelope } from '../../seams/types.js'
 import { planOf, type ToolPlan } from './tool-plan.js'
 
-/** A projected tool: the canonical policy metadata of a Feature or Seam tool. Frozen. */
-export interface ToolCapability {
-  readonly name: string
-  readonly description: string
-  readonly parameters: JsonSchema
-  /** The JSON Schema of the tool's value (a tool's `output`, a remote tool's `outputSchema`), when it declares one. */
-  readonly outputSchema?: JsonSchema
-  /** `tools/x.ts`, `addTool`, `seam:<providerId>` or the provider's own `source`. */
-  readonly source: string
-  readonly owner: string
-  readonly kind: 'feature' | 'seam'
-  readonly approval: ApprovalMode
-  readonly permissions: readonly string[]
-  readonly platforms: readonly string[]
-  readonly scopes: readonly OriginScope[]
-  readonly annotations?: Readonly<ToolAnnotations>
-  /** Seam tools only: the provider's static concurrency declaration. */
-  readonly concurrencySafe?: boolean
-  readonly timeoutMs?: number
-  /** Set when progress may extend the deadline: up to this long from the body's start. */
-  readonly maxTimeoutMs?: number
-  /** Set when the tool declares an idempotency key: where its keys are unique. */
-  readonly idempotencyScope?: IdempotencyScope
-  /** Seam tools only: the argument names whose values make the key. */
-  readonly idempotencyKey?: readonly string[]
-  /** Set (to `false`) only for a seam tool whose `annotations` are not to be acted on (`ToolSchema.trustAnnotations`). */
-  readonly trustAnnotations?: false
-  /** Set (to `'rerun'`) only when a keyed tool runs again after its key's earlier call ended `OUTCOME_UNKNOWN`. */
-  readonly onUnknown?: 'rerun'
-  /** Name, description and input schema: session grants are dropped when it changes. */
-  readonly fingerprint: string
-}
-
-export interface SkillCapability {
-  readonly name: string
-  readonly description: string
-  readonly instructions: string
-  readonly source: string
-  readonly owner: string
-  readonly tools: readonly string[]
-  readonly always: boolean
-}
-
-/** Everything one owner's turn can see in one generation. Frozen. */
-export interface AgentCapabilities {
-  readonly generation: number
-  readonly owner: string
-  readonly tools: readonly ToolCapability[]
-  readonly skills: readonly SkillCapability[]
-}
+import type { AgentCapabilities, SkillCapability, ToolCapability } from '../../seams/capabilities.js'
 
 /**
  * How a capability executes in one generation; kept off the public object so it cannot be swapped.

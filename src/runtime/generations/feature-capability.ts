@@ -2,7 +2,7 @@ import type { ToolDefinition } from '../../features/define-tool.js'
 import type { ToolAnnotations } from '../../seams/types.js'
 import { toJsonSchema, toolFingerprint } from '../../features/schema.js'
 // Type only: the capability shape is CapabilityIngress's; this file computes one part of it.
-import type { ToolCapability } from './capability-ingress.js'
+import type { ToolCapability } from '../../seams/capabilities.js'
 import type { ToolSlot } from './generation.js'
 
 /**
@@ -78,6 +78,7 @@ export function featureTemplate(slot: ToolSlot): ToolCapability | undefined {
     ...(def.maxTimeoutMs === undefined ? {} : { maxTimeoutMs: def.maxTimeoutMs }),
     ...(def.idempotencyKey === undefined ? {} : { idempotencyScope: def.idempotencyScope ?? 'session' }),
     ...(def.idempotencyKey !== undefined && def.onUnknown === 'rerun' ? { onUnknown: 'rerun' as const } : {}),
+    ...(def.clientCapabilities?.length ? { clientCapabilities: Object.freeze([...def.clientCapabilities]) } : {}),
     fingerprint: toolFingerprint(slot.name, def.description, parameters),
   })
   templates.push(template)

@@ -3,13 +3,14 @@ import { SeamError, messageOf } from '../../errors.js'
 import type { ToolDefinition } from '../../features/define-tool.js'
 import type { Diagnostic } from '../../features/diagnostic.js'
 import { isChangeNotifying } from '../../seams/types.js'
-import { type CapabilityIngress, type ToolBinding, type ToolCapability, toolsByName } from './capability-ingress.js'
+import { type CapabilityIngress, type ToolBinding, toolsByName } from './capability-ingress.js'
+import type { ToolCapability } from '../../seams/capabilities.js'
 import { definitionOf } from './feature-capability.js'
 import { Generation, type SkillSlot, type ToolSlot } from './generation.js'
-import type { ReloadProbe } from './instrumentation.js'
+import type { GenerationDiff, ReloadProbe } from './instrumentation.js'
 import type { Logger } from '../base/logger.js'
 import { type FolderPluginLoader, PluginInstance } from '../plugins/plugin-instance.js'
-import type { PluginDefinition } from '../plugins/plugin-types.js'
+import type { PluginDefinition } from '../../features/plugin-types.js'
 import type { PipelineHooks } from '../../seams/calls.js'
 
 /** File-backed features of a plugin tree (tool and skill files), loaded by the folder source. */
@@ -173,11 +174,6 @@ function programmaticSkills(root: PluginInstance): SkillSlot[] {
     }
   }
   return slots
-}
-
-export interface GenerationDiff {
-  readonly tools: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
-  readonly skills: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
 }
 
 /** Added, changed and removed tools and skills between two generations, as `owner` (default the root) sees them. */

@@ -3,9 +3,10 @@ import { z } from 'zod'
 import { defineTool } from '../../features/define-tool.js'
 import { ApprovalGrants } from '../approvals/approval.js'
 import { CapabilityIngress } from './capability-ingress.js'
-import { type GenerationEvent, GenerationStore, type ReloadFailedEvent } from './generation-store.js'
+import { GenerationStore } from './generation-store.js'
+import type { GenerationEvent, ReloadFailedEvent } from './instrumentation.js'
 import { Logger } from '../base/logger.js'
-import type { PluginDefinition } from '../plugins/plugin-types.js'
+import type { PluginDefinition } from '../../features/plugin-types.js'
 import { definePlugin } from '../plugins/plugin.js'
 
 /** A store over `plugin`, recording what it publishes and what it reports as failed. */

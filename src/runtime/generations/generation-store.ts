@@ -1,31 +1,31 @@
 import { performance } from 'node:perf_hooks'
 import { SeamError } from '../../errors.js'
 import type { Diagnostic } from '../../features/diagnostic.js'
-import type { ApprovalGrants } from '../approvals/approval.js'
-import type { CapabilityIngress, ToolCapability } from './capability-ingress.js'
+import type { CapabilityIngress } from './capability-ingress.js'
+import type { ToolCapability } from '../../seams/capabilities.js'
 import type { Generation } from './generation.js'
-import { buildGeneration, diagnosticOf, diffGenerations, type GenerationDiff, sameFeatures } from './generation-builder.js'
-import type { FolderSource } from '../hmr/folder-source.js'
-import type { Instrumentation, ReloadProbe } from './instrumentation.js'
+import { buildGeneration, diagnosticOf, diffGenerations, type FeatureFiles, sameFeatures } from './generation-builder.js'
+import type { GenerationDiff, GenerationEvent, Instrumentation, ReloadFailedEvent, ReloadProbe, ReloadResult } from './instrumentation.js'
 import type { Logger } from '../base/logger.js'
+import type { PluginInstance } from '../plugins/plugin-instance.js'
 import type { PipelineHooks } from '../../seams/calls.js'
-import type { PluginDefinition } from '../plugins/plugin-types.js'
+import type { PluginDefinition } from '../../features/plugin-types.js'
 import { definePlugin } from '../plugins/plugin.js'
 
-export interface GenerationEvent {
-  readonly generation: number
-  readonly durationMs: number
-  readonly diff: GenerationDiff
-  readonly diagnostics: readonly Diagnostic[]
+/** Where a root's files come from when it has a folder: hmr's `FolderSource` is the one there is. */
+export interface GenerationSource {
+  /** Drops what `changed` touched; `setup` says the root plugin file itself changed. */
+  invalidate(changed: ReadonlySet<string> | undefined): { setup: boolean }
+  nestedPluginChanged(probe?: ReloadProbe): Promise<boolean>
+  load(root: PluginInstance, probe?: ReloadProbe): Promise<FeatureFiles>
+  folderPlugin(dir: string, probe?: ReloadProbe): Promise<{ file: string; definition: PluginDefinition } | undefined>
+  loadPlugin(probe?: ReloadProbe): Promise<PluginDefinition>
 }
 
-export interface ReloadFailedEvent {
-  readonly durationMs: number
-  readonly diagnostics: readonly Diagnostic[]
-  readonly error: SeamError
+/** The session grants a publish prunes to the tools still projected (approvals' `ApprovalGrants`). */
+export interface GrantRetention {
+  retain(live: Iterable<{ readonly source: string; readonly fingerprint: string }>): void
 }
-
-export type ReloadResult = ({ ok: true } & GenerationEvent) | ({ ok: false } & ReloadFailedEvent)
 
 export interface ReloadOptions {
   /** Run every plugin's setup again (default: when `changed` touches a plugin file, or always without `changed`). */
@@ -48,11 +48,11 @@ export interface ReloadOptions {
 export interface GenerationStoreOptions {
   /** The root plugin; without it, the folder's `plugin.ts` (or an empty root). */
   readonly plugin?: PluginDefinition
-  readonly source?: FolderSource
+  readonly source?: GenerationSource
   readonly baseDir?: string
   readonly hooks?: Partial<PipelineHooks>
   readonly ingress: CapabilityIngress
-  readonly grants: ApprovalGrants
+  readonly grants: GrantRetention
   readonly logger: Logger
   readonly instrumentation?: Instrumentation
   readonly onGeneration: (event: GenerationEvent) => void

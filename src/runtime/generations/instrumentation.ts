@@ -1,5 +1,7 @@
-import type { ToolCapability } from './capability-ingress.js'
-import type { ReloadResult } from './generation-store.js'
+import type { MeterProvider, TracerProvider } from '@opentelemetry/api'
+import type { ToolCapability } from '../../seams/capabilities.js'
+import type { SeamError } from '../../errors.js'
+import type { Diagnostic } from '../../features/diagnostic.js'
 import type { ApprovalDecision, JournalEventKind } from '../../seams/journal.js'
 import type { ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import type { TurnEnvelope } from '../../seams/types.js'
@@ -71,4 +73,40 @@ export interface ReloadProbe {
   phase(name: ReloadPhase, startedAt: number, endedAt: number, file?: string): void
   /** The reload ended: published, unchanged (`generation` is the live one) or rolled back. */
   ended(result: ReloadResult): void
+}
+
+export interface GenerationDiff {
+  readonly tools: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
+  readonly skills: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
+}
+
+export interface GenerationEvent {
+  readonly generation: number
+  readonly durationMs: number
+  readonly diff: GenerationDiff
+  readonly diagnostics: readonly Diagnostic[]
+}
+
+export interface ReloadFailedEvent {
+  readonly durationMs: number
+  readonly diagnostics: readonly Diagnostic[]
+  readonly error: SeamError
+}
+
+export type ReloadResult = ({ ok: true } & GenerationEvent) | ({ ok: false } & ReloadFailedEvent)
+
+/** The options of `openTelemetry()` (src/telemetry), which `createRoot({ telemetry })` also takes. */
+export interface TelemetryOptions {
+  /** Default: the global one (`trace.setGlobalTracerProvider`, as an OpenTelemetry SDK registers it). */
+  readonly tracerProvider?: TracerProvider
+  /** Default: the global one at the time `openTelemetry()` is called; register the SDK first. */
+  readonly meterProvider?: MeterProvider
+  /** Put each call's arguments on its span (`gen_ai.tool.call.arguments`), redacted and bounded as in the journal. Default false. */
+  readonly recordArguments?: boolean
+  /** Put each call's result on its span (`gen_ai.tool.call.result`), redacted and bounded. Default false. */
+  readonly recordResults?: boolean
+  /** Bound on a recorded argument or result, in UTF-8 bytes (default 64 KiB, as the journal's). */
+  readonly maxPayloadBytes?: number
+  /** `seam.host` on every call span. Default `hostname:pid`, as the durable journals stamp. */
+  readonly host?: string
 }

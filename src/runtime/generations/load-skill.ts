@@ -1,7 +1,7 @@
 import { toolFingerprint } from '../../features/schema.js'
 import type { JsonSchema, ToolExecutionResult, ToolService } from '../../seams/types.js'
 // Type only: the capability shapes are CapabilityIngress's; this file makes one built-in tool of them.
-import type { SkillCapability, ToolCapability } from './capability-ingress.js'
+import type { SkillCapability, ToolCapability } from '../../seams/capabilities.js'
 
 /** The name of the built-in tool that loads a skill's instructions (progressive disclosure). */
 export const LOAD_SKILL = 'load_skill'

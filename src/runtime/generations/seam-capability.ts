@@ -2,7 +2,7 @@ import type { Diagnostic } from '../../features/diagnostic.js'
 import { toolFingerprint } from '../../features/schema.js'
 import type { JsonSchema, OriginScope, ToolSchema, ToolService } from '../../seams/types.js'
 // Type only: the capability shape is CapabilityIngress's; this file computes one part of it.
-import type { ToolCapability } from './capability-ingress.js'
+import type { ToolCapability } from '../../seams/capabilities.js'
 
 /**
  * A remote tool as `CapabilityIngress` projects it: one `ToolService` schema entry, checked (a

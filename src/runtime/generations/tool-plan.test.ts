@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { createRoot, defineTool } from '../../index.js'
 import { definePlugin } from '../plugins/plugin.js'
 import { planOf } from './tool-plan.js'
-import { validators } from '../base/validation.js'
+import { validators } from '../../features/validation.js'
 
 describe('ToolPlan', () => {
   it('calls every method of a definition with the definition as `this`, as a call on it would', async () => {

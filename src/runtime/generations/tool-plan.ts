@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../../features/define-tool.js'
-import { type Validator, validators } from '../base/validation.js'
+import { type Validator, validators } from '../../features/validation.js'
 
 /**
  * What a call reads of a `defineTool` definition, copied once into an instance of one class. A

@@ -8,7 +8,7 @@ import type { SkillSlot, ToolSlot } from '../generations/generation.js'
 import { diagnosticOf, type FeatureFiles } from '../generations/generation-builder.js'
 import type { ReloadProbe } from '../generations/instrumentation.js'
 import type { PluginInstance } from '../plugins/plugin-instance.js'
-import type { PluginDefinition } from '../plugins/plugin-types.js'
+import type { PluginDefinition } from '../../features/plugin-types.js'
 import { definePlugin } from '../plugins/plugin.js'
 
 interface ToolEntry {

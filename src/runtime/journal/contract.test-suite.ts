@@ -4,25 +4,12 @@ import { hostname } from 'node:os'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { SeamError } from '../../errors.js'
 import { isProcessAlive } from './hosts.js'
-import type { PrivacyOptions } from './privacy.js'
-import { describeCoordinationContract } from './coordination.test-suite.js'
+import { describeCoordinationContract, type JournalBackend, type JournalStorage } from './coordination.test-suite.js'
 import { UNKNOWN_OUTCOME_TEXT } from './repair.js'
 import { describeTurnQueries } from './turn-query.test-suite.js'
 import type { JournalEvent, JournalStore } from '../../seams/journal.js'
 
-/** One test's storage: every `open` opens another store on it (a restart, or a second host). */
-export interface JournalStorage {
-  open(options?: PrivacyOptions & { hostId?: string }): JournalStore
-  /** Closes every store it opened and removes the storage. */
-  dispose(): Promise<void>
-}
-
-export interface JournalBackend {
-  /** Fresh storage for one test. */
-  storage(): Promise<JournalStorage>
-  /** Whether a second `open` sees what the first wrote (durable stores); memory stores do not. */
-  readonly shared: boolean
-}
+export type { JournalBackend, JournalStorage }
 
 const AT = 1_750_000_000_000
 

@@ -1,8 +1,8 @@
 export type { JournalCoordination } from '../../seams/coordination.js'
 export { type MemoryJournal, type MemoryJournalOptions, memoryJournal } from './memory.js'
 export { type PostgresJournalOptions, postgresJournal } from './postgres.js'
-export type { PrivacyOptions } from './privacy.js'
-export { redactText, registerSecret } from './redact.js'
+export type { PrivacyOptions } from '../base/privacy.js'
+export { redactText, registerSecret } from '../base/redact.js'
 export { type SqliteJournal, type SqliteJournalOptions, sqliteJournal } from './sqlite.js'
 export type {
   ContentBlock,

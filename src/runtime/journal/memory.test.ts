@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { begin, call, describeJournalContract, end, now, result } from './contract.test-suite.js'
 import { memoryJournal } from './memory.js'
-import { registerSecret } from './redact.js'
+import { registerSecret } from '../base/redact.js'
 import type { JournalEvent, JournalStore } from '../../seams/journal.js'
 
 describeJournalContract('memory', {

@@ -1,7 +1,7 @@
 import { messageOf } from '../../errors.js'
 import { deepFreeze } from '../../features/schema.js'
 import { findLossy } from '../base/lossless.js'
-import { describeIssues, validators } from '../base/validation.js'
+import { describeIssues, validators } from '../../features/validation.js'
 import { type CallState, notStarted, settle } from './state.js'
 
 /**

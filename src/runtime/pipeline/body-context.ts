@@ -3,7 +3,7 @@ import type { TraceContext } from '../../seams/trace.js'
 import type { QuestionAnswer } from '../../seams/questions.js'
 import type { Principal, QuestionPort, ToolInvocationContext } from '../../seams/types.js'
 import type { ToolBinding } from '../generations/capability-ingress.js'
-import { silentLogger } from '../base/logger.js'
+import { Logger, silentLogger } from '../base/logger.js'
 import type { Token } from '../../seams/tokens.js'
 import type { TurnEnvelope } from '../../seams/types.js'
 import { keyDigest } from './idempotency.js'
@@ -34,7 +34,7 @@ export class ToolBodyContext implements ToolContext {
   readonly #source: SignalSource
   readonly #state: CallState
   /** `use` and `deferContext` once read (few bodies read either): one field, not two. */
-  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; progress?: ToolContext['progress']; ask?: ToolContext['ask'] } | undefined
+  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; log?: ToolLogger; progress?: ToolContext['progress']; ask?: ToolContext['ask'] } | undefined
 
   constructor(source: SignalSource, state: CallState, binding: FeatureBinding) {
     this.#source = source
@@ -55,9 +55,17 @@ export class ToolBodyContext implements ToolContext {
     return key === undefined ? undefined : keyDigest(key)
   }
 
-  /** The owning plugin's logger: lines are labelled with the plugin, as its setup's are. */
+  /**
+   * The owning plugin's logger: lines are labelled with the plugin, as its setup's are. A call with
+   * a `log` sink (a served MCP call) tells it each line too, redacted as the plugin's log is.
+   */
   get log(): ToolLogger {
-    return (this.#state.binding as FeatureBinding).slot.plugin.log ?? silentLogger
+    const own = (this.#state.binding as FeatureBinding).slot.plugin.log ?? silentLogger
+    const sink = this.#state.call.log
+    if (sink === undefined) return own
+    this.#made ??= {}
+    this.#made.log ??= both(own, new Logger((level, _scope, message, fields) => sink(level, message, fields)))
+    return this.#made.log
   }
 
   get use(): <T>(token: Token<T>) => T {
@@ -93,6 +101,24 @@ export class ToolBodyContext implements ToolContext {
       state.toolContexts.push(toDeferred(message))
     }
     return made.defer
+  }
+}
+
+/** A logger that writes every line to both. */
+function both(first: ToolLogger, second: ToolLogger): ToolLogger {
+  return {
+    debug(message, fields) {
+      first.debug(message, fields)
+      second.debug(message, fields)
+    },
+    info(message, fields) {
+      first.info(message, fields)
+      second.info(message, fields)
+    },
+    warn(message, fields) {
+      first.warn(message, fields)
+      second.warn(message, fields)
+    },
   }
 }
 

@@ -1,6 +1,6 @@
 import { deepFreeze } from '../../features/schema.js'
 import { definitionOf } from '../generations/feature-capability.js'
-import { validators } from '../base/validation.js'
+import { validators } from '../../features/validation.js'
 import type { CallState } from './state.js'
 
 /**

@@ -2,7 +2,6 @@
  * How a body run's result settles its call: a value, a failure, a timeout, a cancellation or an
  * abandoned body (see `BodyRun`).
  */
-import type { BodyRun } from './body-run.js'
 import { type CallState, settle } from './state.js'
 import type { DispatchResult } from '../../seams/calls.js'
 
@@ -10,12 +9,20 @@ import type { DispatchResult } from '../../seams/calls.js'
 export const ABANDONED: unique symbol = Symbol('abandoned')
 export type BodyResult = DispatchResult | typeof ABANDONED
 
+/** What `decide` reads of a body run (`BodyRun` in body-run.ts, which imports this file). */
+export interface RunVerdict {
+  readonly timedOut: boolean
+  readonly timeoutMs: number
+  readonly abandoned: boolean
+  readonly abortCaused: boolean
+}
+
 /**
  * Settles the call from what its run produced: a value, a failure, a timeout or an abandoned body.
  * `result` is `undefined` for the `value` a `defineTool` body returned (no result object is made
  * for the common case unless a post-execute hook will read it).
  */
-export function decide(state: CallState, run: BodyRun, result: BodyResult | undefined, value?: unknown): void {
+export function decide(state: CallState, run: RunVerdict, result: BodyResult | undefined, value?: unknown): void {
   const name = state.call.name
   if (run.timedOut) {
     settle(state, {

@@ -1,11 +1,11 @@
 import { performance } from 'node:perf_hooks'
 import { messageOf } from '../../errors.js'
-import type { DeferredContext } from '../../features/define-tool.js'
+import type { DeferredContext } from '../../seams/calls.js'
 import { deepFreeze } from '../../features/schema.js'
 import { checkContent } from '../../seams/content.js'
 import type { ContentBlock } from '../../seams/journal.js'
 import { findLossy, freezeLossless } from '../base/lossless.js'
-import { describeIssues, validators } from '../base/validation.js'
+import { describeIssues, validators } from '../../features/validation.js'
 import { type CallState, settle, text } from './state.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
 

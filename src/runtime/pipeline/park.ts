@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { ApprovalAnswer } from '../../seams/approval.js'
 import type { ParkedCall } from '../../seams/coordination.js'
-import { redactText } from '../journal/redact.js'
+import { redactText } from '../base/redact.js'
 import type { ApprovalDecision, JournalStore } from '../../seams/journal.js'
 import { denial, journalDown } from './denials.js'
 import { type CallState, type Settlement, settle, text } from './state.js'

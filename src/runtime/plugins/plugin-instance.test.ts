@@ -4,10 +4,10 @@ import { SeamError } from '../../errors.js'
 import { defineTool, type ToolDefinition } from '../../features/define-tool.js'
 import { Logger } from '../base/logger.js'
 import { PluginInstance } from './plugin-instance.js'
-import type { PluginContext, PluginDefinition } from './plugin-types.js'
+import type { PluginContext, PluginDefinition } from '../../features/plugin-types.js'
 import { definePlugin } from './plugin.js'
 import { createToken } from '../../seams/tokens.js'
-import { createRoot } from '../root.js'
+import { createRoot } from '../../index.js'
 
 const logger = new Logger(() => {})
 

@@ -1,6 +1,6 @@
 import { SeamError } from '../../errors.js'
-import type { PluginDefinition } from './plugin-types.js'
-import { PLUGIN_BRAND } from './plugin-types.js'
+import type { PluginDefinition } from '../../features/plugin-types.js'
+import { PLUGIN_BRAND } from '../../features/plugin-types.js'
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/i
 

@@ -1,10 +1,11 @@
 import { SeamError } from '../../errors.js'
-import type { DeferredContext } from '../../features/define-tool.js'
+import type { DeferredContext } from '../../seams/calls.js'
 import { TIMED_OUT, untilDue } from '../base/abort.js'
 import type { Activity } from '../base/activity.js'
 import type { ApprovalGrants } from '../approvals/approval.js'
 import type { ApprovalPort } from '../../seams/approval.js'
-import type { AgentCapabilities, CapabilityIngress } from '../generations/capability-ingress.js'
+import type { CapabilityIngress } from '../generations/capability-ingress.js'
+import type { AgentCapabilities } from '../../seams/capabilities.js'
 import type { ParkedCall } from '../../seams/coordination.js'
 import type { ProgressEvent, ToolCallOutcome } from '../../seams/calls.js'
 import type { Generation } from '../generations/generation.js'
@@ -155,7 +156,9 @@ export async function openTurn(host: TurnHost, generation: Generation, input: Be
         // ends running bodies sooner.
         await tools.idle()
         // A stalled journal cannot hold the end (or close) up: crash repair marks the turn interrupted.
-        await untilDue(journal.append({ kind: 'turn/end', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), reason: 'ended' }), undefined, limits.journalTimeoutMs)
+        // A fenced host's end is refused: the host that fenced it already closed the turn as interrupted.
+        const appended = journal.append({ kind: 'turn/end', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), reason: 'ended' })
+        await untilDue(appended, undefined, limits.journalTimeoutMs).catch(unlessFenced)
       } finally {
         release()
         probe?.ended('ended')
@@ -202,4 +205,9 @@ export async function resumeParked(host: TurnHost, generation: Generation, round
       })
     }
   }
+}
+
+/** Rethrows anything but `HOST_FENCED`: a fenced host's turn was already closed by the host that fenced it. */
+function unlessFenced(error: unknown): void {
+  if (!SeamError.is(error) || error.code !== 'HOST_FENCED') throw error
 }

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto'
 import { Ajv, type ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
-import { messageOf } from '../../errors.js'
-import { isZodSchema } from '../../features/define-tool.js'
-import { stableStringify } from '../../features/schema.js'
+import { messageOf } from '../errors.js'
+import { isZodSchema } from './define-tool.js'
+import { stableStringify } from './schema.js'
 
 export interface ValidationIssue {
   /** A JSON-pointer-like path: `/items/0/id`, or `/` for the whole value. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Logger } from '../base/logger.js'
+import { Logger } from './logger.js'
 import { protectEvent } from './privacy.js'
 import { isSecretKey, knowsSecrets, looksLikeCredentials, redactText, registerSecret, scrubValues } from './redact.js'
 import type { JournalEvent } from '../../seams/journal.js'

@@ -1,11 +1,11 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { z } from 'zod'
-import { defineTool, type SkillSpec, type ToolContext, type ToolDefinition } from '../features/define-tool.js'
+import { defineTool, type SkillSpec, type ToolContext, type ToolDefinition } from './define-tool.js'
 import { definePlugin } from '../runtime/plugins/plugin.js'
-import { createRoot } from '../runtime/root.js'
-import { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } from './adapters.js'
-import { capabilitySeamToken, SeamIntegration } from './integration.js'
-import type { QuestionPort, ToolInvocationContext, ToolService } from './types.js'
+import { createRoot } from '../index.js'
+import { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } from './service-adapters.js'
+import { capabilitySeamToken, SeamIntegration } from '../seams/integration.js'
+import type { QuestionPort, ToolInvocationContext, ToolService } from '../seams/types.js'
 
 function invocation(overrides: Partial<ToolInvocationContext> = {}): ToolInvocationContext {
   return {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { messageOf } from '../errors.js'
-import type { SkillSpec, ToolDefinition } from '../features/define-tool.js'
-import { toJsonSchema } from '../features/schema.js'
-import { describeIssues, validators } from '../runtime/base/validation.js'
-import type { SkillService, ToolExecutionResult, ToolInvocationContext, ToolSchema, ToolService } from './types.js'
+import type { SkillSpec, ToolDefinition } from './define-tool.js'
+import { toJsonSchema } from './schema.js'
+import { describeIssues, validators } from './validation.js'
+import type { SkillService, ToolExecutionResult, ToolInvocationContext, ToolSchema, ToolService } from '../seams/types.js'
 
 type Entries<T> = ReadonlyMap<string, T> | { entries(): Iterable<[string, T]> }
 

@@ -1,6 +1,6 @@
-import type { SkillSpec, ToolDefinition, ToolLogger } from '../../features/define-tool.js'
-import type { Resources, Token } from '../../seams/tokens.js'
-import type { ExecuteWrapper, Guard, PostExecuteHook, PreExecuteHook, ResultObserver } from '../../seams/calls.js'
+import type { SkillSpec, ToolDefinition, ToolLogger } from './define-tool.js'
+import type { Resources, Token } from '../seams/tokens.js'
+import type { ExecuteWrapper, Guard, PostExecuteHook, PreExecuteHook, ResultObserver } from '../seams/calls.js'
 
 /** Removes what it was returned for. Idempotent. */
 export type Disposer = () => void

@@ -1,0 +1,54 @@
+import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolAnnotations } from './types.js'
+
+/** A projected tool: the canonical policy metadata of a Feature or Seam tool. Frozen. */
+export interface ToolCapability {
+  readonly name: string
+  readonly description: string
+  readonly parameters: JsonSchema
+  /** The JSON Schema of the tool's value (a tool's `output`, a remote tool's `outputSchema`), when it declares one. */
+  readonly outputSchema?: JsonSchema
+  /** `tools/x.ts`, `addTool`, `seam:<providerId>` or the provider's own `source`. */
+  readonly source: string
+  readonly owner: string
+  readonly kind: 'feature' | 'seam'
+  readonly approval: ApprovalMode
+  readonly permissions: readonly string[]
+  readonly platforms: readonly string[]
+  readonly scopes: readonly OriginScope[]
+  readonly annotations?: Readonly<ToolAnnotations>
+  /** Seam tools only: the provider's static concurrency declaration. */
+  readonly concurrencySafe?: boolean
+  readonly timeoutMs?: number
+  /** Set when progress may extend the deadline: up to this long from the body's start. */
+  readonly maxTimeoutMs?: number
+  /** Set when the tool declares an idempotency key: where its keys are unique. */
+  readonly idempotencyScope?: IdempotencyScope
+  /** Seam tools only: the argument names whose values make the key. */
+  readonly idempotencyKey?: readonly string[]
+  /** Set (to `false`) only for a seam tool whose `annotations` are not to be acted on (`ToolSchema.trustAnnotations`). */
+  readonly trustAnnotations?: false
+  /** Set (to `'rerun'`) only when a keyed tool runs again after its key's earlier call ended `OUTCOME_UNKNOWN`. */
+  readonly onUnknown?: 'rerun'
+  /** Feature tools only: the MCP client capabilities a served call needs (`ToolSpecBase.clientCapabilities`). */
+  readonly clientCapabilities?: readonly string[]
+  /** Name, description and input schema: session grants are dropped when it changes. */
+  readonly fingerprint: string
+}
+
+export interface SkillCapability {
+  readonly name: string
+  readonly description: string
+  readonly instructions: string
+  readonly source: string
+  readonly owner: string
+  readonly tools: readonly string[]
+  readonly always: boolean
+}
+
+/** Everything one owner's turn can see in one generation. Frozen. */
+export interface AgentCapabilities {
+  readonly generation: number
+  readonly owner: string
+  readonly tools: readonly ToolCapability[]
+  readonly skills: readonly SkillCapability[]
+}
