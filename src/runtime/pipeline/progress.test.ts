@@ -95,12 +95,12 @@ describe('progress', () => {
 
   it('extends the deadline on progress past timeoutMs, up to maxTimeoutMs', async () => {
     const { root } = await rootWith((ctx) => {
-      // 10 ticks of 60 ms: 600 ms in all, each gap well inside the 200 ms deadline.
-      ctx.addTool('extended', ticking({ ticks: 10, everyMs: 60, timeoutMs: 200, maxTimeoutMs: 5_000 }))
+      // 10 ticks of 60 ms: 600 ms in all, each gap well inside the 250 ms deadline.
+      ctx.addTool('extended', ticking({ ticks: 10, everyMs: 60, timeoutMs: 250, maxTimeoutMs: 5_000 }))
       // The same with a 400 ms cap: progress keeps it alive until 400 ms, not to its end.
-      ctx.addTool('capped', ticking({ ticks: 10, everyMs: 60, timeoutMs: 200, maxTimeoutMs: 400 }))
+      ctx.addTool('capped', ticking({ ticks: 10, everyMs: 60, timeoutMs: 250, maxTimeoutMs: 400 }))
       // Without maxTimeoutMs progress does not move the deadline.
-      ctx.addTool('fixed', ticking({ ticks: 10, everyMs: 60, timeoutMs: 200 }))
+      ctx.addTool('fixed', ticking({ ticks: 10, everyMs: 60, timeoutMs: 250 }))
     }, { defaults: { graceMs: 50 } })
     const turn = await beginTurn(root)
     const [extended, capped, fixed] = await Promise.all([
@@ -114,7 +114,7 @@ describe('progress', () => {
     expect(capped.durationMs).toBeGreaterThanOrEqual(390)
     expect(capped.durationMs).toBeLessThan(550)
     expect(fixed).toMatchObject({ status: 'failed', code: 'TOOL_TIMEOUT' })
-    expect(fixed.durationMs).toBeLessThan(330)
+    expect(fixed.durationMs).toBeLessThan(390)
     await turn.end()
   })
 
@@ -122,7 +122,7 @@ describe('progress', () => {
     const service = {
       id: 'svc',
       description: 'A slow provider.',
-      schema: () => [{ type: 'function' as const, function: { name: 'crawl', description: 'Crawls.', parameters: { type: 'object' } }, approval: 'never' as const, timeoutMs: 150, maxTimeoutMs: 2_000 }],
+      schema: () => [{ type: 'function' as const, function: { name: 'crawl', description: 'Crawls.', parameters: { type: 'object' } }, approval: 'never' as const, timeoutMs: 300, maxTimeoutMs: 3_000 }],
       async execute(_scope: string, _name: string, _input: unknown, context?: ToolInvocationContext) {
         for (let done = 1; done <= 5; done++) {
           await sleep(100)
