@@ -111,6 +111,10 @@ export interface CallView {
   }
   /** The last progress report of a call still running on this host. */
   readonly progress?: ProgressView
+  /** The outer call's id, for a nested call (a Code Mode sub-call, a tool body's `ctx.tools.call`). */
+  readonly parent?: string
+  /** The nested calls it made, in the order they were made. */
+  readonly calls?: CallView[]
 }
 
 export interface TurnDetail {

@@ -10,6 +10,7 @@ import type { QuestionAnswer, QuestionRequest, ToolQuestion } from './questions.
 import type { ApprovalPort } from './approval.js'
 import type { JournalStore } from './journal.js'
 import type { ContentBlock } from './content.js'
+import type { NestedTools } from './outcome.js'
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
@@ -124,6 +125,8 @@ export interface ToolInvocationContext {
    * elicitation here.
    */
   readonly ask?: (question: ToolQuestion) => Promise<QuestionAnswer>
+  /** Calls other tools of the turn as nested calls of this one (see `NestedTools`; always set by TurnToolRuntime). */
+  readonly tools?: NestedTools
 }
 
 /**

@@ -149,7 +149,10 @@ export class McpBridge {
     }
     const cached = this.#catalog
     if (cached?.generation === generation.number) return cached.value
-    const value = this.#root.ingress.read(generation, this.#owner, this.#listing).then(toCatalog)
+    const listed = generation
+    const value = this.#root.ingress
+      .read(generation, this.#owner, this.#listing)
+      .then((capabilities) => toCatalog(this.#root.withCodeMode(capabilities, listed)))
     this.#catalog = { generation: generation.number, value }
     value.catch(() => {
       if (this.#catalog?.value === value) this.#catalog = undefined

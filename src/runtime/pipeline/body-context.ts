@@ -8,6 +8,26 @@ import type { Token } from '../../seams/tokens.js'
 import type { TurnEnvelope } from '../../seams/types.js'
 import { keyDigest } from './idempotency.js'
 import { type CallState, toDeferred } from './state.js'
+import { SeamError } from '../../errors.js'
+import type { NestedTools, ToolCallOutcome } from '../../seams/calls.js'
+
+/**
+ * `ctx.tools` of a body: nested calls of its call (see `nestedCall`), each under the body's signal
+ * and its own, if given. Made on first read.
+ */
+export function nestedTools(source: SignalSource, state: CallState): NestedTools {
+  return Object.freeze({
+    call(name: string, args?: Readonly<Record<string, unknown>> | string, options?: { readonly signal?: AbortSignal }): Promise<ToolCallOutcome> {
+      const caller = state.ctx.callNested
+      if (caller === undefined) return Promise.reject(new SeamError('INVALID_CALL', 'this call runs outside a turn runtime: it cannot call tools'))
+      if (typeof name !== 'string') return Promise.reject(new SeamError('INVALID_CALL', 'ctx.tools.call: name must be a string'))
+      const own = options?.signal
+      if (own !== undefined && !(own instanceof AbortSignal)) return Promise.reject(new SeamError('INVALID_CALL', 'ctx.tools.call: `signal` must be an AbortSignal'))
+      const signal = own === undefined ? source.signal : AbortSignal.any([source.signal, own])
+      return caller(state, name, args, signal)
+    },
+  })
+}
 
 /** Where a body's signal comes from: created on first read (see `BodyRun`). */
 export interface SignalSource {
@@ -33,8 +53,8 @@ export class ToolBodyContext implements ToolContext {
   readonly trace: TraceContext | undefined
   readonly #source: SignalSource
   readonly #state: CallState
-  /** `use` and `deferContext` once read (few bodies read either): one field, not two. */
-  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; log?: ToolLogger; progress?: ToolContext['progress']; ask?: ToolContext['ask'] } | undefined
+  /** `use`, `deferContext`, `log`, `tools`, `progress` and `ask` once read (few bodies read any): one field. */
+  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; log?: ToolLogger; tools?: NestedTools; progress?: ToolContext['progress']; ask?: ToolContext['ask'] } | undefined
 
   constructor(source: SignalSource, state: CallState, binding: FeatureBinding) {
     this.#source = source
@@ -102,6 +122,12 @@ export class ToolBodyContext implements ToolContext {
     }
     return made.defer
   }
+
+  get tools(): NestedTools {
+    this.#made ??= {}
+    this.#made.tools ??= nestedTools(this.#source, this.#state)
+    return this.#made.tools
+  }
 }
 
 /** A logger that writes every line to both. */
@@ -137,6 +163,7 @@ export class SeamBodyContext implements ToolInvocationContext {
   readonly #state: CallState
   #progress: ToolInvocationContext['progress'] | undefined
   #ask: ToolInvocationContext['ask'] | undefined
+  #tools: NestedTools | undefined
 
   constructor(source: SignalSource, state: CallState, binding: SeamBinding) {
     const { turn } = state.ctx
@@ -174,5 +201,18 @@ export class SeamBodyContext implements ToolInvocationContext {
     const source = this.#source
     this.#ask ??= (question) => source.ask(question)
     return this.#ask
+  }
+
+  get tools(): NestedTools {
+    this.#tools ??= nestedTools(this.#source, this.#state)
+    return this.#tools
+  }
+
+  /**
+   * The call a runtime-made context belongs to, for the runtime's own built-in tools (`run_code`
+   * runs its sub-calls as nested calls of it); `undefined` for any other object.
+   */
+  static callOf(context: unknown): CallState | undefined {
+    return context instanceof SeamBodyContext ? context.#state : undefined
   }
 }
