@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import { SeamError } from '../errors.js'
 import type { ContentBlock } from '../seams/journal.js'
-import type { ToolProgress } from '../seams/calls.js'
+import type { ToolProgress } from '../seams/types.js'
 import type { QuestionAnswer, ToolQuestion } from '../seams/questions.js'
 import type { Token } from '../seams/tokens.js'
 import type { TurnEnvelope } from '../seams/types.js'
