@@ -63,9 +63,9 @@ export function parseSkillFile(file: string, text: string, options: SkillFileOpt
   return skill
 }
 
-type Fail = (message: string, line?: number, column?: number) => SeamError
+export type Fail = (message: string, line?: number, column?: number) => SeamError
 
-function splitFrontMatter(text: string, fail: Fail): { yaml?: string; body: string; yamlLine: number } {
+export function splitFrontMatter(text: string, fail: Fail): { yaml?: string; body: string; yamlLine: number } {
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text
   const open = /^---[ \t]*\r?\n/.exec(source)
   if (open === null) return { body: source, yamlLine: 1 }
@@ -92,8 +92,21 @@ interface FrontMatter {
  */
 export const MAX_FRONT_MATTER = 16 * 1024
 
-/** `fail` takes a 1-based line and column inside the YAML text. */
-function readFrontMatter(yaml: string, fail: (message: string, line: number, column: number) => SeamError): FrontMatter {
+/** Front matter as data, with where each top-level key's value is written. */
+export interface FrontMatterData {
+  readonly data: Record<string, unknown>
+  /** 1-based line and column inside the YAML text of `key`'s value. */
+  positionOf(key: string): { line: number; col: number }
+  readonly doc: Document
+  /** 1-based line and column of an offset in the YAML text. */
+  at(offset: number | undefined): { line: number; col: number }
+}
+
+/**
+ * Parses front matter YAML as data only (custom tags refused, keys unique, bounded size); `fail`
+ * takes a 1-based line and column inside the YAML text. `keys` names the keys in messages.
+ */
+export function frontMatterData(yaml: string, fail: (message: string, line: number, column: number) => SeamError, known = 'name, description, tools, always'): FrontMatterData {
   if (yaml.length > MAX_FRONT_MATTER) {
     throw fail(`the front matter is ${yaml.length} characters long; at most ${MAX_FRONT_MATTER} are allowed`, 1, 1)
   }
@@ -111,10 +124,14 @@ function readFrontMatter(yaml: string, fail: (message: string, line: number, col
     const { line, col } = at(offset)
     return fail(message, line, col)
   })
-  if (doc.contents === null) return {}
+  const positionOf = (key: string) => {
+    const value = doc.get(key, true)
+    return at(isNode(value) ? value.range?.[0] : undefined)
+  }
+  if (doc.contents === null) return { data: {}, positionOf, doc, at }
   if (!isMap(doc.contents)) {
     const { line, col } = at(doc.contents.range?.[0])
-    throw fail('the front matter must be a mapping of keys (name, description, tools, always)', line, col)
+    throw fail(`the front matter must be a mapping of keys (${known})`, line, col)
   }
   const keys = new Set<unknown>()
   for (const item of doc.contents.items) {
@@ -131,10 +148,12 @@ function readFrontMatter(yaml: string, fail: (message: string, line: number, col
   } catch (error) {
     throw fail(`malformed front matter: ${messageOf(error)}`, 1, 1)
   }
-  const positionOf = (key: string) => {
-    const value = doc.get(key, true)
-    return at(isNode(value) ? value.range?.[0] : undefined)
-  }
+  return { data, positionOf, doc, at }
+}
+
+/** `fail` takes a 1-based line and column inside the YAML text. */
+function readFrontMatter(yaml: string, fail: (message: string, line: number, column: number) => SeamError): FrontMatter {
+  const { data, positionOf, doc, at } = frontMatterData(yaml, fail)
   const wrong = (key: string, expected: string): SeamError => {
     const { line, col } = positionOf(key)
     return fail(`\`${key}\` must be ${expected}`, line, col)
