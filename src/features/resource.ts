@@ -76,11 +76,11 @@ export function matchTemplate(template: string, uri: string): Record<string, str
   let pattern = ''
   let last = 0
   for (const m of template.matchAll(PARAM)) {
-    pattern += escape(template.slice(last, m.index)) + '([^/?#]+)'
+    pattern += escapeRegExp(template.slice(last, m.index)) + '([^/?#]+)'
     names.push(m[1]!)
     last = m.index + m[0].length
   }
-  pattern += escape(template.slice(last))
+  pattern += escapeRegExp(template.slice(last))
   const found = new RegExp(`^${pattern}$`).exec(uri)
   if (found === null) return undefined
   const params: Record<string, string> = {}
@@ -94,7 +94,7 @@ export function matchTemplate(template: string, uri: string): Record<string, str
   return params
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 

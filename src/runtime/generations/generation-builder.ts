@@ -7,7 +7,7 @@ import { type CapabilityIngress, type ToolBinding, toolsByName } from './capabil
 import type { ToolCapability } from '../../seams/capabilities.js'
 import { definitionOf } from './feature-capability.js'
 import { Generation, type ResourceSlot, type SkillSlot, type ToolSlot } from './generation.js'
-import { addedResources } from './resource-slots.js'
+import { addedResources, versionKey } from './resource-slots.js'
 import type { GenerationDiff, ReloadProbe } from './instrumentation.js'
 import type { Logger } from '../base/logger.js'
 import { type FolderPluginLoader, PluginInstance } from '../plugins/plugin-instance.js'
@@ -197,8 +197,7 @@ function resourceVersions(generation: Generation | undefined, owner: string): Ma
   const keys = new Map<string, string>()
   for (const r of generation?.resources ?? []) {
     if (!ownsFor(r.owner, owner)) continue
-    const version = typeof r.version === 'string' ? r.version : `#${versionOf(r.version as object)}`
-    keys.set(r.uri, `${version}|${r.source}`)
+    keys.set(r.uri, `${versionKey(r)}|${r.source}`)
   }
   return keys
 }

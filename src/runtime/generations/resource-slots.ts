@@ -49,3 +49,18 @@ export function fileResource(owner: string, file: string, source: string, parsed
     read: async () => [...contents],
   })
 }
+
+const identities = new WeakMap<object, number>()
+let identitySeq = 0
+
+/** A resource slot's version as a string: a file's digest, or the identity of an `addResource` definition. */
+export function versionKey(slot: ResourceSlot): string {
+  if (typeof slot.version === 'string') return slot.version
+  const object = slot.version as object
+  let n = identities.get(object)
+  if (n === undefined) {
+    n = ++identitySeq
+    identities.set(object, n)
+  }
+  return `#${n}|${slot.source}`
+}
