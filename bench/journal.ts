@@ -4,6 +4,8 @@
  * its compiled module loads), side by side: group commit, one commit per append, and the raw driver
  * committing one plain INSERT per event (the library's own prepared statement, no journal) as the
  * same run's baseline. Same `synchronous=FULL`, WAL, fresh temporary files, rounds interleaved.
+ * Then PostgreSQL (`journal-postgres.ts`): time per call at 1 and 16 turns, group commit, one commit
+ * per append, and the raw `pg` driver doing two INSERT commits a call.
  * `npm run bench -- journal` (or `node --import tsx bench/journal.ts`)
  */
 import { randomUUID } from 'node:crypto'
@@ -13,6 +15,7 @@ import { join } from 'node:path'
 import { type JournalEvent, type JournalStore, sqliteJournal } from '../src/runtime/journal/index.js'
 import { availableSqliteDrivers, openSqlite, type SqliteDatabase, type SqliteDriver } from '../src/runtime/journal/sqlite-driver.js'
 import { type BenchReport, formatRate, isMain, printReport, table, type Verdict } from './harness.js'
+import { runPostgres } from './journal-postgres.js'
 
 const TURNS = 16
 const CALLS_PER_TURN = 3
@@ -162,13 +165,16 @@ export async function run(): Promise<BenchReport> {
         },
       ]
     })
+    const postgres = await runPostgres()
     return {
       name: 'journal',
       lines: [
         `journal: durable SQLite appends, ${TURNS} concurrent turns, synchronous=FULL, WAL, interleaved rounds, Node ${process.version}`,
         ...table(['', ...runs.map((r) => LABELS[r.driver])], rows),
+        '',
+        ...postgres.lines,
       ],
-      verdicts,
+      verdicts: [...verdicts, ...postgres.verdicts],
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })

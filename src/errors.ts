@@ -80,6 +80,8 @@ export const ErrorCode = {
   JOURNAL_CORRUPT: 'JOURNAL_CORRUPT',
   /** A journal event with the same (turn, call, kind) already exists. */
   JOURNAL_DUPLICATE: 'JOURNAL_DUPLICATE',
+  /** This host's lease on a shared journal was taken over (fenced) by another host: the store refuses its writes. */
+  HOST_FENCED: 'HOST_FENCED',
   /**
    * A remote provider (an MCP server) is not connected. Thrown by the provider; as an outcome code,
    * a call reached a provider that was down, and it never ran.

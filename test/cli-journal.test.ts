@@ -68,7 +68,14 @@ describe('seam journal', { timeout: 60_000 }, () => {
     expect(runs[2]!.stderr).toContain('role "seam_no_such_role" does not exist')
     // A journal that opens names itself with the password hidden.
     const user = server.username === '' ? 'postgres' : server.username
-    const missing = await seam('journal', '--journal', `postgres://${user}:${secret}@${server.host}${server.pathname}`, '--turn', 'no-such-turn')
+    // Its own schema, not the shared database's public one (which another test run may hold at another version).
+    const schema = `seam_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`
+    onTestFinished(async () => {
+      const admin = new pg.Client({ connectionString: PG_URL })
+      await admin.connect()
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => admin.end())
+    })
+    const missing = await seam('journal', '--journal', `postgres://${user}:${secret}@${server.host}${server.pathname}?schema=${schema}`, '--turn', 'no-such-turn')
     expect(missing.stderr).toContain(`no turn "no-such-turn" in postgres://${user}:***@${server.host}${server.pathname}`)
     expect(missing.stderr).not.toContain(secret)
   })

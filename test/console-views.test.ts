@@ -76,8 +76,10 @@ describe('the console views a newcomer reads first, in a real browser', () => {
   const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `console-${name}.png`), fullPage: true })
   const seamCall = async (tool: string, args: string) => {
     // A denied call exits non-zero; its output names the turn all the same.
-    const run = promisify(execFile)(process.execPath, [BIN, 'call', tool, args, '--dir', plugin.dir])
-    const { stdout } = await run.catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }))
+    const run = promisify(execFile)(process.execPath, [BIN, 'call', tool, args, '--dir', plugin.dir], { env: { ...process.env, NO_COLOR: '1' } })
+    const { stdout, stderr } = await run.catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }))
+    // The running `seam dev` makes the call: in its generation and journal, asking on this page.
+    expect(stderr).toMatch(/^via seam dev at http:\/\/127\.0\.0\.1:\d+, generation \d+/)
     return /turn ([0-9a-f]{8})/.exec(stdout)?.[1]
   }
 
@@ -98,10 +100,16 @@ describe('the console views a newcomer reads first, in a real browser', () => {
     expect(await lookup.locator('dd', { hasText: ' ms' }).first().textContent()).toBe(`${resolveLimits(undefined).timeoutMs} ms (the root default)`)
   })
 
-  // Each `seam call` loads the folder and starts the mounted server: seconds on a busy machine.
   it("lists each turn's tools and outcomes, and opens a turn by the short id it shows", { timeout: 90_000 }, async () => {
     const completed = await seamCall('lookup', '{"id":1}')
-    const denied = await seamCall('wipe', '{"id":2}')
+    // A `seam call` through `seam dev` asks on the open console page: rejected there.
+    await open('#/approvals')
+    const asked = seamCall('wipe', '{"id":2}')
+    const question = page.locator('ol.approvals li[data-id]')
+    await question.waitFor({ timeout: 10_000 })
+    expect(await question.textContent()).toContain('wipe')
+    await question.getByRole('button', { name: 'Reject' }).click()
+    const denied = await asked
     expect(completed).toBeDefined()
     expect(denied).toBeDefined()
     await open('#/journal')

@@ -18,6 +18,28 @@ import { runtimeVersion } from './workspace.js'
  */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const cli: CliContext = { io, exitCode: EXIT.ok }
+  const program = createProgram(cli)
+  try {
+    await program.parseAsync([...argv], { from: 'user' })
+    return cli.exitCode
+  } catch (error) {
+    if (error instanceof CommanderError) return commanderExit(error)
+    return reportError(error, io, { debug: program.opts().debug === true || argv.includes('--debug'), dir: io.cwd })
+  }
+}
+
+/** Help and version exit 0; every parse error (unknown command or flag, missing argument) exits 2. */
+function commanderExit(error: CommanderError): number {
+  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok
+  return EXIT.usage
+}
+
+/**
+ * The `seam` program with every command registered, not yet parsed: what `main` runs, and what
+ * `scripts/cli-reference.ts` prints docs/cli.md's reference from.
+ */
+export function createProgram(cli: CliContext): Command {
+  const { io } = cli
   const program = new Command('seam')
     .description('Host AI-agent tools and skills: hot-reloaded generations and one fail-closed call pipeline.')
     .version(runtimeVersion(), '-v, --version')
@@ -42,17 +64,5 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   for (const command of program.commands) {
     command.showHelpAfterError(`usage: seam ${command.name()} ${command.usage()}  (see \`seam ${command.name()} --help\`)`)
   }
-  try {
-    await program.parseAsync([...argv], { from: 'user' })
-    return cli.exitCode
-  } catch (error) {
-    if (error instanceof CommanderError) return commanderExit(error)
-    return reportError(error, io, { debug: program.opts().debug === true || argv.includes('--debug'), dir: io.cwd })
-  }
-}
-
-/** Help and version exit 0; every parse error (unknown command or flag, missing argument) exits 2. */
-function commanderExit(error: CommanderError): number {
-  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok
-  return EXIT.usage
+  return program
 }

@@ -14,6 +14,11 @@ export type OutputSchema = z.ZodType | JsonSchema
 export type InferInput<S> = S extends z.ZodType ? z.output<S> : Record<string, unknown>
 export type InferOutput<S> = S extends z.ZodType ? z.output<S> : unknown
 
+/** An MCP client capability a served tool may need (see `ToolSpecBase.clientCapabilities`). */
+export type ClientCapabilityName = 'sampling' | 'elicitation' | 'roots'
+
+const CLIENT_CAPABILITIES: readonly string[] = ['sampling', 'elicitation', 'roots']
+
 export interface ToolLogger {
   debug(message: string, fields?: Record<string, unknown>): void
   info(message: string, fields?: Record<string, unknown>): void
@@ -88,6 +93,12 @@ export interface ToolSpecBase<I extends InputSchema = InputSchema, O = unknown> 
   finalizeContent?(content: ContentBlock[], outcome: FinalizeInfo): ContentBlock[]
   /** MCP's hints (`readOnlyHint` also counts as risk information for `on-risk` approval); served with the tool. */
   annotations?: ToolAnnotations
+  /**
+   * The MCP client capabilities a served call needs (`'sampling'`, `'elicitation'`, `'roots'`): a
+   * client that did not declare one is refused with `MissingRequiredClientCapability` (`-32021`,
+   * HTTP 400) before the call runs. Calls from anywhere but an MCP client are not affected.
+   */
+  clientCapabilities?: readonly ClientCapabilityName[]
   /**
    * The call's idempotency key (`undefined` or `''`: none). A call whose key already has a completed
    * result in its `idempotencyScope` returns that result from the journal (`replayed: true`) without
@@ -165,6 +176,10 @@ export function defineTool<I extends InputSchema, S extends OutputSchema | undef
   }
   if (spec.onUnknown !== undefined && spec.onUnknown !== 'fail' && spec.onUnknown !== 'rerun') {
     throw new SeamError('INVALID_TOOL', "defineTool: `onUnknown` must be 'fail' or 'rerun'")
+  }
+  const needs = spec.clientCapabilities
+  if (needs !== undefined && !(Array.isArray(needs) && needs.every((name) => CLIENT_CAPABILITIES.includes(name)))) {
+    throw new SeamError('INVALID_TOOL', "defineTool: `clientCapabilities` must be a list of 'sampling', 'elicitation' and 'roots'")
   }
   for (const key of ['timeoutMs', 'policyTimeoutMs'] as const) {
     const value = spec[key]

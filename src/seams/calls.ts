@@ -18,7 +18,15 @@ export interface ToolCall {
   readonly arguments: string | Readonly<Record<string, unknown>>
   /** The W3C trace context the call came with (a served MCP request's `_meta`): the body's `ctx.trace`. */
   readonly trace?: TraceContext
+  /**
+   * Told every line the body logs through `ctx.log` (redacted), besides the plugin's own log: a
+   * served MCP call forwards them to its client as logging notifications.
+   */
+  readonly log?: CallLogSink
 }
+
+/** Where a call's `ctx.log` lines go besides the plugin's log (see `ToolCall.log`). */
+export type CallLogSink = (level: 'debug' | 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void
 
 /** The frozen view of a call that hooks, guards and wrappers receive. */
 export interface ToolExecution {

@@ -27,6 +27,8 @@ export interface ToolCapability {
   readonly trustAnnotations?: false
   /** Set (to `'rerun'`) only when a keyed tool runs again after its key's earlier call ended `OUTCOME_UNKNOWN`. */
   readonly onUnknown?: 'rerun'
+  /** Feature tools only: the MCP client capabilities a served call needs (`ToolSpecBase.clientCapabilities`). */
+  readonly clientCapabilities?: readonly string[]
   /** Name, description and input schema: session grants are dropped when it changes. */
   readonly fingerprint: string
 }

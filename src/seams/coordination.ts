@@ -58,7 +58,12 @@ export interface JournalCoordination {
   grants(query?: GrantQuery): Promise<StoredGrant[]>
   /** Drops the grants of `query.session` (only those matching the rest of `query`); resolves with how many went. */
   revokeGrants(query: GrantQuery & { readonly session: string }): Promise<number>
-  /** Records that `host` is alive now, with the lease after which it counts as dead. */
+  /**
+   * Records that `host` is alive now, with the lease after which it counts as dead; rejects with
+   * `HOST_FENCED` once another host fenced that lease (crash repair fences every host past its
+   * lease before it closes what that host left open). A store's first beat of its own host
+   * registers its lease; from then on every write it makes is refused once the lease is fenced.
+   */
   heartbeat(host: string, leaseMs: number): Promise<void>
   /** Forgets `host`'s heartbeat (a clean shutdown). */
   retire(host: string): Promise<void>
@@ -199,6 +204,8 @@ export interface HostBeat {
   readonly host: string
   readonly beatAt: number
   readonly leaseMs: number
+  /** Another host fenced this one's lease: it is gone, whatever its last beat. */
+  readonly fenced?: boolean
 }
 
 /** Whether two holders are the same call on the same host. */

@@ -2,7 +2,7 @@
 // request on stdout (`{ id, ok, value }` or `{ id, ok: false, error, code }`). Body runs are
 // appended to RUN_LOG as `<tool> <callId> <pid>` lines, so a test counts them across processes.
 // argv: <journal: postgres URL or SQLite path> <schema or '-'> <hostId> <leaseMs>
-// env: TOOL_DESCRIPTION (the note tool's description), RUN_LOG (a file path)
+// env: TOOL_DESCRIPTION (the note tool's description), RUN_LOG (a file path), SQLITE_DRIVER (node or better-sqlite3)
 import { appendFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { z } from 'zod'
@@ -13,7 +13,7 @@ const log = (line: string) => appendFileSync(process.env.RUN_LOG!, `${line} ${pr
 
 const journal = location.startsWith('postgres')
   ? postgresJournal(location, { schema: schema === '-' ? undefined : schema, hostId })
-  : sqliteJournal(location, { hostId })
+  : sqliteJournal(location, { hostId, driver: process.env.SQLITE_DRIVER as 'node' | 'better-sqlite3' | undefined })
 const root = await createRoot({
   journal,
   leaseMs: Number(leaseMs),
@@ -51,6 +51,17 @@ const root = await createRoot({
           log(`charge ${callId}`)
           await new Promise((resolve) => setTimeout(resolve, 20))
           return { receipt: `${order}@${hostId}` }
+        },
+      }))
+      ctx.addTool('slow', defineTool({
+        description: 'Finishes after `ms`.',
+        input: z.object({ ms: z.number() }),
+        approval: 'never',
+        isConcurrencySafe: () => true,
+        async execute({ ms }, { callId }) {
+          log(`slow ${callId}`)
+          await new Promise((resolve) => setTimeout(resolve, ms))
+          return 'slow done'
         },
       }))
       ctx.addTool('echo', defineTool({ description: 'Echo.', input: z.object({ n: z.number() }), approval: 'never', isConcurrencySafe: () => true, execute: ({ n }) => n }))

@@ -8,6 +8,8 @@ const SCRIPT = fileURLToPath(new URL('./host-process.ts', import.meta.url))
 /** One host process on a shared journal (see `fixtures/host-process.ts`), killed when the test ends. */
 export interface HostProcess {
   readonly hostId: string
+  /** Its process id (to stop and continue it: a host that hangs). */
+  readonly pid: number
   /** Sends one request and resolves with its value; rejects with the host's error (its `code` kept). */
   request<T = unknown>(op: string, fields?: Record<string, unknown>): Promise<T>
   /** SIGKILL; resolves once the process has exited. */
@@ -26,10 +28,17 @@ export interface HostOptions {
   readonly runLog: string
   /** The `note` tool's description (a changed tool). */
   readonly description?: string
+  /** The SQLite library of a SQLite journal (default: the journal's own choice). */
+  readonly sqliteDriver?: string
 }
 
 export async function startHost(options: HostOptions): Promise<HostProcess> {
-  const env = { ...process.env, RUN_LOG: options.runLog, ...(options.description ? { TOOL_DESCRIPTION: options.description } : {}) }
+  const env = {
+    ...process.env,
+    RUN_LOG: options.runLog,
+    ...(options.description ? { TOOL_DESCRIPTION: options.description } : {}),
+    ...(options.sqliteDriver ? { SQLITE_DRIVER: options.sqliteDriver } : {}),
+  }
   const args = ['--import', 'tsx', SCRIPT, options.journal, options.schema ?? '-', options.hostId, String(options.leaseMs ?? 30_000)]
   const proc: ChildProcess = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'inherit'] })
   const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()))
@@ -57,6 +66,7 @@ export async function startHost(options: HostOptions): Promise<HostProcess> {
   await ready
   const host: HostProcess = {
     hostId: options.hostId,
+    pid: proc.pid!,
     request<T>(op: string, fields: Record<string, unknown> = {}) {
       const id = next++
       return new Promise<T>((resolve, reject) => {

@@ -6,11 +6,13 @@ import { Approvals, type PendingApproval } from '../../runtime/approvals/approva
 import { writeSettlement } from '../../runtime/pipeline/park.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
 import { contentText } from '../../seams/content.js'
+import { type DevLink, findDev, isLocal, noteWhich } from '../dev-link.js'
 import { EXIT, UsageError } from '../errors.js'
 import { type GrantFlags, grants, wantsGrants } from '../grants.js'
 import { ms, printable, printableLines, table } from '../format.js'
 import { type CliContext, line, type Style, styleFor } from '../io.js'
-import { loadRuntime, openExistingJournal, openJournal, pluginDir } from '../workspace.js'
+import { untilStopped } from '../signals.js'
+import { journalPath, loadRuntime, openExistingJournal, openJournal, pluginDir } from '../workspace.js'
 
 interface ApprovalsFlags {
   decide?: string[]
@@ -18,6 +20,7 @@ interface ApprovalsFlags {
   turn?: string
   resume?: boolean | string
   json?: boolean
+  local?: boolean
 }
 
 const ANSWERS: Readonly<Record<string, ApprovalAnswer>> = {
@@ -36,8 +39,9 @@ export function registerApprovals(program: Command, cli: CliContext): void {
     .option('--decide <callId-and-answer...>', 'decide one parked call: <callId or resume token> allow|allow-session|reject, one its question offered')
     .option('--by <name>', 'who decides (default: the current user)')
     .option('--turn <id>', 'the turn of the call, when its call id is parked in several turns')
-    .option('--resume [callId]', 'resume an allowed call here (loads the plugin folder) and print its outcome: after --decide, or alone with its call id (or resume token)')
+    .option('--resume [callId]', 'resume an allowed call (in the folder\'s running `seam dev`, else loading the folder here) and print its outcome: after --decide, or alone with its call id (or resume token)')
     .option('--json', 'print JSON: the parked calls, or the decided call (and its outcome)')
+    .option('--local', 'use the journal file here even when a `seam dev` of the folder is running (a resume loads the folder)')
     .option('--grants', 'list the standing session grants (an "allow for the session" answer) instead')
     .option('--revoke <id>', 'revoke the session grant with this id (from --grants): its next call asks again')
     .action(async (dir: string, flags: ApprovalsFlags & GrantFlags) => {
@@ -55,28 +59,28 @@ async function approvals(cli: CliContext, dirArg: string, flags: ApprovalsFlags)
   if (flags.resume === true && decision === undefined) throw new UsageError('--resume needs a call id, or --decide', 'seam approvals --resume <callId>')
   // The CLI is an operator of its own folder's journal: it sees every call's resume token and may resume any.
   const operator = flags.by ?? currentUser()
-  const store = await openExistingJournal(dir)
+  const found = await findDev(dir, flags.local === true)
+  const desk = isLocal(found) ? await localDesk(dir, operator) : devDesk(found, operator)
+  noteWhich(cli.io.stderr, cli.io.env, found, `read ${journalPath(dir)}`)
   const out = cli.io.stdout
   const style = styleFor(out, cli.io.env)
   let decided: PendingApproval
   try {
-    // The TTL only matters to a host that sweeps; a round's own deadline still holds for a decision here.
-    const book = new Approvals(store, Number.MAX_SAFE_INTEGER, [operator], writeSettlement)
-    if (resumeId !== undefined) decided = await findParked(book, resumeId, flags.turn, operator)
-    else if (decision === undefined) return list(cli, await book.pending({ as: operator }), flags.json === true, style)
+    if (resumeId !== undefined) decided = await findParked(desk, resumeId, flags.turn)
+    else if (decision === undefined) return list(cli, await desk.pending(), flags.json === true, style)
     else {
-      decided = await book.decide(decision.id, decision.answer, { by: operator, turnId: flags.turn, as: operator }).catch((error: unknown) => {
+      decided = await desk.decide(decision.id, decision.answer, flags.turn).catch((error: unknown) => {
         throw notOffered(error, decision.id) ?? error
       })
     }
   } finally {
-    await store.close()
+    await desk.close()
   }
   const answer = decided.decision?.answer
   if (resumeId !== undefined && answer === undefined) {
     throw new UsageError(`${printable(decided.callId)} (${printable(decided.tool)}) is still waiting for a decision; nothing ran`, `seam approvals --decide ${printable(decided.callId)} ${offer(decided.answers)} --resume`)
   }
-  const outcome = flags.resume && answer !== 'rejected' ? await resume(dir, decided.resumeToken!, operator) : undefined
+  const outcome = flags.resume && answer !== 'rejected' ? await desk.resume(decided.resumeToken!) : undefined
   if (flags.json) {
     line(out, JSON.stringify(outcome === undefined ? decided : { ...decided, outcome }))
   } else {
@@ -88,8 +92,8 @@ async function approvals(cli: CliContext, dirArg: string, flags: ApprovalsFlags)
 }
 
 /** The waiting parked call with this call id (in `turnId`, if given) or resume token. */
-async function findParked(book: Approvals, id: string, turnId: string | undefined, operator: string): Promise<PendingApproval> {
-  const matches = (await book.pending({ as: operator })).filter(
+async function findParked(desk: Desk, id: string, turnId: string | undefined): Promise<PendingApproval> {
+  const matches = (await desk.pending()).filter(
     (p) => p.resumeToken === id || (p.callId === id && (turnId === undefined || p.turnId === turnId)),
   )
   if (matches.length > 1) {
@@ -128,14 +132,50 @@ function list(cli: CliContext, pending: readonly PendingApproval[], json: boolea
   return EXIT.ok
 }
 
-/** Resumes the decided call in a root over the plugin folder, sharing the journal. */
-async function resume(dir: string, token: string, operator: string): Promise<ToolCallOutcome> {
-  const { createRoot } = await loadRuntime()
-  const root = await createRoot({ dir, journal: await openJournal(dir), operators: [operator] })
-  try {
-    return await root.resume(token, { principal: operator })
-  } finally {
-    await root.close()
+/** Where `seam approvals` acts, as the operator it was given: the folder's journal here, or a running `seam dev` of it. */
+interface Desk {
+  /** Every parked call, with its resume token. */
+  pending(): Promise<PendingApproval[]>
+  decide(id: string, answer: ApprovalAnswer, turnId: string | undefined): Promise<PendingApproval>
+  /** Runs a decided call and settles it: in a root over the folder, or in the dev root (its live generation). */
+  resume(token: string): Promise<ToolCallOutcome>
+  /** Done listing and deciding (a resume may follow). */
+  close(): Promise<void>
+}
+
+async function localDesk(dir: string, operator: string): Promise<Desk> {
+  const store = await openExistingJournal(dir)
+  // The TTL only matters to a host that sweeps; a round's own deadline still holds for a decision here.
+  const book = new Approvals(store, Number.MAX_SAFE_INTEGER, [operator], writeSettlement)
+  return {
+    pending: () => book.pending({ as: operator }),
+    decide: (id, answer, turnId) => book.decide(id, answer, { by: operator, turnId, as: operator }),
+    async resume(token) {
+      const { createRoot } = await loadRuntime()
+      const root = await createRoot({ dir, journal: await openJournal(dir), operators: [operator] })
+      try {
+        return await root.resume(token, { principal: operator })
+      } finally {
+        await root.close()
+      }
+    },
+    close: () => store.close(),
+  }
+}
+
+function devDesk(dev: DevLink, operator: string): Desk {
+  return {
+    pending: () => dev.get(`/api/cli/approvals?${new URLSearchParams({ by: operator })}`),
+    decide: (id, answer, turnId) => dev.post('/api/cli/approvals/decide', { id, answer, by: operator, ...(turnId === undefined ? {} : { turnId }) }),
+    async resume(token) {
+      const stopping = untilStopped()
+      try {
+        return await dev.post('/api/cli/approvals/resume', { token, by: operator }, stopping.signal)
+      } finally {
+        stopping.dispose()
+      }
+    },
+    close: async () => {},
   }
 }
 

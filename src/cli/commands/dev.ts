@@ -8,6 +8,7 @@ import type { Root } from '../../runtime/root.js'
 import { type BackgroundCheck, startBackgroundCheck } from '../background-check.js'
 import { EXIT, UsageError } from '../errors.js'
 import { devApproval, openBrowser } from '../dev-console.js'
+import { type DevLinkServer, startDevLink } from '../dev-link-server.js'
 import { follow, warnAsksEveryCall } from '../follow.js'
 import { formatDiagnostic, formatProvider, ms, printable } from '../format.js'
 import { type CliContext, line, type Style, styleFor } from '../io.js'
@@ -63,6 +64,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
   )
   const stopping = untilStopped()
   let check: BackgroundCheck | undefined
+  let link: DevLinkServer | undefined
   try {
     const capabilities = await root.capabilities()
     // Until the banner is out the server only announces its URL, which the banner shows.
@@ -76,6 +78,8 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     // One login code per URL: a code is spent by the first browser that opens it.
     const consoleUrls = web ? mcp.urls.map((url) => new URL(web.loginPath(), url).href) : []
     const consoleUrl = consoleUrls[0]
+    // `seam call`, `tools`, `journal` and `approvals` in this folder come in here (see dev-link-server.ts).
+    link = await startDevLink(root, dir, approval.port)
     const tools = capabilities.tools.map((t) => t.name)
     const skills = capabilities.skills.map((s) => s.name)
     line(out, `${style.bold('seam-runtime')} ${runtimeVersion()} ${style.dim('dev')} ${dir}`)
@@ -89,6 +93,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
       line(out, style.yellow(`  repaired   ${plural(repaired.results, 'call')} (OUTCOME_UNKNOWN) and ${plural(repaired.turns, 'turn')} left open by a crash`))
     }
     line(out, `  mcp        ${mcp.text}`)
+    line(out, `  cli        ${style.cyan(link.url)} ${style.dim('(for seam call, tools, journal, approvals; .seam/dev.json)')}`)
     line(out, `  console    ${consoleUrls.length > 0 ? consoleUrls.map((url) => style.cyan(url)).join(style.dim(' or ')) : style.dim('off')}`)
     for (const status of root.providers()) line(out, `  provider   ${formatProvider(status, style)}`)
     // Started after the first generation is live, so the first check never delays it.
@@ -108,9 +113,11 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     })
     await stopping.promise
     line(out, style.dim('stopping…'))
+    await link.close()
     web?.close()
     await mcp.close?.().catch((error: unknown) => line(io.stderr, `seam: closing the MCP server failed: ${messageOf(error)}`))
   } finally {
+    await link?.close()
     await check?.close()
     await root.close()
     await otel?.shutdown()

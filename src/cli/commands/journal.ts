@@ -5,6 +5,7 @@ import { CliError, EXIT } from '../errors.js'
 import { shortPath } from '../../features/diagnostic.js'
 import { ms, printable, table } from '../format.js'
 import { type CliContext, line, type Style, styleFor } from '../io.js'
+import { findDev, isLocal, noteWhich } from '../dev-link.js'
 import { openExistingJournal, openNamedJournal, pluginDir } from '../workspace.js'
 
 interface JournalFlags {
@@ -12,6 +13,7 @@ interface JournalFlags {
   tail?: number
   json?: boolean
   journal?: string
+  local?: boolean
 }
 
 const DEFAULT_TAIL = 20
@@ -27,21 +29,14 @@ export function registerJournal(program: Command, cli: CliContext): void {
     .option('--turn <id>', 'only this turn (a unique prefix of its id is enough)')
     .option('--tail <n>', `only the last n events (default ${DEFAULT_TAIL} without --turn)`, positiveInteger)
     .option('--json', 'print JSON lines, one event per line')
+    .option('--local', 'read the journal file here even when a `seam dev` of the folder is running')
     .action(async (dir: string, flags: JournalFlags) => {
       cli.exitCode = await journal(cli, dir, flags)
     })
 }
 
 async function journal(cli: CliContext, dirArg: string, flags: JournalFlags): Promise<number> {
-  const store = flags.journal === undefined ? await openExistingJournal(pluginDir(cli.io.cwd, dirArg)) : await openNamedJournal(cli.io.cwd, flags.journal)
-  let events: JournalEvent[]
-  let parked: ParkedCall[]
-  try {
-    events = flags.turn === undefined ? await store.tail(flags.tail ?? DEFAULT_TAIL) : await turnEvents(store, flags.turn)
-    parked = await store.coordination.parked(flags.turn === undefined ? {} : { turnId: events[0]?.turnId })
-  } finally {
-    await store.close()
-  }
+  let { events, parked } = await read(cli, dirArg, flags)
   if (flags.turn !== undefined && flags.tail !== undefined) events = events.slice(-flags.tail)
   const out = cli.io.stdout
   if (flags.json) {
@@ -62,7 +57,34 @@ async function journal(cli: CliContext, dirArg: string, flags: JournalFlags): Pr
   return EXIT.ok
 }
 
-async function turnEvents(store: JournalStore, id: string): Promise<JournalEvent[]> {
+interface Read {
+  readonly events: JournalEvent[]
+  readonly parked: ParkedCall[]
+}
+
+/** From the running `seam dev` of the folder when there is one, else from the journal itself. */
+async function read(cli: CliContext, dirArg: string, flags: JournalFlags): Promise<Read> {
+  const dir = flags.journal === undefined ? pluginDir(cli.io.cwd, dirArg) : undefined
+  // A --journal names the store itself: read there, whatever runs.
+  const found = dir === undefined ? undefined : await findDev(dir, flags.local === true)
+  if (found !== undefined && !isLocal(found)) {
+    noteWhich(cli.io.stderr, cli.io.env, found, 'journal')
+    const query = new URLSearchParams(flags.turn === undefined ? { tail: String(flags.tail ?? DEFAULT_TAIL) } : { turn: flags.turn })
+    return found.get<Read>(`/api/cli/journal?${query}`)
+  }
+  const store = dir === undefined ? await openNamedJournal(cli.io.cwd, flags.journal!) : await openExistingJournal(dir)
+  try {
+    const events = flags.turn === undefined ? await store.tail(flags.tail ?? DEFAULT_TAIL) : await turnEvents(store, flags.turn)
+    const parked = await store.coordination.parked(flags.turn === undefined ? {} : { turnId: events[0]?.turnId })
+    if (found !== undefined) noteWhich(cli.io.stderr, cli.io.env, found, `read ${store.location}`)
+    return { events, parked }
+  } finally {
+    await store.close()
+  }
+}
+
+/** The events of the turn `id` names (a unique prefix is enough). */
+export async function turnEvents(store: JournalStore, id: string): Promise<JournalEvent[]> {
   const exact = await store.read(id)
   if (exact.length > 0) return exact
   const ids = new Set((await store.tail(PREFIX_WINDOW)).map((e) => e.turnId).filter((t) => t.startsWith(id)))

@@ -5,6 +5,7 @@ import {
   type CallToolRequestParams,
   type CallToolResult,
   type McpServerFactory,
+  MissingRequiredClientCapabilityError,
   type Prompt,
   ProtocolError,
   type ReadResourceResult,
@@ -21,7 +22,7 @@ import { redactText, scrubValues } from '../../runtime/base/redact.js'
 import type { ApprovalPort } from '../../seams/approval.js'
 import type { Root } from '../../runtime/root.js'
 import { traceContextOf } from '../../seams/trace.js'
-import type { ToolCallOutcome } from '../../seams/calls.js'
+import type { CallLogSink, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { createTurnIngress } from '../../runtime/turns/turn-ingress.js'
 import { readResource } from '../../runtime/generations/resource-read.js'
 import { versionKey } from '../../runtime/generations/resource-slots.js'
@@ -234,7 +235,7 @@ export class McpBridge {
     const server = new Server(
       { name: 'seam-runtime', version: VERSION },
       {
-        capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
+        capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true }, completions: {}, logging: {} },
         requestState: { verify: this.#rounds.verify },
       },
     )
@@ -259,6 +260,7 @@ export class McpBridge {
       this.#subscriptions.get(server)?.delete(request.params.uri)
       return {}
     })
+    server.setRequestHandler('completion/complete', (request) => this.#complete(request.params.ref))
     return server
   }
 
@@ -280,6 +282,21 @@ export class McpBridge {
     return { contents: read.contents }
   }
 
+  /**
+   * `completion/complete`: a served prompt (a skill) or resource template is known, and has no
+   * values to offer yet, so it answers with none; anything else is refused.
+   */
+  async #complete(ref: { type: string; name?: string; uri?: string }): Promise<{ completion: { values: string[]; hasMore: false } }> {
+    if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+      if (!(await this.catalog()).skills.has(ref.name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${scrubValues(ref.name)}`)
+      return { completion: { values: [], hasMore: false } }
+    }
+    if (ref.type === 'ref/resource' && typeof ref.uri === 'string' && (await this.catalog()).resourceTemplates.some((t) => t.uriTemplate === ref.uri)) {
+      return { completion: { values: [], hasMore: false } }
+    }
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Nothing to complete for ${scrubValues(ref.uri ?? ref.type)}: no such prompt or resource template is served`)
+  }
+
   /** Stops announcing, closes every session (aborting their calls) and waits for the calls to settle. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
@@ -297,8 +314,15 @@ export class McpBridge {
     const started = this.#verbose ? performance.now() : 0
     // The trace context rides with the call as well: the body and mounted servers get it without an SDK.
     const carried = traceContextOf(params._meta)
-    const call = { callId: callIdOf(++this.#callCount, ctx.mcpReq.id), name: params.name, arguments: params.arguments ?? {}, ...(carried ? { trace: carried } : {}) }
+    const call: ToolCall = {
+      callId: callIdOf(++this.#callCount, ctx.mcpReq.id),
+      name: params.name,
+      arguments: params.arguments ?? {},
+      ...(carried ? { trace: carried } : {}),
+      log: logTo(ctx),
+    }
     // A 2026-07-28 request carries its envelope; it may be the retry of an approval round.
+    await this.#checkNeeds(server, params.name)
     const modern = ctx.mcpReq.envelope !== undefined
     const round = modern ? this.#rounds.state(ctx, params.name) : undefined
     // The parked call runs the arguments it was parked with: a retry carrying others would run what
@@ -332,11 +356,30 @@ export class McpBridge {
       const code = outcome.code ? ` ${outcome.code}` : ''
       this.#log(`tools/call ${printable(params.name)} → ${outcome.status}${code} (${Math.round(performance.now() - started)} ms)`)
     }
+    // The specification answers a call to a tool it does not know with a protocol error, not a result.
+    if (outcome.status === 'failed' && outcome.code === 'UNKNOWN_TOOL') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${scrubValues(params.name)}`)
     const question = parking?.question()
     if (outcome.status === 'suspended' && outcome.resumeToken !== undefined && question !== undefined) {
       return this.#rounds.ask(question, outcome.resumeToken, ctx, call.arguments)
     }
     return toCallToolResult(outcome)
+  }
+
+  /**
+   * A tool that declares client capabilities (`clientCapabilities`) runs only for a client that
+   * declared them (at `initialize`, or in a 2026-07-28 request's `_meta`): else the call is refused
+   * with `-32021` naming the missing ones, before it is journaled.
+   */
+  async #checkNeeds(server: Server, name: string): Promise<void> {
+    const needs = (await this.catalog().catch(() => undefined))?.needs.get(name)
+    if (needs === undefined) return
+    const declared = (server.getClientCapabilities() ?? {}) as Record<string, unknown>
+    const missing = needs.filter((capability) => declared[capability] === undefined)
+    if (missing.length === 0) return
+    throw new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: Object.fromEntries(missing.map((capability) => [capability, {}])) },
+      `The tool "${scrubValues(name)}" needs the client capabilities ${missing.join(', ')}, which this client did not declare`,
+    )
   }
 
   /**
@@ -434,6 +477,18 @@ export class McpBridge {
 function callIdOf(count: number, id: string | number): string {
   const wire = typeof id === 'number' ? String(id) : JSON.stringify(String(id))
   return `mcp-${count}.${wire.length > 40 ? `${wire.slice(0, 39)}…` : wire}`
+}
+
+/**
+ * The call's `ctx.log` lines as MCP logging notifications on its own request: at or above the level
+ * the client set with `logging/setLevel` (2025-11-25), or the one its request's `_meta` carries
+ * (2026-07-28, where a request without one gets none). A line the client cannot take is dropped.
+ */
+function logTo(ctx: ServerContext): CallLogSink {
+  return (level, message, fields) => {
+    const data = fields === undefined ? message : { message, ...fields }
+    ctx.mcpReq.log(level === 'warn' ? 'warning' : level, data, 'seam').catch(() => {})
+  }
 }
 
 function outcomeAttributes(outcome: ToolCallOutcome): Record<string, string> {

@@ -78,13 +78,12 @@ describe('serveHttp: the live generation over streamable HTTP', () => {
     expect(kinds).toEqual(['turn/begin', 'tool/call', 'tool/result', 'tool/call', 'tool/result'])
   })
 
-  it('reports invalid arguments and unknown tools as error results, with their codes', async () => {
+  it('reports invalid arguments as an error result with its code, and an unknown tool as the JSON-RPC error -32602', async () => {
     const client = await connect(server.url)
     const invalid = await client.callTool({ name: 'lookup', arguments: { id: 'forty-two' } })
     expect(invalid.isError).toBe(true)
     expect(text(invalid)).toMatch(/^\[INVALID_ARGS\] /)
-    const unknown = await client.callTool({ name: 'nope', arguments: {} })
-    expect(text(unknown)).toMatch(/^\[UNKNOWN_TOOL\] /)
+    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: nope') })
   })
 
   it('denies a call that needs approval when the client cannot elicit (fail closed)', async () => {

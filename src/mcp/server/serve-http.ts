@@ -15,6 +15,7 @@ import type { McpServeOptions } from './serve-options.js'
 import { allowedHostnames, isLoopback, reachableUrls } from './http-hosts.js'
 import { capConnectionsPerClient, type HttpLimits, resolveLimits } from './http-limits.js'
 import { type HttpSession, HttpSessions } from './http-sessions.js'
+import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js'
 import { McpBridge } from './serve-bridge.js'
 
 export type McpHttpOptions = McpServeOptions &
@@ -156,6 +157,11 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<Mc
       if (body === 'too-large') return reply(res, 413, 'Request body too large', { connection: 'close' })
       const parsed = parseJson(body)
       if (parsed !== INVALID && !(await isLegacyRequest(webRequest(req, body, undefined), parsed))) {
+        const mismatch = await paramHeadersRefusal(parsed, toHeaders(req))
+        if (mismatch !== undefined) {
+          log(`mcp http: refused a tools/call: ${mismatch.message}`)
+          return replyError(res, 400, HEADER_MISMATCH, mismatch.message, mismatch.id)
+        }
         const abort = new AbortController()
         res.on('close', () => abort.abort())
         return send(res, await modern.fetch(webRequest(req, body, abort.signal), { parsedBody: parsed }))
@@ -198,6 +204,18 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<Mc
     // A request that did not initialize a session (rejected by the transport) leaves nothing behind.
     if (session.transport.sessionId === undefined) await session.transport.close()
     send(res, response)
+  }
+
+  /** A 2026-07-28 `tools/call` whose `Mcp-Param-*` headers disagree with its arguments (see `paramHeaderMismatch`). */
+  async function paramHeadersRefusal(message: unknown, headers: Headers): Promise<{ message: string; id: unknown } | undefined> {
+    const { method, params, id } = (message ?? {}) as { method?: unknown; params?: { name?: unknown; arguments?: unknown }; id?: unknown }
+    if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined
+    const tool = await bridge.catalog().then(
+      (catalog) => catalog.tools.find((candidate) => candidate.name === params.name),
+      () => undefined,
+    )
+    const mismatch = tool === undefined ? undefined : paramHeaderMismatch(tool.inputSchema, params.arguments, headers)
+    return mismatch === undefined ? undefined : { message: `Bad Request: the request headers and body disagree: ${mismatch}`, id: id ?? null }
   }
 
   /** Cancels the JSON-RPC requests in `body` as the client would, with `notifications/cancelled`. */
@@ -349,6 +367,10 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
 
 /** A JSON-RPC error body, as the SDK's own HTTP guards answer. */
 function reply(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  replyError(res, status, -32000, message, null, headers)
+}
+
+function replyError(res: ServerResponse, status: number, code: number, message: string, id: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers })
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }))
 }

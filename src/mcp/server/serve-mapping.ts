@@ -10,6 +10,8 @@ export interface McpCatalog {
   readonly tools: readonly Tool[]
   readonly prompts: readonly Prompt[]
   readonly skills: ReadonlyMap<string, SkillCapability>
+  /** The MCP client capabilities each tool that declares some needs (`ToolSpecBase.clientCapabilities`). */
+  readonly needs: ReadonlyMap<string, readonly string[]>
   /** The serialised lists: a publish announces `list_changed` only when one of these differs. */
   readonly toolsText: string
   readonly promptsText: string
@@ -32,6 +34,7 @@ export function toCatalog(capabilities: AgentCapabilities, versions: ReadonlyMap
     tools,
     prompts,
     skills: new Map(capabilities.skills.map((skill) => [skill.name, skill])),
+    needs: new Map(capabilities.tools.flatMap((tool) => (tool.clientCapabilities ? [[tool.name, tool.clientCapabilities] as const] : []))),
     toolsText: JSON.stringify(tools),
     promptsText: JSON.stringify(prompts),
     resources,

@@ -77,6 +77,7 @@ export function featureTemplate(slot: ToolSlot): ToolCapability | undefined {
     timeoutMs: def.timeoutMs,
     ...(def.idempotencyKey === undefined ? {} : { idempotencyScope: def.idempotencyScope ?? 'session' }),
     ...(def.idempotencyKey !== undefined && def.onUnknown === 'rerun' ? { onUnknown: 'rerun' as const } : {}),
+    ...(def.clientCapabilities?.length ? { clientCapabilities: Object.freeze([...def.clientCapabilities]) } : {}),
     fingerprint: toolFingerprint(slot.name, def.description, parameters),
   })
   templates.push(template)

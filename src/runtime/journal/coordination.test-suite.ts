@@ -243,6 +243,58 @@ export function describeCoordinationContract(name: string, backend: JournalBacke
       expect(await a.coordination.parked()).toHaveLength(1)
     })
 
+    it('fences a host past its lease when it repairs: that host beats no more, and a store holding that lease has every write refused', async () => {
+      const created = await storage()
+      const repairer = created.open({ hostId: 'host-a' })
+      await repairer.coordination.heartbeat('host-a', 60_000)
+      const fenced = backend.shared ? created.open({ hostId: 'host-b' }) : repairer
+      await fenced.coordination.heartbeat('host-b', 1)
+      if (backend.shared) {
+        for (const e of [event.begin('t1'), event.call('t1', 2, 'c1'), event.call('t1', 3, 'c2'), event.asked('t1', 4, 'c2')]) await fenced.append(e)
+        await fenced.coordination.park(parkedCall('t1', 'c2', { host: 'host-b', decidedSeq: 5, resultSeq: 6 }))
+        await fenced.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(await repairer.repair()).toEqual(backend.shared ? { results: 1, turns: 1 } : { results: 0, turns: 0 })
+      await expect(fenced.coordination.heartbeat('host-b', 60_000)).rejects.toMatchObject({ code: 'HOST_FENCED' })
+      if (backend.shared) {
+        const result: JournalEvent = { kind: 'tool/result', turnId: 't1', seq: 5, at: AT, callId: 'c1', status: 'completed', content: [], durationMs: 1 }
+        await expect(fenced.append(result)).rejects.toMatchObject({ code: 'HOST_FENCED' })
+        await expect(fenced.coordination.claimKey('k1', { turnId: 't1', callId: 'c1', host: 'host-b' })).rejects.toMatchObject({ code: 'HOST_FENCED' })
+        await expect(fenced.repair()).rejects.toMatchObject({ code: 'HOST_FENCED' })
+        // Every other write of the fenced store is refused too, and changes nothing.
+        const token = parkedCall('t1', 'c2').token
+        const holder = { turnId: 't1', callId: 'c1', host: 'host-b' }
+        const grant = { session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' }
+        const writes: [string, () => Promise<unknown>][] = [
+          ['park', () => fenced.coordination.park(parkedCall('t1', 'c2', { round: 2, host: 'host-b' }))],
+          ['decide', () => fenced.coordination.decide(token, { answer: 'allowed-once', by: 'u1', at: AT, host: 'host-b' })],
+          ['expire', () => fenced.coordination.expire(token, { host: 'host-b', at: AT }, Number.MAX_SAFE_INTEGER)],
+          ['settle', () => fenced.coordination.settle(token, { kind: 'resume', host: 'host-b', at: AT })],
+          ['completeKey', () => fenced.coordination.completeKey('k1', holder, { content: [] })],
+          ['releaseKey', () => fenced.coordination.releaseKey('k1', holder)],
+          ['grant', () => fenced.coordination.grant({ ...grant, fingerprint: 'g' })],
+          ['revokeGrants', () => fenced.coordination.revokeGrants({ session: 's1' })],
+          ['retire', () => fenced.coordination.retire('host-b')],
+        ]
+        for (const [name, write] of writes) await expect(write(), name).rejects.toMatchObject({ code: 'HOST_FENCED' })
+        expect(await repairer.coordination.parked({ turnId: 't1' })).toMatchObject([{ callId: 'c2', round: 1 }])
+        expect((await repairer.coordination.parked({ turnId: 't1' }))[0]).not.toHaveProperty('decision')
+        expect(await repairer.coordination.grants()).toMatchObject([grant])
+        expect((await repairer.read('t1')).map((e) => [e.kind, e.host])).toEqual([
+          ['turn/begin', 'host-b'],
+          ['tool/call', 'host-b'],
+          ['tool/call', 'host-b'],
+          ['approval/asked', 'host-b'],
+          ['tool/result', 'host-a'],
+          ['turn/end', 'host-a'],
+        ])
+      }
+      // The repairer's own lease holds.
+      await repairer.coordination.heartbeat('host-a', 60_000)
+      await repairer.append(event.begin('t2'))
+    })
+
     it('repairs a resumed call once the host that claimed it is gone, and keeps the keys of what it closes held', async () => {
       const writer = 'another-machine.invalid:2'
       const [a, append] = await repairerAndWriter(writer)

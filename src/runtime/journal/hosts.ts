@@ -1,4 +1,6 @@
+import { randomInt } from 'node:crypto'
 import { hostname } from 'node:os'
+import { SeamError } from '../../errors.js'
 import type { HostBeat } from '../../seams/coordination.js'
 import type { RepairHosts } from '../../seams/journal.js'
 
@@ -32,8 +34,9 @@ export interface Owner {
  *   id (a restarted container is pid 1 again; a fixed `hostId`). Later ones are this process's own;
  * - `hostname:pid` of this machine whose process no longer exists (`kill(pid, 0)` fails with ESRCH;
  *   EPERM means it exists);
- * - a host with a heartbeat in the journal whose last beat is older than its lease at `now` (any
- *   machine: the lease is how hosts tell each other they are alive, so a hung process counts too);
+ * - a host with a heartbeat in the journal whose last beat is older than its lease at `now`, or
+ *   whose lease another host fenced (any machine: the lease is how hosts tell each other they are
+ *   alive, so a hung process counts too);
  * - any other host (another machine, or an id this machine cannot check) only with `hosts: 'all'`.
  * Each pid is looked up once per test.
  */
@@ -45,7 +48,8 @@ export function ownerGoneTest(
 ): (owner: Owner) => boolean {
   const local = hostname()
   const alive = new Map<number, boolean>()
-  const leases = new Map(beats.map((beat) => [beat.host, beat.beatAt + beat.leaseMs]))
+  // A fenced lease has ended, whenever its last beat was.
+  const leases = new Map(beats.map((beat) => [beat.host, beat.fenced === true ? Number.NEGATIVE_INFINITY : beat.beatAt + beat.leaseMs]))
   return ({ host, at }) => {
     if (host === undefined || host === null) return true
     if (host === self) return at < PROCESS_STARTED_AT
@@ -83,4 +87,21 @@ function localPid(host: string, local: string): number | undefined {
   if (!/^[1-9][0-9]{0,9}$/.test(digits)) return undefined
   const pid = Number(digits)
   return pid <= MAX_PID ? pid : undefined
+}
+
+/**
+ * A new lease epoch: the token a store registers its host's lease under on its first heartbeat.
+ * Random, so a second process given the same host id (a restart, a copied config) holds a lease of
+ * its own and fences the earlier one's writes rather than sharing them.
+ */
+export function newEpoch(): number {
+  return randomInt(1, 2 ** 48)
+}
+
+/** The fault every write of a fenced store fails with; `what` names the write. */
+export function fencedError(host: string, location: string, what = 'write'): SeamError {
+  return new SeamError('HOST_FENCED', `The journal at ${location} refused this ${what}: host "${host}" lost its lease (another host fenced it and repaired its open calls).`, {
+    details: { host, location },
+    hint: 'This host must stop using the journal: close the root and start a new one (it registers a new lease).',
+  })
 }

@@ -15,6 +15,7 @@ import type {
 } from '../../seams/coordination.js'
 import { matchesGrant, matchesParked, sameHolder, storedRound } from '../../seams/coordination.js'
 import { duplicateError } from './events.js'
+import { fencedError } from './hosts.js'
 
 /**
  * The coordination claims of a memory journal. Every method checks and writes in one synchronous
@@ -26,7 +27,7 @@ export class MemoryCoordination implements JournalCoordination {
   readonly #keys = new Map<string, KeyClaim>()
   /** By `grantKey`, in the order given. */
   readonly #grants = new Map<string, StoredGrant>()
-  readonly #beats = new Map<string, HostBeat>()
+  readonly #beats = new Map<string, HostBeat & { fenced?: boolean }>()
   readonly #check: () => void
   readonly #location: string
   readonly host: string
@@ -127,9 +128,21 @@ export class MemoryCoordination implements JournalCoordination {
     return this.#grants.has(grantKey(grant))
   }
 
+  /**
+   * The same rule as the shared stores': a host another fenced cannot beat again (`HOST_FENCED`). In
+   * one process this store's own host is never fenced (repair fences only other hosts).
+   */
   async heartbeat(host: string, leaseMs: number): Promise<void> {
     this.#check()
+    if (this.#beats.get(host)?.fenced === true) throw fencedError(host, this.#location, 'heartbeat')
     this.#beats.set(host, { host, beatAt: Date.now(), leaseMs })
+  }
+
+  /** For crash repair, before it reads what is open: fences every other host past its lease at `now`. */
+  fenceExpired(now: number): void {
+    for (const beat of this.#beats.values()) {
+      if (beat.host !== this.host && beat.fenced !== true && beat.beatAt + beat.leaseMs < now) beat.fenced = true
+    }
   }
 
   async retire(host: string): Promise<void> {
@@ -143,7 +156,7 @@ export class MemoryCoordination implements JournalCoordination {
   }
 
   beats(): HostBeat[] {
-    return [...this.#beats.values()]
+    return [...this.#beats.values()].map(({ host, beatAt, leaseMs, fenced }) => ({ host, beatAt, leaseMs, fenced: fenced === true }))
   }
 
   async #update(token: string, change: (call: ParkedCall) => ParkedCall | undefined): Promise<Claimed | undefined> {

@@ -192,7 +192,10 @@ class MemoryJournalStore implements MemoryJournal {
   /** See `JournalStore.repair`; this store's own host is its `hostId`, if it has one. */
   async repair(options: RepairOptions = {}): Promise<RepairReport> {
     if (this.#closed) throw closedError(this.location)
-    const test = ownerGoneTest(this.#host, options.hosts, this.coordination.beats())
+    // The shared stores' order: hosts past their lease are fenced before what they left open is read.
+    const now = Date.now()
+    this.coordination.fenceExpired(now)
+    const test = ownerGoneTest(this.#host, options.hosts, this.coordination.beats(), now)
     // Every writer of a memory journal is this process, so an event without a host is one of its
     // own, still live (another root sharing the journal): only `hosts: 'all'` closes those.
     const gone = (owner: Owner) => (owner.host === undefined || owner.host === null ? options.hosts === 'all' : test(owner))

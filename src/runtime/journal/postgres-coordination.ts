@@ -16,9 +16,19 @@ import type {
 } from '../../seams/coordination.js'
 import { storedRound } from '../../seams/coordination.js'
 import { duplicateError } from './events.js'
+import { fencedError, newEpoch } from './hosts.js'
 
 /** The database's clock in epoch milliseconds: hosts on several machines compare leases on one clock. */
 const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
+
+/**
+ * Whether the lease of host `$a` is still held under epoch `$b`. The key-share lock makes a fence
+ * (which locks the row for update) wait for the write checking it, and the write after the fence
+ * see it: a fenced host's write either landed before the fence or is refused.
+ */
+export function leaseHeld(hosts: string, a: number, b: number): string {
+  return `EXISTS (SELECT 1 FROM ${hosts} WHERE host = $${a} AND epoch = $${b} AND fenced_at IS NULL FOR KEY SHARE)`
+}
 
 function statements(schema: string) {
   const parked = `${schema}.seam_journal_parked`
@@ -47,11 +57,39 @@ function statements(schema: string) {
     revokeGrants: `DELETE FROM ${grants}
       WHERE session = $1 AND ($2::text IS NULL OR subject_id = $2) AND ($3::text IS NULL OR source = $3) AND ($4::text IS NULL OR fingerprint = $4)`,
     heartbeat: `INSERT INTO ${hosts} (host, beat_at, lease_ms) VALUES ($1, ${DB_NOW}, $2)
-      ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms`,
+      ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms WHERE ${hosts}.fenced_at IS NULL`,
     retire: `DELETE FROM ${hosts} WHERE host = $1`,
-    beats: `SELECT host, beat_at AS "beatAt", lease_ms AS "leaseMs", ${DB_NOW} AS now FROM ${hosts}`,
+    beats: `SELECT host, beat_at AS "beatAt", lease_ms AS "leaseMs", fenced_at IS NOT NULL AS fenced, ${DB_NOW} AS now FROM ${hosts}`,
+    register: `INSERT INTO ${hosts} (host, beat_at, lease_ms, epoch, fenced_at) VALUES ($1, ${DB_NOW}, $2, $3, NULL)
+      ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms, epoch = excluded.epoch, fenced_at = NULL`,
+    held: `SELECT 1 FROM ${hosts} WHERE host = $1 AND epoch = $2 AND fenced_at IS NULL`,
+    fence: `UPDATE ${hosts} SET fenced_at = ${DB_NOW} WHERE host IN (SELECT host FROM ${hosts}
+      WHERE fenced_at IS NULL AND beat_at + lease_ms < ${DB_NOW} AND host <> $1 FOR UPDATE)`,
+    /** The writes of a store holding a lease: each refused in its own statement once the lease is fenced. */
+    leased: {
+      park: `INSERT INTO ${parked} (token, turn_id, call_id, round, session, subject_id, asked_at, call)
+        SELECT $1::text, $2::text, $3::text, $4::integer, $5::text, $6::text, $7::bigint, $8::json WHERE ${leaseHeld(hosts, 9, 10)} ON CONFLICT DO NOTHING`,
+      decide: `UPDATE ${parked} SET decision = $2 WHERE token = $1 AND decision IS NULL AND settled IS NULL AND asked_at >= $3 AND ${leaseHeld(hosts, 4, 5)} RETURNING token`,
+      expire: `UPDATE ${parked} SET settled = $2 WHERE token = $1 AND settled IS NULL AND decision IS NULL AND asked_at < $3 AND ${leaseHeld(hosts, 4, 5)} RETURNING token`,
+      settle: `UPDATE ${parked} SET settled = $2 WHERE token = $1 AND settled IS NULL AND ${leaseHeld(hosts, 3, 4)} RETURNING token`,
+      claimKey: `INSERT INTO ${keys} (key, turn_id, call_id, host, at)
+        SELECT $1::text, $2::text, $3::text, $4::text, $5::bigint WHERE ${leaseHeld(hosts, 6, 7)} ON CONFLICT DO NOTHING`,
+      completeKey: `UPDATE ${keys} SET result = $5 WHERE key = $1 AND turn_id = $2 AND call_id = $3 AND host = $4 AND result IS NULL AND ${leaseHeld(hosts, 6, 7)}`,
+      releaseKey: `DELETE FROM ${keys} WHERE key = $1 AND turn_id = $2 AND call_id = $3 AND host = $4 AND result IS NULL AND ${leaseHeld(hosts, 5, 6)}`,
+      grant: `INSERT INTO ${grants} (session, subject_id, source, fingerprint, at)
+        SELECT $1::text, $2::text, $3::text, $4::text, $5::bigint WHERE ${leaseHeld(hosts, 6, 7)} ON CONFLICT DO NOTHING`,
+      revokeGrants: `DELETE FROM ${grants}
+        WHERE session = $1 AND ($2::text IS NULL OR subject_id = $2) AND ($3::text IS NULL OR source = $3) AND ($4::text IS NULL OR fingerprint = $4)
+        AND ${leaseHeld(hosts, 5, 6)}`,
+      fence: `UPDATE ${hosts} SET fenced_at = ${DB_NOW} WHERE host IN (SELECT host FROM ${hosts}
+        WHERE fenced_at IS NULL AND beat_at + lease_ms < ${DB_NOW} AND host <> $1 AND ${leaseHeld(hosts, 1, 2)} FOR UPDATE)`,
+      retire: `DELETE FROM ${hosts} WHERE host = $1 AND epoch = $2 AND fenced_at IS NULL`,
+      heartbeat: `UPDATE ${hosts} SET beat_at = ${DB_NOW}, lease_ms = $2 WHERE host = $1 AND epoch = $3 AND fenced_at IS NULL`,
+    },
   }
 }
+
+type Write = keyof ReturnType<typeof statements>['leased']
 
 interface ParkedRow {
   readonly call: ParkedCall
@@ -69,6 +107,9 @@ export class PostgresCoordination implements JournalCoordination {
   readonly #location: string
   readonly #run: <T>(operation: () => Promise<T>) => Promise<T>
   readonly #sql: ReturnType<typeof statements>
+  /** The lease this store registered on its first heartbeat; until then its writes are not fenced. */
+  #epoch: number | undefined
+  #fenced = false
   readonly host: string
 
   /** `run` waits for the schema and refuses after close (the store's own gate). */
@@ -80,12 +121,40 @@ export class PostgresCoordination implements JournalCoordination {
     this.#sql = statements(schema)
   }
 
+  /** The lease epoch this store's writes are checked against, once it holds one. */
+  get epoch(): number | undefined {
+    return this.#epoch
+  }
+
+  /** Throws `HOST_FENCED` once this store is known fenced; whether it holds a lease (its writes are then fenced). */
+  leased(): boolean {
+    if (this.#fenced) throw fencedError(this.host, this.#location)
+    return this.#epoch !== undefined
+  }
+
+  /** After a fenced write changed nothing: throws `HOST_FENCED` (and remembers it) if the lease is gone. */
+  async refusedUnlessHeld(what?: string): Promise<void> {
+    if (this.#epoch === undefined || ((await this.#pool.query(this.#sql.held, [this.host, this.#epoch])).rowCount ?? 0) > 0) return
+    this.#fenced = true
+    throw fencedError(this.host, this.#location, what)
+  }
+
+  /**
+   * For crash repair, before it reads what is open: fences every other host past its lease (on the
+   * database's clock), so none of them lands a write after this; a fenced store's repair is refused.
+   */
+  async fenceExpired(): Promise<void> {
+    if (!this.leased()) return void (await this.#pool.query(this.#sql.fence, [this.host]))
+    await this.#pool.query(this.#sql.leased.fence, [this.host, this.#epoch])
+    await this.refusedUnlessHeld('repair')
+  }
+
   park(call: ParkedCall): Promise<void> {
     return this.#run(async () => {
       const { decision: _d, settled: _s, ...stored } = call
       const values = [call.token, call.turnId, call.callId, call.round, call.session, call.subjectId, call.askedAt, JSON.stringify(stored)]
-      const result = await this.#pool.query(this.#sql.park, values)
-      if (result.rowCount === 0) {
+      const result = await this.#write('park', this.#sql.park, values)
+      if (result === 0) {
         throw duplicateError({ turnId: call.turnId, seq: call.decidedSeq, kind: 'approval/asked', callId: call.callId }, this.#location)
       }
     })
@@ -114,20 +183,20 @@ export class PostgresCoordination implements JournalCoordination {
   }
 
   decide(token: string, decision: ParkedDecision, askedAfter = Number.MIN_SAFE_INTEGER): Promise<Claimed | undefined> {
-    return this.#claim(token, this.#sql.decide, decision, askedAfter)
+    return this.#claim(token, 'decide', decision, askedAfter)
   }
 
   expire(token: string, expiry: { readonly host: string; readonly at: number }, askedBefore: number): Promise<Claimed | undefined> {
-    return this.#claim(token, this.#sql.expire, { kind: 'expire', host: expiry.host, at: expiry.at }, askedBefore)
+    return this.#claim(token, 'expire', { kind: 'expire', host: expiry.host, at: expiry.at }, askedBefore)
   }
 
   settle(token: string, settlement: ParkedSettlement): Promise<Claimed | undefined> {
-    return this.#claim(token, this.#sql.settle, settlement)
+    return this.#claim(token, 'settle', settlement)
   }
 
   claimKey(key: string, holder: KeyHolder): Promise<KeyClaim> {
     return this.#run(async () => {
-      await this.#pool.query(this.#sql.claimKey, [key, holder.turnId, holder.callId, holder.host, Date.now()])
+      await this.#write('claimKey', this.#sql.claimKey, [key, holder.turnId, holder.callId, holder.host, Date.now()])
       return (await this.#readKey(key)) ?? this.claimKey(key, holder)
     })
   }
@@ -138,19 +207,19 @@ export class PostgresCoordination implements JournalCoordination {
 
   completeKey(key: string, holder: KeyHolder, result: StoredResult): Promise<void> {
     return this.#run(async () => {
-      await this.#pool.query(this.#sql.completeKey, [key, holder.turnId, holder.callId, holder.host, JSON.stringify(result)])
+      await this.#write('completeKey', this.#sql.completeKey, [key, holder.turnId, holder.callId, holder.host, JSON.stringify(result)])
     })
   }
 
   releaseKey(key: string, holder: KeyHolder): Promise<void> {
     return this.#run(async () => {
-      await this.#pool.query(this.#sql.releaseKey, [key, holder.turnId, holder.callId, holder.host])
+      await this.#write('releaseKey', this.#sql.releaseKey, [key, holder.turnId, holder.callId, holder.host])
     })
   }
 
   grant(grant: SessionGrant): Promise<void> {
     return this.#run(async () => {
-      await this.#pool.query(this.#sql.grant, [grant.session, grant.subjectId, grant.source, grant.fingerprint, Date.now()])
+      await this.#write('grant', this.#sql.grant, [grant.session, grant.subjectId, grant.source, grant.fingerprint, Date.now()])
     })
   }
 
@@ -168,18 +237,36 @@ export class PostgresCoordination implements JournalCoordination {
     })
   }
 
+  /** A revoke that matched nothing is not an error; a fenced store's revoke is refused all the same. */
   revokeGrants(query: GrantQuery & { readonly session: string }): Promise<number> {
-    return this.#run(async () => (await this.#pool.query(this.#sql.revokeGrants, grantParams(query))).rowCount ?? 0)
+    return this.#run(() => this.#write('revokeGrants', this.#sql.revokeGrants, grantParams(query)))
   }
 
+  /**
+   * This store's own first beat registers its lease under a new epoch; each later one renews it only
+   * while it is held, and rejects with `HOST_FENCED` once another host fenced it. Another host's
+   * beat (tests, tools) is written as given, without a lease.
+   */
   heartbeat(host: string, leaseMs: number): Promise<void> {
     return this.#run(async () => {
-      await this.#pool.query(this.#sql.heartbeat, [host, leaseMs])
+      if (host !== this.host) {
+        if (((await this.#pool.query(this.#sql.heartbeat, [host, leaseMs])).rowCount ?? 0) === 0) throw fencedError(host, this.#location, 'heartbeat')
+        return
+      }
+      if (this.#epoch === undefined) {
+        const epoch = newEpoch()
+        await this.#pool.query(this.#sql.register, [host, leaseMs, epoch])
+        this.#epoch = epoch
+        return
+      }
+      await this.#write('heartbeat', this.#sql.heartbeat, [host, leaseMs])
     })
   }
 
+  /** This store's own lease is retired only while it holds it: a fenced host's row stays, fenced. */
   retire(host: string): Promise<void> {
     return this.#run(async () => {
+      if (host === this.host && this.#epoch !== undefined) return void (await this.#write('retire', this.#sql.retire, [host]))
       await this.#pool.query(this.#sql.retire, [host])
     })
   }
@@ -192,8 +279,8 @@ export class PostgresCoordination implements JournalCoordination {
 
   /** For crash repair: every heartbeat, and the database's clock to hold them against. */
   async beats(): Promise<{ beats: HostBeat[]; now: number }> {
-    const { rows } = await this.#pool.query<{ host: string; beatAt: string; leaseMs: number; now: string }>(this.#sql.beats)
-    const beats = rows.map((row) => ({ host: row.host, beatAt: Number(row.beatAt), leaseMs: row.leaseMs }))
+    const { rows } = await this.#pool.query<{ host: string; beatAt: string; leaseMs: number; fenced: boolean; now: string }>(this.#sql.beats)
+    const beats = rows.map((row) => ({ host: row.host, beatAt: Number(row.beatAt), leaseMs: row.leaseMs, fenced: row.fenced }))
     return { beats, now: rows.length > 0 ? Number(rows[0]!.now) : Date.now() }
   }
 
@@ -204,11 +291,25 @@ export class PostgresCoordination implements JournalCoordination {
     return result === null ? { ...claim, at: Number(at) } : { ...claim, at: Number(at), result }
   }
 
+  /**
+   * One write, with the lease check in its own statement while this store holds a lease (the leased
+   * statement takes the epoch as its last parameter, after the host where it needs one); a write
+   * that changed nothing is classified: fenced, or a no-op the caller handles. Its row count.
+   */
+  async #write(name: Write, sql: string, values: unknown[]): Promise<number> {
+    if (!this.leased()) return (await this.#pool.query(sql, values)).rowCount ?? 0
+    // The hosts row's own writes name the host already; the others add it before the epoch.
+    const leasedValues = name === 'heartbeat' || name === 'retire' ? [...values, this.#epoch] : [...values, this.host, this.#epoch]
+    const changed = (await this.#pool.query(this.#sql.leased[name], leasedValues)).rowCount ?? 0
+    if (changed === 0) await this.refusedUnlessHeld()
+    return changed
+  }
+
   /** `bound` is the `asked_at` limit of a decide or expire claim. */
-  #claim(token: string, sql: string, value: unknown, bound?: number): Promise<Claimed | undefined> {
+  #claim(token: string, name: 'decide' | 'expire' | 'settle', value: unknown, bound?: number): Promise<Claimed | undefined> {
     return this.#run(async () => {
       const values = bound === undefined ? [token, JSON.stringify(value)] : [token, JSON.stringify(value), bound]
-      const won = ((await this.#pool.query(sql, values)).rowCount ?? 0) > 0
+      const won = (await this.#write(name, this.#sql[name], values)) > 0
       const row = (await this.#pool.query<ParkedRow>(this.#sql.byToken, [token])).rows[0]
       return row === undefined ? undefined : { won, call: parkedOf(row) }
     })

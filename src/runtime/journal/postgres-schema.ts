@@ -2,7 +2,7 @@ import type { Pool } from 'pg'
 import { SeamError } from '../../errors.js'
 import { turnIndexesSql } from './postgres-turns.js'
 
-const SCHEMA_VERSION = 2
+const SCHEMA_VERSION = 3
 
 /** `name` as a PostgreSQL identifier, quoted so any schema name is taken literally. */
 export function quoteIdent(name: string): string {
@@ -70,7 +70,16 @@ function createCoordination(q: string): string {
       beat_at bigint NOT NULL,
       lease_ms integer NOT NULL
     );
+    ${addFencing(q)}
   `
+}
+
+/**
+ * Version 3: a host's lease is held by one epoch (the store that registered it) until another host
+ * fences it (`fenced_at`); every write of a store holding a lease checks both in its own statement.
+ */
+function addFencing(q: string): string {
+  return `ALTER TABLE ${q}.seam_journal_hosts ADD COLUMN epoch bigint, ADD COLUMN fenced_at bigint;`
 }
 
 /**
@@ -95,6 +104,9 @@ export async function ensurePostgresSchema(pool: Pool, schema: string, location:
       if (version === 1) {
         // Version 1 had the events only: add the coordination tables, keep every event.
         await client.query(`${createCoordination(q)} UPDATE ${q}.seam_journal_meta SET version = ${SCHEMA_VERSION};`)
+      } else if (version === 2) {
+        // Version 2 had leases without epochs: add them (leases written before have none, so are never held).
+        await client.query(`${addFencing(q)} UPDATE ${q}.seam_journal_meta SET version = ${SCHEMA_VERSION};`)
       } else if (version !== SCHEMA_VERSION) {
         throw corrupt(location, schema, `holds a seam-runtime journal of schema version ${version}; this build reads ${SCHEMA_VERSION}`)
       }

@@ -3,6 +3,7 @@ import pg from 'pg'
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
 import { stallingProxy } from '../../../test/stalling-proxy.js'
 import { begin, call, describeJournalContract, result } from './contract.test-suite.js'
+import { parkedCall } from './coordination.test-suite.js'
 import { postgresJournal, redactConnectionString } from './postgres.js'
 import type { JournalStore } from '../../seams/journal.js'
 
@@ -75,7 +76,7 @@ describe('postgresJournal', () => {
     await Promise.all([a.append(begin('t1', 1)), b.append(begin('t2', 1))])
     expect(await a.tail(10)).toHaveLength(2)
     const { rows } = await admin.query('SELECT version FROM ' + schema + '.seam_journal_meta')
-    expect(rows).toEqual([{ version: 2 }])
+    expect(rows).toEqual([{ version: 3 }])
   })
 
   it('adds the coordination tables to a version 1 journal and keeps its events', async () => {
@@ -88,7 +89,43 @@ describe('postgresJournal', () => {
     const upgraded = open(schema, 'host-a')
     expect(await upgraded.read('t1')).toHaveLength(1)
     await upgraded.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
-    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 2 }])
+    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 3 }])
+  })
+
+  it('upgrades a version 2 schema to fencing (lease epochs) and keeps its events, parked calls, keys, grants and heartbeats', async () => {
+    const schema = testSchema()
+    const old = postgresJournal(url, { schema, hostId: 'host-old' })
+    await old.append(begin('t1', 1))
+    await old.append(call('t1', 2, 'c1'))
+    await old.coordination.park(parkedCall('t1', 'c9'))
+    await old.coordination.claimKey('k1', { turnId: 't1', callId: 'c1', host: 'host-old' })
+    await old.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
+    await old.close()
+    // What a version 2 build leaves: the hosts table without the fencing columns, one beat of a host now past its lease.
+    await admin.query(`ALTER TABLE ${schema}.seam_journal_hosts DROP COLUMN epoch, DROP COLUMN fenced_at; UPDATE ${schema}.seam_journal_meta SET version = 2`)
+    await admin.query(`INSERT INTO ${schema}.seam_journal_hosts (host, beat_at, lease_ms) VALUES ('host-old', $1, 1000)`, [Date.now() - 60_000])
+    const columns = async () =>
+      (await admin.query(`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'seam_journal_hosts' ORDER BY ordinal_position`, [schema])).rows.map(
+        (row: { name: string }) => row.name,
+      )
+    expect(await columns()).toEqual(['host', 'beat_at', 'lease_ms'])
+    const upgraded = open(schema, 'host-new')
+    expect((await upgraded.read('t1')).map((event) => event.kind)).toEqual(['turn/begin', 'tool/call'])
+    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 3 }])
+    expect(await columns()).toEqual(['host', 'beat_at', 'lease_ms', 'epoch', 'fenced_at'])
+    expect(await upgraded.coordination.parked()).toMatchObject([{ turnId: 't1', callId: 'c9' }])
+    expect(await upgraded.coordination.readKey('k1')).toMatchObject({ callId: 'c1', host: 'host-old' })
+    expect(await upgraded.coordination.grants()).toMatchObject([{ session: 's1', fingerprint: 'f' }])
+    // The upgraded store registers its own lease, and its repair fences the old host's (a beat without an epoch).
+    await upgraded.coordination.heartbeat('host-new', 60_000)
+    expect(await upgraded.repair()).toEqual({ results: 1, turns: 1 })
+    const hosts = await admin.query(`SELECT host, epoch IS NOT NULL AS leased, fenced_at IS NOT NULL AS fenced FROM ${schema}.seam_journal_hosts ORDER BY host`)
+    expect(hosts.rows).toEqual([
+      { host: 'host-new', leased: true, fenced: false },
+      { host: 'host-old', leased: false, fenced: true },
+    ])
+    await upgraded.append(begin('t2', 1))
+    expect(await upgraded.read('t2')).toHaveLength(1)
   })
 
   it('refuses a schema whose seam_journal_events table is not a journal, and leaves the table alone', async () => {
@@ -135,5 +172,92 @@ describe('postgres journal behind a network that stalls', () => {
     expect(closed).toBe('closed')
     expect(performance.now() - started).toBeLessThan(3_000)
     expect(await stuckSettled).toBe('failed')
+  })
+})
+
+describe('postgresJournal group commit', () => {
+  it('sends appends that arrive while a commit is in flight together, as one commit, in push order', async () => {
+    const schema = testSchema()
+    const store = open(schema, 'host-a')
+    await store.append(begin('warm', 1))
+    const batches: number[] = []
+    store.onCommit!((events) => batches.push(events))
+    // 16 turns, each appending its events one after another, as turns do.
+    const turn = async (index: number) => {
+      const turnId = `t${index}`
+      await store.append(begin(turnId, 1))
+      for (let seq = 2; seq <= 9; seq += 1) await store.append(call(turnId, seq, `c${seq}`))
+    }
+    await Promise.all(Array.from({ length: 16 }, (_, index) => turn(index)))
+    expect(batches.reduce((sum, size) => sum + size, 0)).toBe(16 * 9)
+    // Far fewer commits than events: each round of the 16 turns goes out together.
+    expect(batches.length).toBeLessThanOrEqual(16 * 9 / 4)
+    expect(Math.max(...batches)).toBeGreaterThan(8)
+    const { rows } = await admin.query(`SELECT turn_id, seq FROM ${schema}.seam_journal_events WHERE turn_id <> 'warm' ORDER BY id`)
+    for (let index = 0; index < 16; index += 1) {
+      const seqs = rows.filter((row: { turn_id: string }) => row.turn_id === `t${index}`).map((row: { seq: number }) => row.seq)
+      expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
+    }
+  })
+
+  it('fails exactly the duplicates of a batch, a duplicate inside the batch included, and lands the rest', async () => {
+    const store = open(testSchema(), 'host-a')
+    await store.append(begin('t1', 1))
+    await store.append(call('t1', 2, 'c1'))
+    const batches: number[] = []
+    store.onCommit!((events) => batches.push(events))
+    const settled = await Promise.allSettled([
+      store.append(call('t1', 3, 'c2')),
+      store.append(call('t1', 4, 'c1')), // (call, kind) taken by seq 2
+      store.append(call('t1', 5, 'c3')),
+      store.append(call('t1', 5, 'c3')), // the same event twice in one batch: the second is the duplicate
+      store.append(call('t1', 6, 'c4')),
+    ])
+    expect(batches).toEqual([5])
+    expect(settled.map((outcome) => (outcome.status === 'fulfilled' ? 'ok' : (outcome.reason as { code: string }).code))).toEqual([
+      'ok',
+      'JOURNAL_DUPLICATE',
+      'ok',
+      'JOURNAL_DUPLICATE',
+      'ok',
+    ])
+    expect((await store.read('t1')).map((event) => `${event.seq} ${'callId' in event ? event.callId : ''}`)).toEqual(['1 ', '2 c1', '3 c2', '5 c3', '6 c4'])
+  })
+
+  it('commits each event of a batch alone when one value fails the statement, so only that event fails', async () => {
+    const store = open(testSchema(), 'host-a')
+    await store.append(begin('t1', 1))
+    const settled = await Promise.allSettled([
+      store.append(call('t1', 2, 'c1')),
+      // PostgreSQL text cannot hold NUL: this row alone fails the batch's statement.
+      store.append(call('t1', 3, 'c\u0000bad')),
+      store.append(call('t1', 4, 'c3')),
+    ])
+    expect(settled.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    expect((await store.read('t1')).map((event) => event.seq)).toEqual([1, 2, 4])
+  })
+
+  it('refuses a whole batch of a fenced store in its own statement, and none of it lands', async () => {
+    const schema = testSchema()
+    const repairer = open(schema, 'host-a')
+    const fenced = open(schema, 'host-b')
+    await repairer.coordination.heartbeat('host-a', 60_000)
+    await fenced.coordination.heartbeat('host-b', 1)
+    await fenced.append(begin('t1', 1))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(await repairer.repair()).toEqual({ results: 0, turns: 1 })
+    const batches: number[] = []
+    fenced.onCommit!((events) => batches.push(events))
+    const settled = await Promise.allSettled([2, 3, 4].map((seq) => fenced.append(call('t1', seq, `c${seq}`))))
+    expect(batches).toEqual([3])
+    expect(settled.map((outcome) => outcome.status === 'rejected' && (outcome.reason as { code: string }).code)).toEqual(['HOST_FENCED', 'HOST_FENCED', 'HOST_FENCED'])
+    expect((await repairer.read('t1')).map((event) => event.kind)).toEqual(['turn/begin', 'turn/end'])
+  })
+
+  it('commits each append on its own with groupCommit: false', async () => {
+    const store = postgresJournal(url, { schema: testSchema(), hostId: 'host-a', groupCommit: false })
+    onTestFinished(() => store.close())
+    await Promise.all([store.append(begin('t1', 1)), store.append(call('t1', 2, 'c1')), store.append(call('t1', 3, 'c2'))])
+    expect((await store.read('t1')).map((event) => event.seq)).toEqual([1, 2, 3])
   })
 })

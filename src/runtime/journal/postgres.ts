@@ -1,11 +1,12 @@
 import pg from 'pg'
 import { SeamError } from '../../errors.js'
-import { checkEvent, closedError, duplicateError, toRow } from './events.js'
+import { checkEvent, closedError, duplicateError, type EventRow, toRow } from './events.js'
+import { PipelinedGroupCommit } from './group-commit.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { ensurePostgresSchema, quoteIdent } from './postgres-schema.js'
 import { pageTurns } from './postgres-turns.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from '../base/privacy.js'
-import { PostgresCoordination } from './postgres-coordination.js'
+import { leaseHeld, PostgresCoordination } from './postgres-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { planTurnQuery } from './turn-query.js'
 import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from '../../seams/journal.js'
@@ -24,6 +25,11 @@ export interface PostgresJournalOptions extends PrivacyOptions {
    * a dead link cannot hold a closing host forever.
    */
   readonly closeTimeoutMs?: number
+  /**
+   * Appends that arrive while a commit is in flight go out together, as one multi-row `INSERT` and
+   * one commit (default `true`). `false` commits each append on its own: the benchmark's baseline.
+   */
+  readonly groupCommit?: boolean
 }
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
@@ -52,6 +58,7 @@ class PostgresJournalStore implements JournalStore {
   readonly #clients = new Set<pg.PoolClient>()
   readonly #closeTimeoutMs: number
   #closing: Promise<void> | undefined
+  readonly #group: PipelinedGroupCommit<EventRow> | undefined
   readonly coordination: PostgresCoordination
 
   constructor(connectionString: string, options: PostgresJournalOptions) {
@@ -60,7 +67,7 @@ class PostgresJournalStore implements JournalStore {
     this.#host = options.hostId ?? defaultHostId()
     this.#maxBytes = payloadLimit(options)
     this.#table = `${quoteIdent(schema)}.seam_journal_events`
-    this.#sql = statements(this.#table)
+    this.#sql = statements(this.#table, `${quoteIdent(schema)}.seam_journal_hosts`)
     this.#pool = new pg.Pool({ connectionString })
     // An idle connection's error (a server restart) would otherwise crash the process; the next query reports it.
     this.#pool.on('error', () => undefined)
@@ -73,6 +80,7 @@ class PostgresJournalStore implements JournalStore {
     this.#schema = schema
     this.#ready = this.#prepare()
     this.coordination = new PostgresCoordination(this.#pool, this.#host, quoteIdent(schema), this.location, (operation) => this.#run(operation))
+    this.#group = options.groupCommit === false ? undefined : new PipelinedGroupCommit((rows) => this.#commit(rows), isRowFault)
   }
 
   /**
@@ -91,9 +99,63 @@ class PostgresJournalStore implements JournalStore {
     return this.#run(async () => {
       checkEvent(event)
       const row = toRow(protectEvent(event, this.#maxBytes), this.#host)
+      if (this.#group !== undefined) return this.#group.push(row)
+      const [refused] = await this.#commit([row])
+      if (refused !== undefined) throw refused
+    })
+  }
+
+  onCommit(listener: (events: number) => void): () => void {
+    const listeners = this.#group?.listeners
+    listeners?.add(listener)
+    return () => listeners?.delete(listener)
+  }
+
+  /**
+   * Inserts `rows` in one statement, so one commit: per row, its duplicate error or `undefined`.
+   * Holding a lease, the statement checks it (refused whole, `HOST_FENCED`, once it is fenced). A
+   * row a uniqueness rule refuses is skipped by `ON CONFLICT DO NOTHING` and the others land; the
+   * rows that landed come back, matched to the batch by their identity, first occurrence first.
+   */
+  async #commit(rows: readonly EventRow[]): Promise<(Error | undefined)[]> {
+    const coordination = this.coordination
+    const leased = coordination.leased()
+    if (rows.length === 1) {
+      const row = rows[0]!
       const values = [row.turnId, row.seq, row.kind, row.callId, row.at, row.host, row.payload]
-      const result = await this.#pool.query({ name: 'seam_journal_append', text: this.#sql.insert, values })
-      if (result.rowCount === 0) throw duplicateError(row, this.location)
+      // Holding a lease: the insert checks it in the same statement, refused once it is fenced.
+      const query = leased
+        ? { name: 'seam_journal_append_leased', text: this.#sql.insertLeased, values: [...values, coordination.epoch!] }
+        : { name: 'seam_journal_append', text: this.#sql.insert, values }
+      if (((await this.#pool.query(query)).rowCount ?? 0) === 1) return [undefined]
+      if (leased) await coordination.refusedUnlessHeld()
+      return [duplicateError(row, this.location)]
+    }
+    const columns: unknown[] = [
+      rows.map((row) => row.turnId),
+      rows.map((row) => row.seq),
+      rows.map((row) => row.kind),
+      rows.map((row) => row.callId),
+      rows.map((row) => row.at),
+      rows.map((row) => row.host),
+      rows.map((row) => row.payload),
+    ]
+    const query = leased
+      ? { name: 'seam_journal_append_batch_leased', text: this.#sql.insertBatchLeased, values: [...columns, this.#host, coordination.epoch!] }
+      : { name: 'seam_journal_append_batch', text: this.#sql.insertBatch, values: columns }
+    const landed = (await this.#pool.query<{ turnId: string; seq: number; kind: string; callId: string | null }>(query)).rows
+    if (landed.length === 0 && leased) await coordination.refusedUnlessHeld()
+    const unclaimed = new Map<string, number>()
+    for (const row of landed) {
+      const key = identity(row)
+      unclaimed.set(key, (unclaimed.get(key) ?? 0) + 1)
+    }
+    return rows.map((row) => {
+      const key = identity(row)
+      const left = unclaimed.get(key) ?? 0
+      if (left === 0) return duplicateError(row, this.location)
+      unclaimed.set(key, left - 1)
+      return undefined
     })
   }
 
@@ -122,6 +184,9 @@ class PostgresJournalStore implements JournalStore {
    */
   repair(options: RepairOptions = {}): Promise<RepairReport> {
     return this.#run(async () => {
+      // First: every host past its lease is fenced before its open calls are read, so none of them
+      // lands another write (a fenced store's own repair is refused here).
+      await this.coordination.fenceExpired()
       const { beats, now } = await this.coordination.beats()
       const gone = ownerGoneTest(this.#host, options.hosts, beats, now)
       const open = (await this.#pool.query<OwnedRow & OpenCall>(this.#sql.openCalls)).rows.map((row) => ({ ...row, ...owner(row) }))
@@ -146,7 +211,11 @@ class PostgresJournalStore implements JournalStore {
         rows.map((row) => row.host),
         rows.map((row) => row.payload),
       ]
-      return countRepaired((await this.#pool.query<{ kind: JournalEvent['kind'] }>(this.#sql.insertMany, columns)).rows)
+      const coordination = this.coordination
+      if (!coordination.leased()) return countRepaired((await this.#pool.query<{ kind: JournalEvent['kind'] }>(this.#sql.insertMany, columns)).rows)
+      const written = (await this.#pool.query<{ kind: JournalEvent['kind'] }>(this.#sql.insertManyLeased, [...columns, this.#host, coordination.epoch])).rows
+      if (written.length === 0) await coordination.refusedUnlessHeld('repair')
+      return countRepaired(written)
     })
   }
 
@@ -188,13 +257,35 @@ class PostgresJournalStore implements JournalStore {
   }
 }
 
-function statements(table: string) {
+function statements(table: string, hosts: string) {
   return {
     insert: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+    /** `insert` for a store holding a lease ($6 is its host, $8 its epoch): refused in the same statement once fenced. */
+    insertLeased: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
+      SELECT $1::text, $2::integer, $3::text, $4::text, $5::bigint, $6::text, $7::json WHERE ${leaseHeld(hosts, 6, 8)}
+      ON CONFLICT DO NOTHING`,
+    /** Group commit: a batch of appends in push order, one statement; the rows that landed come back. */
+    insertBatch: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
+      SELECT turn_id, seq, kind, call_id, at, host, payload
+      FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::json[]) WITH ORDINALITY
+        AS b (turn_id, seq, kind, call_id, at, host, payload, ord)
+      ORDER BY ord
+      ON CONFLICT DO NOTHING RETURNING turn_id AS "turnId", seq, kind, call_id AS "callId"`,
+    /** `insertBatch` for a store holding a lease ($8 its host, $9 its epoch): the whole batch refused once fenced. */
+    insertBatchLeased: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
+      SELECT turn_id, seq, kind, call_id, at, host, payload
+      FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::json[]) WITH ORDINALITY
+        AS b (turn_id, seq, kind, call_id, at, host, payload, ord)
+      WHERE ${leaseHeld(hosts, 8, 9)}
+      ORDER BY ord
+      ON CONFLICT DO NOTHING RETURNING turn_id AS "turnId", seq, kind, call_id AS "callId"`,
     insertMany: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::json[])
       ON CONFLICT DO NOTHING RETURNING kind`,
+    insertManyLeased: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
+      SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::json[])
+      WHERE ${leaseHeld(hosts, 8, 9)} ON CONFLICT DO NOTHING RETURNING kind`,
     read: `SELECT payload FROM ${table} WHERE turn_id = $1 ORDER BY seq`,
     tail: `SELECT payload FROM (SELECT id, payload FROM ${table} ORDER BY id DESC LIMIT $1) AS last ORDER BY id`,
     openCalls: `SELECT c.turn_id AS "turnId", c.call_id AS "callId", c.host, c.at FROM ${table} c
@@ -207,6 +298,20 @@ function statements(table: string) {
       ORDER BY b.turn_id`,
     maxSeq: `SELECT turn_id AS "turnId", max(seq) AS max FROM ${table} WHERE turn_id = ANY($1) GROUP BY turn_id`,
   }
+}
+
+/** An event's identity among the rows of one batch: its turn, seq, kind and call. */
+function identity(row: { readonly turnId: string; readonly seq: number; readonly kind: string; readonly callId: string | null }): string {
+  return JSON.stringify([row.turnId, row.seq, row.kind, row.callId])
+}
+
+/**
+ * Whether a batch's failure may be one row's own (a value the column or a rule refuses: SQLSTATE
+ * classes 22 and 23), so each row is committed alone; anything else (a lost connection) is the batch's.
+ */
+function isRowFault(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'))
 }
 
 /** The writer columns of an open call or turn; `bigint` arrives as a string. */

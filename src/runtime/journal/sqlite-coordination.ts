@@ -15,8 +15,12 @@ import type {
 } from '../../seams/coordination.js'
 import { storedRound } from '../../seams/coordination.js'
 import { duplicateError } from './events.js'
+import { fencedError, newEpoch } from './hosts.js'
 import type { SqliteDatabase, SqliteStatement, SqliteValue } from './sqlite-driver.js'
 import { journalFault } from './sqlite-schema.js'
+
+/** Whether the store's lease is still held: its epoch registered and not fenced. Two parameters: host, epoch. */
+export const SQLITE_LEASE_HELD = 'EXISTS (SELECT 1 FROM seam_journal_hosts WHERE host = ? AND epoch = ? AND fenced_at IS NULL)'
 
 const SQL = {
   park: `INSERT OR IGNORE INTO seam_journal_parked (token, turn_id, call_id, round, session, subject_id, asked_at, call)
@@ -39,10 +43,35 @@ const SQL = {
   revokeGrants: `DELETE FROM seam_journal_grants
     WHERE session = ? AND (? IS NULL OR subject_id = ?) AND (? IS NULL OR source = ?) AND (? IS NULL OR fingerprint = ?)`,
   heartbeat: `INSERT INTO seam_journal_hosts (host, beat_at, lease_ms) VALUES (?, ?, ?)
-    ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms`,
+    ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms WHERE fenced_at IS NULL`,
   retire: 'DELETE FROM seam_journal_hosts WHERE host = ?',
-  beats: 'SELECT host, beat_at AS beatAt, lease_ms AS leaseMs FROM seam_journal_hosts',
+  beats: 'SELECT host, beat_at AS beatAt, lease_ms AS leaseMs, fenced_at IS NOT NULL AS fenced FROM seam_journal_hosts',
+  register: `INSERT INTO seam_journal_hosts (host, beat_at, lease_ms, epoch, fenced_at) VALUES (?, ?, ?, ?, NULL)
+    ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms, epoch = excluded.epoch, fenced_at = NULL`,
+  held: 'SELECT 1 FROM seam_journal_hosts WHERE host = ? AND epoch = ? AND fenced_at IS NULL',
+  fence: 'UPDATE seam_journal_hosts SET fenced_at = ? WHERE fenced_at IS NULL AND beat_at + lease_ms < ? AND host <> ?',
 } as const
+
+/**
+ * The writes of a store that holds a lease: each the plain write, refused in its own statement
+ * unless the lease is still held (two more parameters at the end: host, epoch).
+ */
+const FENCED = {
+  park: `INSERT OR IGNORE INTO seam_journal_parked (token, turn_id, call_id, round, session, subject_id, asked_at, call)
+    SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE ${SQLITE_LEASE_HELD}`,
+  decide: `${SQL.decide} AND ${SQLITE_LEASE_HELD}`,
+  expire: `${SQL.expire} AND ${SQLITE_LEASE_HELD}`,
+  settle: `${SQL.settle} AND ${SQLITE_LEASE_HELD}`,
+  claimKey: `INSERT OR IGNORE INTO seam_journal_keys (key, turn_id, call_id, host, at) SELECT ?, ?, ?, ?, ? WHERE ${SQLITE_LEASE_HELD}`,
+  completeKey: `${SQL.completeKey} AND ${SQLITE_LEASE_HELD}`,
+  releaseKey: `${SQL.releaseKey} AND ${SQLITE_LEASE_HELD}`,
+  grant: `INSERT OR IGNORE INTO seam_journal_grants (session, subject_id, source, fingerprint, at) SELECT ?, ?, ?, ?, ? WHERE ${SQLITE_LEASE_HELD}`,
+  revokeGrants: `${SQL.revokeGrants} AND ${SQLITE_LEASE_HELD}`,
+  heartbeat: 'UPDATE seam_journal_hosts SET beat_at = ?, lease_ms = ? WHERE host = ? AND epoch = ? AND fenced_at IS NULL',
+  retire: `DELETE FROM seam_journal_hosts WHERE host = ? AND ${SQLITE_LEASE_HELD}`,
+} as const
+
+type Write = keyof typeof FENCED
 
 interface ParkedRow {
   readonly call: string
@@ -60,6 +89,10 @@ export class SqliteCoordination implements JournalCoordination {
   readonly #location: string
   readonly #check: () => void
   readonly #statements: { [name in keyof typeof SQL]: SqliteStatement }
+  readonly #fencedStatements: { [name in Write]: SqliteStatement }
+  /** The lease this store registered on its first heartbeat; until then its writes are not fenced. */
+  #epoch: number | undefined
+  #fenced = false
   readonly host: string
 
   constructor(db: SqliteDatabase, host: string, location: string, check: () => void) {
@@ -68,14 +101,46 @@ export class SqliteCoordination implements JournalCoordination {
     this.#location = location
     this.#check = check
     this.#statements = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)])) as never
+    this.#fencedStatements = Object.fromEntries(Object.entries(FENCED).map(([name, sql]) => [name, db.prepare(sql)])) as never
+  }
+
+  /** The lease epoch this store's writes are checked against, once it holds one. */
+  get epoch(): number | undefined {
+    return this.#epoch
+  }
+
+  /**
+   * Throws `HOST_FENCED` once this store is known fenced; `false` while it holds no lease (its
+   * writes are then not fenced), `true` while it holds one.
+   */
+  leased(): boolean {
+    if (this.#fenced) throw fencedError(this.host, this.#location)
+    return this.#epoch !== undefined
+  }
+
+  /**
+   * After a fenced write changed nothing: whether the lease is gone (then marks the store fenced and
+   * throws). A write the lease allowed that changed nothing (a duplicate) returns.
+   */
+  refusedUnlessHeld(what?: string): void {
+    if (this.#epoch === undefined || this.#statements.held.get(this.host, this.#epoch) !== undefined) return
+    this.#fenced = true
+    throw fencedError(this.host, this.#location, what)
+  }
+
+  /**
+   * Inside crash repair's transaction, before it reads what is open: refuses a fenced store's
+   * repair, then fences every other host past its lease at `now`, so none of them can write again.
+   */
+  fenceExpired(now: number): void {
+    if (this.leased()) this.refusedUnlessHeld('repair')
+    this.#statements.fence.run(now, now, this.host)
   }
 
   async park(call: ParkedCall): Promise<void> {
     const { decision: _d, settled: _s, ...stored } = call
-    const inserted = this.#run(() =>
-      this.#statements.park.run(call.token, call.turnId, call.callId, call.round, call.session, call.subjectId, call.askedAt, JSON.stringify(stored)),
-    )
-    if (inserted.changes === 0) {
+    const inserted = this.#write('park', call.token, call.turnId, call.callId, call.round, call.session, call.subjectId, call.askedAt, JSON.stringify(stored))
+    if (inserted === 0) {
       throw duplicateError({ turnId: call.turnId, seq: call.decidedSeq, kind: 'approval/asked', callId: call.callId }, this.#location)
     }
   }
@@ -100,20 +165,20 @@ export class SqliteCoordination implements JournalCoordination {
   }
 
   async decide(token: string, decision: ParkedDecision, askedAfter = Number.MIN_SAFE_INTEGER): Promise<Claimed | undefined> {
-    return this.#claim(token, () => this.#statements.decide.run(JSON.stringify(decision), token, askedAfter).changes === 1)
+    return this.#claim(token, () => this.#write('decide', JSON.stringify(decision), token, askedAfter) === 1)
   }
 
   async expire(token: string, expiry: { readonly host: string; readonly at: number }, askedBefore: number): Promise<Claimed | undefined> {
     const settled: ParkedSettlement = { kind: 'expire', host: expiry.host, at: expiry.at }
-    return this.#claim(token, () => this.#statements.expire.run(JSON.stringify(settled), token, askedBefore).changes === 1)
+    return this.#claim(token, () => this.#write('expire', JSON.stringify(settled), token, askedBefore) === 1)
   }
 
   async settle(token: string, settlement: ParkedSettlement): Promise<Claimed | undefined> {
-    return this.#claim(token, () => this.#statements.settle.run(JSON.stringify(settlement), token).changes === 1)
+    return this.#claim(token, () => this.#write('settle', JSON.stringify(settlement), token) === 1)
   }
 
   async claimKey(key: string, holder: KeyHolder): Promise<KeyClaim> {
-    this.#run(() => this.#statements.claimKey.run(key, holder.turnId, holder.callId, holder.host, Date.now()))
+    this.#write('claimKey', key, holder.turnId, holder.callId, holder.host, Date.now())
     const claim = await this.readKey(key)
     // Released between the insert and the read: the next claim decides.
     return claim ?? this.claimKey(key, holder)
@@ -127,15 +192,15 @@ export class SqliteCoordination implements JournalCoordination {
   }
 
   async completeKey(key: string, holder: KeyHolder, result: StoredResult): Promise<void> {
-    this.#run(() => this.#statements.completeKey.run(JSON.stringify(result), key, holder.turnId, holder.callId, holder.host))
+    this.#write('completeKey', JSON.stringify(result), key, holder.turnId, holder.callId, holder.host)
   }
 
   async releaseKey(key: string, holder: KeyHolder): Promise<void> {
-    this.#run(() => this.#statements.releaseKey.run(key, holder.turnId, holder.callId, holder.host))
+    this.#write('releaseKey', key, holder.turnId, holder.callId, holder.host)
   }
 
   async grant(grant: SessionGrant): Promise<void> {
-    this.#run(() => this.#statements.grant.run(grant.session, grant.subjectId, grant.source, grant.fingerprint, Date.now()))
+    this.#write('grant', grant.session, grant.subjectId, grant.source, grant.fingerprint, Date.now())
   }
 
   async hasGrant(grant: SessionGrant): Promise<boolean> {
@@ -146,15 +211,34 @@ export class SqliteCoordination implements JournalCoordination {
     return this.#run(() => this.#statements.grants.all(...grantParams(query)) as StoredGrant[])
   }
 
+  /** A revoke that matched nothing is not an error; a fenced store's revoke is refused all the same. */
   async revokeGrants(query: GrantQuery & { readonly session: string }): Promise<number> {
-    return this.#run(() => this.#statements.revokeGrants.run(...grantParams(query).slice(1)).changes)
+    return this.#write('revokeGrants', ...grantParams(query).slice(1))
   }
 
+  /**
+   * This store's own first beat registers its lease under a new epoch; each later one renews it only
+   * while it is held, and rejects with `HOST_FENCED` once another host fenced it. Another host's
+   * beat (tests, tools) is written as given, without a lease.
+   */
   async heartbeat(host: string, leaseMs: number): Promise<void> {
-    this.#run(() => this.#statements.heartbeat.run(host, Date.now(), leaseMs))
+    if (host !== this.host) {
+      const { changes } = this.#run(() => this.#statements.heartbeat.run(host, Date.now(), leaseMs))
+      if (changes === 0) throw fencedError(host, this.#location, 'heartbeat')
+      return
+    }
+    if (this.#epoch === undefined) {
+      const epoch = newEpoch()
+      this.#run(() => this.#statements.register.run(host, Date.now(), leaseMs, epoch))
+      this.#epoch = epoch
+      return
+    }
+    this.#write('heartbeat', Date.now(), leaseMs)
   }
 
+  /** This store's own lease is retired only while it holds it: a fenced host's row stays, fenced. */
   async retire(host: string): Promise<void> {
+    if (host === this.host && this.#epoch !== undefined) return void this.#write('retire', host)
     this.#run(() => this.#statements.retire.run(host))
   }
 
@@ -168,13 +252,27 @@ export class SqliteCoordination implements JournalCoordination {
   }
 
   beats(): HostBeat[] {
-    return this.#statements.beats.all() as HostBeat[]
+    const rows = this.#statements.beats.all() as { host: string; beatAt: number; leaseMs: number; fenced: number }[]
+    return rows.map((row) => ({ host: row.host, beatAt: row.beatAt, leaseMs: row.leaseMs, fenced: row.fenced === 1 }))
   }
 
   #claim(token: string, write: () => boolean): Claimed | undefined {
     const won = this.#run(write)
     const row = this.#run(() => this.#statements.byToken.get(token)) as ParkedRow | undefined
     return row === undefined ? undefined : { won, call: parkedOf(row) }
+  }
+
+  /**
+   * One write, with the lease check in its own statement while this store holds a lease: a write
+   * that changed nothing is classified (fenced, or a duplicate the caller handles). Its changes.
+   */
+  #write(name: Write, ...values: SqliteValue[]): number {
+    return this.#run(() => {
+      if (!this.leased()) return this.#statements[name as keyof typeof SQL].run(...values).changes
+      const { changes } = this.#fencedStatements[name].run(...values, this.host, this.#epoch!)
+      if (changes === 0) this.refusedUnlessHeld()
+      return changes
+    })
   }
 
   #run<T>(operation: () => T): T {

@@ -5,7 +5,7 @@ import { openSqlite, type SqliteDatabase, type SqliteDriver, sqliteErrorCode } f
 
 /** `PRAGMA application_id` of a seam-runtime journal ("SEAM"): marks the file as ours. */
 const APPLICATION_ID = 0x5345_414d
-const SCHEMA_VERSION = 2
+const SCHEMA_VERSION = 3
 
 // Events point at a turn number, not the turn id: the numbers of turns in flight are neighbours,
 // so a commit touches a few index pages instead of one page per (random) turn id, several times
@@ -29,6 +29,15 @@ const CREATE_SCHEMA = `
   CREATE UNIQUE INDEX seam_journal_call_kind ON seam_journal_events (turn, call_id, kind) WHERE call_id IS NOT NULL;
   CREATE UNIQUE INDEX seam_journal_turn_kind ON seam_journal_events (turn, kind) WHERE call_id IS NULL;
   PRAGMA application_id = ${APPLICATION_ID};
+`
+
+/**
+ * Version 3: a host's lease is held by one epoch (the store that registered it) until another host
+ * fences it (`fenced_at`); every write of a store holding a lease checks both in its own statement.
+ */
+const FENCING = `
+  ALTER TABLE seam_journal_hosts ADD COLUMN epoch INTEGER;
+  ALTER TABLE seam_journal_hosts ADD COLUMN fenced_at INTEGER;
 `
 
 /** Version 2: the coordination tables (parked calls, idempotency keys, session grants, heartbeats). */
@@ -68,6 +77,7 @@ const CREATE_COORDINATION = `
     beat_at INTEGER NOT NULL,
     lease_ms INTEGER NOT NULL
   ) STRICT;
+  ${FENCING}
   PRAGMA user_version = ${SCHEMA_VERSION};
 `
 
@@ -99,6 +109,8 @@ function ensureSchema(db: SqliteDatabase, path: string): void {
     if (version === SCHEMA_VERSION) return
     // Version 1 had the events only: add the coordination tables, keep every event.
     if (version === 1) return void db.exec(CREATE_COORDINATION)
+    // Version 2 had leases without epochs: add them (leases written before have none, so are never held).
+    if (version === 2) return void db.exec(`${FENCING} PRAGMA user_version = ${SCHEMA_VERSION};`)
     throw corrupt(path, `${path} is a seam-runtime journal of schema version ${version}; this build reads version ${SCHEMA_VERSION}.`)
   }
   const objects = db.prepare('SELECT count(*) FROM sqlite_schema', { pluck: true }).get() as number

@@ -6,6 +6,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { SeamError } from '../../errors.js'
 import { begin, call, describeJournalContract, now, result } from './contract.test-suite.js'
+import { parkedCall } from './coordination.test-suite.js'
 import { type SqliteJournalOptions, sqliteJournal } from './sqlite.js'
 import { openSqlite, type SqliteDriver } from './sqlite-driver.js'
 import { nativeModuleFault } from './sqlite-driver-better.js'
@@ -106,6 +107,43 @@ describe.each(sqliteDriversUnderTest())('sqliteJournal (%s)', (driver) => {
     expect(await upgraded.read('t1')).toHaveLength(1)
     await upgraded.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
     expect(await upgraded.coordination.hasGrant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })).toBe(true)
+  })
+
+  it('upgrades a version 2 journal to fencing (lease epochs) and keeps its events, parked calls, keys, grants and heartbeats', async () => {
+    const path = join(tempDir(), 'journal.db')
+    const old = sqliteJournal(path, { driver, hostId: 'host-old' })
+    await old.append(begin('t1', 1))
+    await old.append(call('t1', 2, 'c1'))
+    await old.coordination.park(parkedCall('t1', 'c9'))
+    await old.coordination.claimKey('k1', { turnId: 't1', callId: 'c1', host: 'host-old' })
+    await old.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
+    await old.close()
+    // What a version 2 build leaves: the hosts table without the fencing columns, one beat of a host now past its lease.
+    const db = openSqlite(path, { driver })
+    db.exec('ALTER TABLE seam_journal_hosts DROP COLUMN epoch; ALTER TABLE seam_journal_hosts DROP COLUMN fenced_at; PRAGMA user_version = 2')
+    db.prepare('INSERT INTO seam_journal_hosts (host, beat_at, lease_ms) VALUES (?, ?, ?)').run('host-old', Date.now() - 60_000, 1_000)
+    expect(db.prepare('SELECT name FROM pragma_table_info(?)', { pluck: true }).all('seam_journal_hosts')).toEqual(['host', 'beat_at', 'lease_ms'])
+    db.close()
+    const upgraded = sqliteJournal(path, { driver, hostId: 'host-new' })
+    onTestFinished(() => upgraded.close())
+    const check = openSqlite(path, { driver, readonly: true })
+    onTestFinished(() => check.close())
+    expect(check.prepare('PRAGMA user_version', { pluck: true }).get()).toBe(3)
+    expect(check.prepare('SELECT name FROM pragma_table_info(?)', { pluck: true }).all('seam_journal_hosts')).toEqual(['host', 'beat_at', 'lease_ms', 'epoch', 'fenced_at'])
+    expect((await upgraded.read('t1')).map((event) => event.kind)).toEqual(['turn/begin', 'tool/call'])
+    expect(await upgraded.coordination.parked()).toMatchObject([{ turnId: 't1', callId: 'c9' }])
+    expect(await upgraded.coordination.readKey('k1')).toMatchObject({ callId: 'c1', host: 'host-old' })
+    expect(await upgraded.coordination.grants()).toMatchObject([{ session: 's1', fingerprint: 'f' }])
+    // The upgraded store registers its own lease, and its repair fences the old host's (a beat without an epoch).
+    await upgraded.coordination.heartbeat('host-new', 60_000)
+    expect(await upgraded.repair()).toEqual({ results: 1, turns: 1 })
+    const hosts = check.prepare('SELECT host, epoch IS NOT NULL AS leased, fenced_at IS NOT NULL AS fenced FROM seam_journal_hosts ORDER BY host').all()
+    expect(hosts).toEqual([
+      { host: 'host-new', leased: 1, fenced: 0 },
+      { host: 'host-old', leased: 0, fenced: 1 },
+    ])
+    await upgraded.append(begin('t2', 1))
+    expect(await upgraded.read('t2')).toHaveLength(1)
   })
 
   it('creates the parent folders of a new journal and writes it in WAL mode', async () => {

@@ -4,7 +4,7 @@ import { GroupCommit } from './group-commit.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { type PrivacyOptions, payloadLimit, protectEvent } from '../base/privacy.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
-import { SqliteCoordination } from './sqlite-coordination.js'
+import { SQLITE_LEASE_HELD, SqliteCoordination } from './sqlite-coordination.js'
 import type { SqliteDatabase, SqliteDriver, SqliteStatement } from './sqlite-driver.js'
 import { journalFault, openJournalDatabase } from './sqlite-schema.js'
 import { ensureTurnIndexes, SqliteTurnQueries } from './sqlite-turns.js'
@@ -45,6 +45,9 @@ const SQL = {
   turnNumber: 'SELECT no FROM seam_journal_turns WHERE turn_id = ?',
   insert: `INSERT OR IGNORE INTO seam_journal_events (turn, seq, kind, call_id, at, host, payload)
     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  /** `insert` for a store holding a lease: refused in the same statement once the lease is fenced. */
+  insertLeased: `INSERT OR IGNORE INTO seam_journal_events (turn, seq, kind, call_id, at, host, payload)
+    SELECT ?, ?, ?, ?, ?, ?, ? WHERE ${SQLITE_LEASE_HELD}`,
   read: `SELECT e.payload FROM seam_journal_events e JOIN seam_journal_turns t ON t.no = e.turn
     WHERE t.turn_id = ? ORDER BY e.seq`,
   tail: 'SELECT payload FROM (SELECT id, payload FROM seam_journal_events ORDER BY id DESC LIMIT ?) ORDER BY id',
@@ -98,6 +101,7 @@ class SqliteJournalStore implements SqliteJournal {
       addTurn: prepare(SQL.addTurn),
       turnNumber: prepare(SQL.turnNumber, true),
       insert: prepare(SQL.insert),
+      insertLeased: prepare(SQL.insertLeased),
       read: prepare(SQL.read, true),
       tail: prepare(SQL.tail, true),
       openCalls: prepare(SQL.openCalls),
@@ -105,7 +109,9 @@ class SqliteJournalStore implements SqliteJournal {
       maxSeq: prepare(SQL.maxSeq, true),
     }
     const commit = this.#db.transaction((rows: readonly EventRow[]) =>
-      rows.map((row) => (this.#insert(row) ? undefined : duplicateError(row, path))),
+      // The first insert checks the lease: it holds the write lock from there to the commit, so
+      // the lease cannot be fenced before the others are in.
+      rows.map((row, index) => (this.#insert(row, index === 0) ? undefined : duplicateError(row, path))),
     )
     this.#commit = (rows) => {
       try {
@@ -171,6 +177,9 @@ class SqliteJournalStore implements SqliteJournal {
     const { openCalls, openTurns, maxSeq } = this.#statements
     const coordination = this.coordination
     const repair = this.#db.transaction(() => {
+      // First, under the write lock: a fenced host's repair is refused, and every host past its
+      // lease is fenced before its open calls are read, so none of them lands another write.
+      coordination.fenceExpired(Date.now())
       const gone = ownerGoneTest(this.#host, options.hosts, coordination.beats())
       const open = openCalls.all() as (OpenCall & Owner)[]
       const turns = (openTurns.all() as (Owner & { turnId: string })[]).filter(gone).map((turn) => turn.turnId)
@@ -183,7 +192,8 @@ class SqliteJournalStore implements SqliteJournal {
         if (!seqs.has(turnId)) seqs.set(turnId, (maxSeq.get(turnId) as number | null) ?? 0)
       }
       const planned = planRepair({ openCalls: calls, openTurns: turns, maxSeq: withReservedSeqs(seqs, parked), at: Date.now() })
-      return countRepaired(planned.filter((event) => this.#insert(toRow(event, this.#host))))
+      // fenceExpired checked this store's lease under the transaction's write lock.
+      return countRepaired(planned.filter((event) => this.#insert(toRow(event, this.#host), false)))
     }, 'immediate')
     try {
       return repair()
@@ -201,10 +211,18 @@ class SqliteJournalStore implements SqliteJournal {
     this.#db.close()
   }
 
-  /** Inside a transaction: `false` when a uniqueness rule refused the row. */
-  #insert(row: EventRow): boolean {
+  /**
+   * Inside a transaction: `false` when a uniqueness rule refused the row. With `checkLease`, while
+   * this store holds a lease, the insert checks it in the same statement and throws `HOST_FENCED`
+   * once it is fenced; the transaction's later inserts need not (it holds the write lock).
+   */
+  #insert(row: EventRow, checkLease: boolean): boolean {
     const turn = this.#turnNumber(row.turnId)
-    return this.#statements.insert.run(turn, row.seq, row.kind, row.callId, row.at, row.host, row.payload).changes === 1
+    const coordination = this.coordination
+    if (!checkLease || !coordination.leased()) return this.#statements.insert.run(turn, row.seq, row.kind, row.callId, row.at, row.host, row.payload).changes === 1
+    const inserted = this.#statements.insertLeased.run(turn, row.seq, row.kind, row.callId, row.at, row.host, row.payload, coordination.host, coordination.epoch!).changes === 1
+    if (!inserted) coordination.refusedUnlessHeld()
+    return inserted
   }
 
   /** The turn's number, added on its first event (another connection may have added it first). */

@@ -2,7 +2,7 @@ import type { ToolContext, ToolLogger } from '../../features/define-tool.js'
 import type { TraceContext } from '../../seams/trace.js'
 import type { Principal, QuestionPort, ToolInvocationContext } from '../../seams/types.js'
 import type { ToolBinding } from '../generations/capability-ingress.js'
-import { silentLogger } from '../base/logger.js'
+import { Logger, silentLogger } from '../base/logger.js'
 import type { Token } from '../../seams/tokens.js'
 import type { TurnEnvelope } from '../../seams/types.js'
 import { keyDigest } from './idempotency.js'
@@ -31,7 +31,7 @@ export class ToolBodyContext implements ToolContext {
   readonly #source: SignalSource
   readonly #state: CallState
   /** `use` and `deferContext` once read (few bodies read either): one field, not two. */
-  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext'] } | undefined
+  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; log?: ToolLogger } | undefined
 
   constructor(source: SignalSource, state: CallState, binding: FeatureBinding) {
     this.#source = source
@@ -52,9 +52,17 @@ export class ToolBodyContext implements ToolContext {
     return key === undefined ? undefined : keyDigest(key)
   }
 
-  /** The owning plugin's logger: lines are labelled with the plugin, as its setup's are. */
+  /**
+   * The owning plugin's logger: lines are labelled with the plugin, as its setup's are. A call with
+   * a `log` sink (a served MCP call) tells it each line too, redacted as the plugin's log is.
+   */
   get log(): ToolLogger {
-    return (this.#state.binding as FeatureBinding).slot.plugin.log ?? silentLogger
+    const own = (this.#state.binding as FeatureBinding).slot.plugin.log ?? silentLogger
+    const sink = this.#state.call.log
+    if (sink === undefined) return own
+    this.#made ??= {}
+    this.#made.log ??= both(own, new Logger((level, _scope, message, fields) => sink(level, message, fields)))
+    return this.#made.log
   }
 
   get use(): <T>(token: Token<T>) => T {
@@ -74,6 +82,24 @@ export class ToolBodyContext implements ToolContext {
       state.toolContexts.push(toDeferred(message))
     }
     return made.defer
+  }
+}
+
+/** A logger that writes every line to both. */
+function both(first: ToolLogger, second: ToolLogger): ToolLogger {
+  return {
+    debug(message, fields) {
+      first.debug(message, fields)
+      second.debug(message, fields)
+    },
+    info(message, fields) {
+      first.info(message, fields)
+      second.info(message, fields)
+    },
+    warn(message, fields) {
+      first.warn(message, fields)
+      second.warn(message, fields)
+    },
   }
 }
 

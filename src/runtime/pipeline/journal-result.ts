@@ -1,3 +1,4 @@
+import { SeamError } from '../../errors.js'
 import { untilDue } from '../base/abort.js'
 import { APPENDED } from '../journal/events.js'
 import { epochAt } from './clock.js'
@@ -7,7 +8,9 @@ import type { CallState } from './state.js'
 /**
  * Stage 11: the durable `tool/result`, paired with the `tool/call` written in stage 1. When the
  * journal fails here or stalls past its deadline, the outcome stands and crash repair closes the
- * call as `OUTCOME_UNKNOWN` on the next start. Never rejects, never throws.
+ * call as `OUTCOME_UNKNOWN` on the next start. When the store refuses it because this host was
+ * fenced, the host that fenced it closed the call as `OUTCOME_UNKNOWN`: the caller gets that too,
+ * so the caller and the journal never disagree. Never rejects, never throws.
  */
 export function journalResult(state: CallState): Promise<void> | undefined {
   let appending: Promise<void> | undefined
@@ -19,7 +22,7 @@ export function journalResult(state: CallState): Promise<void> | undefined {
   }
   // Nothing written, or already stored (the memory journal): nothing to wait for.
   if (appending === undefined || appending === APPENDED) return undefined
-  return untilDue(appending, undefined, state.ctx.limits.journalTimeoutMs).then(unrecorded, unrecorded)
+  return untilDue(appending, undefined, state.ctx.limits.journalTimeoutMs).then(unrecorded, (error: unknown) => refused(state, error))
 }
 
 /**
@@ -59,3 +62,20 @@ function locationOf(details: Readonly<Record<string, unknown>>): SourceLocation 
 
 /** Either way the outcome stands; when unrecorded, crash repair closes the call on the next start. */
 function unrecorded(): void {}
+
+/** A fenced host's result was refused: the journal holds (or will hold) `OUTCOME_UNKNOWN`, and so does the caller. */
+function refused(state: CallState, error: unknown): void {
+  const outcome = state.outcome
+  if (outcome === undefined || !SeamError.is(error) || error.code !== 'HOST_FENCED') return
+  const text = `This host lost its lease on the journal before the result of "${outcome.name}" was recorded, so another host closed the call: its outcome is unknown (the tool may or may not have run).`
+  state.outcome = Object.freeze({
+    callId: outcome.callId,
+    name: outcome.name,
+    generation: outcome.generation,
+    status: 'failed',
+    code: 'OUTCOME_UNKNOWN',
+    content: Object.freeze([Object.freeze({ type: 'text' as const, text })]),
+    details: Object.freeze({ error: error.message }),
+    durationMs: outcome.durationMs,
+  })
+}

@@ -153,7 +153,9 @@ export async function openTurn(host: TurnHost, generation: Generation, input: Be
         // ends running bodies sooner.
         await tools.idle()
         // A stalled journal cannot hold the end (or close) up: crash repair marks the turn interrupted.
-        await untilDue(journal.append({ kind: 'turn/end', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), reason: 'ended' }), undefined, limits.journalTimeoutMs)
+        // A fenced host's end is refused: the host that fenced it already closed the turn as interrupted.
+        const appended = journal.append({ kind: 'turn/end', turnId: envelope.turnId, seq: nextSeq(), at: Date.now(), reason: 'ended' })
+        await untilDue(appended, undefined, limits.journalTimeoutMs).catch(unlessFenced)
       } finally {
         release()
         probe?.ended('ended')
@@ -200,4 +202,9 @@ export async function resumeParked(host: TurnHost, generation: Generation, round
       })
     }
   }
+}
+
+/** Rethrows anything but `HOST_FENCED`: a fenced host's turn was already closed by the host that fenced it. */
+function unlessFenced(error: unknown): void {
+  if (!SeamError.is(error) || error.code !== 'HOST_FENCED') throw error
 }
