@@ -1,4 +1,5 @@
 import { isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml'
+import path from 'node:path'
 import { messageOf, SeamError } from '../errors.js'
 import type { SkillSpec } from './define-tool.js'
 import { codeFrame } from './loader/code-frame.js'
@@ -60,6 +61,18 @@ export function parseSkillFile(file: string, text: string, options: SkillFileOpt
   const skill: SkillFile = { name, description, instructions: body.trim(), ...(toolsAt ? { toolsAt } : {}) }
   if (meta.tools !== undefined) skill.tools = meta.tools
   if (meta.always !== undefined) skill.always = meta.always
+  if (meta.arguments !== undefined) skill.arguments = meta.arguments
+  if (meta.resources !== undefined) {
+    // A relative path is resolved against the skill file and must stay inside its plugin folder.
+    const pluginDir = path.dirname(path.dirname(path.dirname(path.resolve(file))))
+    skill.resources = meta.resources.map((entry) => {
+      if (!entry.startsWith('./') && !entry.startsWith('../')) return entry
+      const absolute = path.resolve(path.dirname(path.resolve(file)), entry)
+      const rel = path.relative(pluginDir, absolute)
+      if (rel.startsWith('..') || path.isAbsolute(rel)) throw fail(`\`resources:\` entry ${JSON.stringify(entry)} leaves the plugin folder`)
+      return `file:${absolute}`
+    })
+  }
   return skill
 }
 
@@ -83,6 +96,8 @@ interface FrontMatter {
   /** Each tools entry's line and column inside the YAML text (1-based). */
   toolsAt?: { name: string; line: number; column: number }[]
   always?: boolean
+  arguments?: { name: string; description?: string; required?: boolean }[]
+  resources?: string[]
 }
 
 /**
@@ -106,7 +121,7 @@ export interface FrontMatterData {
  * Parses front matter YAML as data only (custom tags refused, keys unique, bounded size); `fail`
  * takes a 1-based line and column inside the YAML text. `keys` names the keys in messages.
  */
-export function frontMatterData(yaml: string, fail: (message: string, line: number, column: number) => SeamError, known = 'name, description, tools, always'): FrontMatterData {
+export function frontMatterData(yaml: string, fail: (message: string, line: number, column: number) => SeamError, known = 'name, description, tools, always, arguments, resources'): FrontMatterData {
   if (yaml.length > MAX_FRONT_MATTER) {
     throw fail(`the front matter is ${yaml.length} characters long; at most ${MAX_FRONT_MATTER} are allowed`, 1, 1)
   }
@@ -184,6 +199,19 @@ function readFrontMatter(yaml: string, fail: (message: string, line: number, col
   if (data.always !== undefined) {
     if (typeof data.always !== 'boolean') throw wrong('always', 'true or false')
     meta.always = data.always
+  }
+  if (data.arguments !== undefined) {
+    const list = data.arguments
+    const ok = (a: unknown): a is { name: string; description?: string; required?: boolean } => {
+      const e = a as Record<string, unknown> | null
+      return typeof e?.name === 'string' && /^[A-Za-z0-9_-]+$/.test(e.name) && (e.description === undefined || typeof e.description === 'string') && (e.required === undefined || typeof e.required === 'boolean')
+    }
+    if (!Array.isArray(list) || !list.every(ok)) throw wrong('arguments', 'a list of { name, description?, required? } (names of letters, digits, _ and -)')
+    meta.arguments = list.map((a) => ({ name: a.name, ...(a.description !== undefined ? { description: a.description } : {}), ...(a.required !== undefined ? { required: a.required } : {}) }))
+  }
+  if (data.resources !== undefined) {
+    if (!Array.isArray(data.resources) || !data.resources.every((r) => typeof r === 'string' && r !== '')) throw wrong('resources', 'a list of resource URIs or paths starting with ./ or ../')
+    meta.resources = data.resources as string[]
   }
   return meta
 }

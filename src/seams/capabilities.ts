@@ -41,6 +41,10 @@ export interface SkillCapability {
   readonly owner: string
   readonly tools: readonly string[]
   readonly always: boolean
+  /** Its arguments when served as a prompt (`{{name}}` in `instructions`). */
+  readonly arguments?: readonly { readonly name: string; readonly description?: string; readonly required?: boolean }[]
+  /** Resource URIs (or `file:` paths of resource files) the prompt embeds. */
+  readonly resources?: readonly string[]
 }
 
 /** A projected resource or resource template: what it is, never how it is read. Frozen. */

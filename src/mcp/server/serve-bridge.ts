@@ -33,6 +33,7 @@ import { elicitationApproval, supportsFormElicitation } from './serve-approval.j
 import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js'
 import { ApprovalRounds, type ApprovalRoundState, argumentsDigest } from './serve-rounds.js'
 import { SessionTurns } from './serve-turns.js'
+import { promptOf } from './serve-prompts.js'
 import { endSessionGrants } from './session-end.js'
 import { contextFromMeta, endRequestSpan, startRequestSpan } from '../trace-context.js'
 
@@ -242,10 +243,12 @@ export class McpBridge {
     server.setRequestHandler('tools/list', async () => ({ tools: (await this.catalog()).tools as Tool[] }))
     server.setRequestHandler('tools/call', (request, ctx) => this.#call(server, turns, request.params, ctx))
     server.setRequestHandler('prompts/list', async () => ({ prompts: (await this.catalog()).prompts as Prompt[] }))
-    server.setRequestHandler('prompts/get', async (request) => {
+    server.setRequestHandler('prompts/get', async (request, ctx) => {
       const skill = (await this.catalog()).skills.get(request.params.name)
       if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${scrubValues(request.params.name)}`)
-      return { description: skill.description, messages: [{ role: 'user', content: { type: 'text', text: skill.instructions } }] }
+      const generation = this.#root.activeGeneration
+      await this.#root.ingress.project(generation, this.#owner)
+      return promptOf(skill, request.params.arguments, generation, this.#owner, ctx.mcpReq.signal)
     })
     server.setRequestHandler('resources/list', async () => ({ resources: (await this.catalog()).resources as Resource[] }))
     server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: (await this.catalog()).resourceTemplates as ResourceTemplateType[] }))

@@ -28,7 +28,9 @@ export function toCatalog(capabilities: AgentCapabilities, versions: ReadonlyMap
   const tools = capabilities.tools.map(toMcpTool)
   const resources = capabilities.resources.filter((r) => !r.template).map((r): Resource => ({ uri: r.uri, name: r.name, ...described(r) }))
   const resourceTemplates = capabilities.resources.filter((r) => r.template).map((r): ResourceTemplateType => ({ uriTemplate: r.uri, name: r.name, ...described(r) }))
-  const prompts = capabilities.skills.map((skill): Prompt => ({ name: skill.name, description: skill.description }))
+  const prompts = capabilities.skills.map(
+    (skill): Prompt => ({ name: skill.name, description: skill.description, ...(skill.arguments ? { arguments: skill.arguments.map((a) => ({ ...a })) } : {}) }),
+  )
   return {
     generation: capabilities.generation,
     tools,

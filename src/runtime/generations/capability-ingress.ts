@@ -238,7 +238,19 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
     if (!ownsFor(slot.owner, owner)) continue
     claim(skillSources, 'skill', slot.name, slot.source)
     const d = slot.definition
-    skills.push(Object.freeze({ name: slot.name, description: d.description, instructions: d.instructions, source: slot.source, owner: slot.owner, tools: Object.freeze([...(d.tools ?? [])]), always: d.always ?? false }))
+    skills.push(
+      Object.freeze({
+        name: slot.name,
+        description: d.description,
+        instructions: d.instructions,
+        source: slot.source,
+        owner: slot.owner,
+        tools: Object.freeze([...(d.tools ?? [])]),
+        always: d.always ?? false,
+        ...(d.arguments ? { arguments: Object.freeze(d.arguments.map((a) => Object.freeze({ ...a }))) } : {}),
+        ...(d.resources ? { resources: Object.freeze([...d.resources]) } : {}),
+      }),
+    )
     // Checked in the skill's own owner's projection, the one its plugin's turns see.
     if (owner === slot.owner && d.tools !== undefined && d.tools.length > 0) warnUnknownTools(slot, named, diagnose)
   }

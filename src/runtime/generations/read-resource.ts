@@ -59,7 +59,8 @@ export function readResourceTool(resources: readonly ResourceCapability[], gener
       if (read === undefined) return { success: false, error: `There is no resource ${JSON.stringify(uri)}. ${names(resources)}` }
       return {
         success: true,
-        output: { uri, contents: read.contents.map((c) => ('text' in c ? { uri: c.uri, mimeType: c.mimeType, text: c.text } : { uri: c.uri, mimeType: c.mimeType, bytes: Math.floor((c.blob.length * 3) / 4) })) },
+        // The value the journal keeps: text as it is, bytes by their size (the content blocks carry them).
+        output: { uri, contents: read.contents.map((c) => ({ uri: c.uri, ...(c.mimeType !== undefined ? { mimeType: c.mimeType } : {}), ...('text' in c ? { text: c.text } : { bytes: Buffer.byteLength(c.blob, 'base64') }) })) },
         content: read.contents.map(toBlock),
       }
     },
