@@ -40,6 +40,20 @@ export default definePlugin({
 })
 `
 
+const TRIAGE = `---
+description: Triage a ticket.
+arguments:
+  - name: ticket
+    description: The ticket id
+    required: true
+  - name: doc
+resources:
+  - ../resources/img/logo.png
+  - '{{doc}}'
+---
+Triage ticket {{ticket}} by the guide.
+`
+
 /** A plugin folder with resource files, a binary, a template and a link that leaves the folder. */
 async function resourcePlugin() {
   const dir = await realpath(await mkdtemp(path.join(tmpdir(), 'seam-resources-')))
@@ -51,6 +65,8 @@ async function resourcePlugin() {
   await symlink(path.join(outside, 'secret.txt'), path.join(dir, 'agent', 'resources', 'escape.txt'))
   await symlink(outside, path.join(dir, 'agent', 'resources', 'elsewhere'))
   await writeFile(path.join(dir, 'plugin.ts'), PLUGIN)
+  await mkdir(path.join(dir, 'agent', 'skills'))
+  await writeFile(path.join(dir, 'agent', 'skills', 'triage.md'), TRIAGE)
   return {
     dir,
     put: (rel: string, text: string) => writeFile(path.join(dir, rel), text),
@@ -111,6 +127,18 @@ describe.each(Object.entries(ERAS))('resources served in the %s era', (revision,
       for (const uri of ['resource://root/escape.txt', 'resource://root/elsewhere/secret.txt', 'resource://root/../../etc/passwd', 'docs://nothing']) {
         await expect(client.readResource({ uri })).rejects.toMatchObject({ code: -32602 })
       }
+    })
+
+    it('serves a skill as a prompt with arguments, substituted, and the image and resource it embeds', async () => {
+      const { prompts } = await client.listPrompts()
+      expect(prompts.find((p) => p.name === 'triage')?.arguments).toEqual([{ name: 'ticket', description: 'The ticket id', required: true }, { name: 'doc' }])
+      const prompt = await client.getPrompt({ name: 'triage', arguments: { ticket: '42', doc: 'docs://guide' } })
+      expect(prompt.messages).toEqual([
+        { role: 'user', content: { type: 'image', data: PNG.toString('base64'), mimeType: 'image/png' } },
+        { role: 'user', content: { type: 'resource', resource: { uri: 'docs://guide', mimeType: 'text/markdown', text: expect.stringContaining('# Guide') } } },
+        { role: 'user', content: { type: 'text', text: 'Triage ticket 42 by the guide.' } },
+      ])
+      await expect(client.getPrompt({ name: 'triage', arguments: { doc: 'docs://guide' } })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('ticket') })
     })
 
     it('tells a subscriber that a resource changed on reload, and the new content is read', async () => {

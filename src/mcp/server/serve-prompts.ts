@@ -26,7 +26,10 @@ export async function promptOf(skill: SkillCapability, args: Record<string, stri
   const fill = (text: string) => text.replace(/\{\{\s*([A-Za-z0-9_-]+)\s*\}\}/g, (whole, name: string) => (declared.some((a) => a.name === name) ? (given[name] ?? '') : whole))
   const messages: PromptMessage[] = []
   for (const entry of skill.resources ?? []) {
-    const contents = await embedded(fill(entry), generation, owner, signal)
+    const target = fill(entry)
+    // An entry that is only an optional argument left out embeds nothing.
+    if (target.trim() === '') continue
+    const contents = await embedded(target, generation, owner, signal)
     for (const c of contents) messages.push({ role: 'user', content: toContent(c) })
   }
   messages.push({ role: 'user', content: { type: 'text', text: fill(skill.instructions) } })
