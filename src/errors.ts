@@ -40,6 +40,28 @@ export const ErrorCode = {
   DUPLICATE_CALL: 'DUPLICATE_CALL',
   /** Nothing ran: an earlier call with the same idempotency key ended `OUTCOME_UNKNOWN` and may have run (`details` names it). */
   PRIOR_OUTCOME_UNKNOWN: 'PRIOR_OUTCOME_UNKNOWN',
+  /** A nested call (`ctx.tools.call`, a Code Mode sub-call) past the nesting bound (`maxNesting`, default 4): nothing ran. */
+  NESTED_CALL_DEPTH: 'NESTED_CALL_DEPTH',
+  /** A resumed Code Mode program asked for another sub-call (tool or arguments) than its journal holds at that place: nothing more ran. */
+  CODE_DIVERGED: 'CODE_DIVERGED',
+
+  // ── Code Mode run codes (a failed CodeRunResult.code; see docs/code-mode.md) ─────────────
+  /** The program does not parse (TypeScript or JavaScript, as the body of an async function). */
+  CODE_SYNTAX: 'CODE_SYNTAX',
+  /** The program threw (or rejected) and did not catch it, or returned a value that is not JSON. */
+  CODE_THREW: 'CODE_THREW',
+  /** The run took longer than its wall time (`wallMs`), sub-calls and timers included. */
+  CODE_TIMEOUT: 'CODE_TIMEOUT',
+  /** The program executed longer than its CPU budget (`cpuMs`); stopped by QuickJS's interrupt handler. */
+  CODE_CPU_LIMIT: 'CODE_CPU_LIMIT',
+  /** The program needed more memory than `memoryBytes` (or its worker ran out of heap). */
+  CODE_MEMORY_LIMIT: 'CODE_MEMORY_LIMIT',
+  /** The program's value or a sub-call's arguments exceed `outputBytes`, or its console output `logBytes`. */
+  CODE_OUTPUT_LIMIT: 'CODE_OUTPUT_LIMIT',
+  /** The program issued more sub-calls than `subCalls`. */
+  CODE_SUBCALL_LIMIT: 'CODE_SUBCALL_LIMIT',
+  /** The source is longer than `sourceBytes`; nothing ran. */
+  CODE_SOURCE_TOO_LARGE: 'CODE_SOURCE_TOO_LARGE',
 
   // ── Fault codes (thrown SeamError) ──────────────────────────────────────────────────────
   /** The root (or another closable object) has been closed; no further calls are accepted. */
@@ -131,6 +153,16 @@ export type OutcomeCode = Extract<
   | 'DUPLICATE_CALL'
   | 'PROVIDER_UNAVAILABLE'
   | 'PRIOR_OUTCOME_UNKNOWN'
+  | 'NESTED_CALL_DEPTH'
+  | 'CODE_DIVERGED'
+  | 'CODE_SYNTAX'
+  | 'CODE_THREW'
+  | 'CODE_TIMEOUT'
+  | 'CODE_CPU_LIMIT'
+  | 'CODE_MEMORY_LIMIT'
+  | 'CODE_OUTPUT_LIMIT'
+  | 'CODE_SUBCALL_LIMIT'
+  | 'CODE_SOURCE_TOO_LARGE'
 >
 
 export interface SeamErrorOptions {

@@ -132,6 +132,28 @@ describe('seam chat', { timeout: 60_000 }, () => {
     expect(server.refusals).toEqual([])
   })
 
+  it('offers run_code with --code, and the model\'s program calls the tools as nested calls', async () => {
+    const code = 'const a = await tools.lookup({ id: "T-1" }); const b = await tools.lookup({ id: "T-2" }); return [a.state, b.id]'
+    const server = await modelServer({
+      chat: [chatReply(null, [{ id: 'call_1', name: 'run_code', arguments: JSON.stringify({ code }) }]), chatReply('Both are ready.')],
+    })
+    onTestFinished(() => server.close())
+    const dir = await pluginFolder({ 'tools/lookup.ts': tool('lookup', 'never', 'return { id, state: "ready" }') })
+    const session = chat([dir, '--code', '--base-url', `${server.url}/v1`, '--model', 'scripted'])
+    await session.until(/tools\s+lookup, run_code/)
+    session.say('Look up T-1 and T-2.')
+    await session.until(/Both are ready/)
+    session.child.stdin!.end()
+    expect(await session.closed).toMatchObject({ code: 0 })
+    const offered = (server.requests.chat[0]!.tools as { function: { name: string; description: string } }[]).map((t) => t.function)
+    expect(offered.map((t) => t.name)).toEqual(['lookup', 'run_code'])
+    expect(offered[1]!.description).toContain('lookup(args: {')
+    const second = server.requests.chat[1]!.messages as { role: string; content: string }[]
+    // The model reads the run's one result: the program's value, not the two lookups.
+    expect(second.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content))).toEqual([{ value: ['ready', 'T-2'], logs: [] }])
+    expect(server.refusals).toEqual([])
+  })
+
   it('asks for approval at the terminal and picks up an edited tool from the next message', async () => {
     const server = await modelServer({
       chat: [

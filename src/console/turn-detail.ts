@@ -35,7 +35,14 @@ export function turnDetail(turnId: string, events: readonly JournalEvent[]): Tur
   for (const event of events) {
     if (event.kind === 'turn/begin') host = event.host
     if (event.kind === 'tool/call') {
-      calls.set(event.callId, { callId: event.callId, name: event.name, arguments: event.arguments, generation: event.generation, at: event.at })
+      calls.set(event.callId, {
+        callId: event.callId,
+        name: event.name,
+        arguments: event.arguments,
+        generation: event.generation,
+        at: event.at,
+        ...(event.parent !== undefined ? { parent: event.parent } : {}),
+      })
       continue
     }
     const call = 'callId' in event ? calls.get(event.callId) : undefined
@@ -52,5 +59,12 @@ export function turnDetail(turnId: string, events: readonly JournalEvent[]): Tur
       }
     }
   }
-  return { turnId, ...(host !== undefined ? { host } : {}), calls: [...calls.values()] }
+  // Nested calls under their outer call (a Code Mode run's sub-calls), in the order they were made.
+  const top: CallView[] = []
+  for (const call of calls.values()) {
+    const outer = call.parent === undefined ? undefined : calls.get(call.parent)
+    if (outer === undefined) top.push(call)
+    else outer.calls = [...(outer.calls ?? []), call]
+  }
+  return { turnId, ...(host !== undefined ? { host } : {}), calls: top }
 }

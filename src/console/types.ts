@@ -112,6 +112,10 @@ export interface CallView {
     readonly content: ContentBlock[]
     readonly durationMs: number
   }
+  /** The outer call's id, for a nested call (a Code Mode sub-call, a tool body's `ctx.tools.call`). */
+  readonly parent?: string
+  /** The nested calls it made, in the order they were made. */
+  readonly calls?: CallView[]
 }
 
 export interface TurnDetail {

@@ -4,6 +4,7 @@ import type { ContentBlock } from '../seams/journal.js'
 import type { Token } from '../seams/tokens.js'
 import type { TurnEnvelope } from '../seams/types.js'
 import type { TraceContext } from '../seams/trace.js'
+import type { NestedTools } from '../seams/calls.js'
 import type { ApprovalMode, IdempotencyScope, JsonSchema, OriginScope, ToolAnnotations, UnknownOutcomePolicy } from '../seams/types.js'
 
 /** A zod object schema, or a JSON Schema object for the tool's arguments. */
@@ -46,6 +47,11 @@ export interface ToolContext {
    * external system that takes one (an `Idempotency-Key` header): only that makes the effect once.
    */
   readonly idempotencyKey?: string
+  /**
+   * Calls another tool of the turn as a nested call of this one: through the whole pipeline, journaled
+   * as its own pair linked to this call, and hidden from the model. Resolves with its outcome.
+   */
+  readonly tools: NestedTools
 }
 
 /** Callbacks use method syntax so a specific `ToolDefinition<I, O>` is a `ToolDefinition`. */

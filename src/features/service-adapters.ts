@@ -4,6 +4,7 @@ import type { SkillSpec, ToolDefinition } from './define-tool.js'
 import { toJsonSchema } from './schema.js'
 import { describeIssues, validators } from './validation.js'
 import type { SkillService, ToolExecutionResult, ToolInvocationContext, ToolSchema, ToolService } from '../seams/types.js'
+import type { NestedTools } from '../seams/calls.js'
 
 type Entries<T> = ReadonlyMap<string, T> | { entries(): Iterable<[string, T]> }
 
@@ -113,6 +114,7 @@ export class ToolRegistryAsService implements ToolService {
         },
         deferContext: (m) => deferred.push(typeof m === 'string' ? m : m.content),
         log: { debug() {}, info() {}, warn() {} },
+        tools: context.tools ?? NO_NESTED_TOOLS,
       })
       return { success: true, output }
     } catch (error) {
@@ -144,3 +146,8 @@ export class SkillRegistryAsService implements SkillService {
     return skill.instructions
   }
 }
+
+/** `ctx.tools` of a bridged tool whose context has none: every nested call is refused. */
+const NO_NESTED_TOOLS: NestedTools = Object.freeze({
+  call: () => Promise.reject(new Error('nested tool calls are not available to this tool: its call came without a turn runtime')),
+})

@@ -31,6 +31,7 @@ import type { ProviderStatus } from '../seams/types.js'
 import { locateError, mapStack } from '../features/loader/index.js'
 import { FolderSource } from './hmr/folder-source.js'
 import { createWatcher } from './hmr/watcher.js'
+import { CodeMode, type CodeModeOption } from './code/run-code.js'
 
 /** How long closing waits to retire this host's heartbeat (never longer than the journal deadline). */
 const RETIRE_TIMEOUT_MS = 2_000
@@ -86,6 +87,11 @@ export interface RootOptions {
    * or a host's own `Instrumentation`. Default: none, and nothing is reported.
    */
   readonly telemetry?: Instrumentation | TelemetryOptions
+  /**
+   * Code Mode: offer every turn the built-in `run_code` tool (a turn may say otherwise with
+   * `beginTurn({ codeMode })`), with these run limits. Default off. See docs/code-mode.md.
+   */
+  readonly codeMode?: CodeModeOption
 }
 
 interface RootEvents {
@@ -123,6 +129,7 @@ export class Root {
   readonly #providers = new ProviderWatch((status) => this.#emit('provider', status))
   /** What every turn this root begins is lent (see `openTurn`). */
   readonly #turnHost: TurnHost
+  readonly #code: CodeMode
 
   /** Prefer `createRoot()`; the constructor only assigns. */
   constructor(options: RootOptions) {
@@ -136,7 +143,9 @@ export class Root {
     this.#logger = new Logger(options.log ?? (() => {}))
     this.approvals = new Approvals(this.journal, this.#limits.approvalTtlMs, options.operators ?? [], writeSettlement)
     this.#grants = new ApprovalGrants(this.journal.coordination)
+    this.#code = new CodeMode(options.codeMode)
     this.#turnHost = {
+      code: this.#code,
       journal: this.journal,
       ingress: this.ingress,
       grants: this.#grants,
@@ -241,6 +250,7 @@ export class Root {
     // heartbeat is a courtesy write: one that stalls (a dead link) is given up on after a short
     // while, and the other hosts find this one gone when its lease runs out.
     this.scope.add(() => untilDue(lease.close(), undefined, Math.min(this.#limits.journalTimeoutMs, RETIRE_TIMEOUT_MS)), 'host lease')
+    this.scope.add(() => this.#code.close(), 'code sandbox')
     if (repair) this.#repair = await this.journal.repair()
     const result = await this.#generations.reload({ setup: true })
     if (!result.ok) {
@@ -331,6 +341,14 @@ export class Root {
     } finally {
       this.#activity.end()
     }
+  }
+
+  /**
+   * `capabilities` of `generation` with the built-in `run_code` added when the root's Code Mode is on,
+   * as its turns see them: what a server listing the catalog without a turn (MCP `tools/list`) shows.
+   */
+  withCodeMode(capabilities: AgentCapabilities, generation: Generation): AgentCapabilities {
+    return this.#code.offer(capabilities, generation, this.#code.enabled)
   }
 
   /** The root owner's capabilities in the active generation, without a turn (restricted tools hidden). */

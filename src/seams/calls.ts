@@ -1,14 +1,9 @@
 import type { TraceContext } from './trace.js'
-import type { ContentBlock, DenialPolicy, OutcomeStatus } from './journal.js'
-import type { OutcomeCode } from '../errors.js'
+import type { ContentBlock } from './journal.js'
 import type { TurnEnvelope } from './types.js'
+import type { ToolCallOutcome } from './outcome.js'
 
-/** A context message a tool defers until its batch has committed every result. */
-export interface DeferredContext {
-  readonly id: string
-  readonly role: 'user' | 'system'
-  readonly content: string
-}
+export type { DeferredContext, NestedTools, ToolCallOutcome } from './outcome.js'
 
 /** One model tool call, as the model produced it. */
 export interface ToolCall {
@@ -18,6 +13,11 @@ export interface ToolCall {
   readonly arguments: string | Readonly<Record<string, unknown>>
   /** The W3C trace context the call came with (a served MCP request's `_meta`): the body's `ctx.trace`. */
   readonly trace?: TraceContext
+  /**
+   * A nested call's outer call: its `ToolExecution.token`. Set by the runtime on the calls a tool
+   * body (or a Code Mode program) makes through `ctx.tools.call`; a caller's own is ignored.
+   */
+  readonly parent?: symbol
   /**
    * Told every line the body logs through `ctx.log` (redacted), besides the plugin's own log: a
    * served MCP call forwards them to its client as logging notifications.
@@ -38,6 +38,8 @@ export interface ToolExecution {
   readonly turn: TurnEnvelope
   readonly generation: number
   readonly signal: AbortSignal
+  /** A nested call's outer call's `token` (see `ToolCall.parent`); absent on a model's own call. */
+  readonly parent?: symbol
 }
 
 export type PreDecision = { kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; reason?: string }
@@ -79,24 +81,3 @@ export interface PipelineHooks {
   readonly guards: readonly Guard[]
 }
 
-/** The one authoritative result of one call. Frozen. */
-export interface ToolCallOutcome {
-  readonly callId: string
-  readonly name: string
-  readonly generation: number
-  /** `suspended` is not final: the call is parked (`APPROVAL_PENDING`) and has no `tool/result` yet. */
-  readonly status: OutcomeStatus | 'suspended'
-  readonly code?: OutcomeCode
-  readonly policy?: DenialPolicy
-  readonly reason?: string
-  readonly value?: unknown
-  readonly content: readonly ContentBlock[]
-  readonly contexts?: readonly DeferredContext[]
-  /** Structured failure detail (field paths, the tool file and line of a throw). */
-  readonly details?: Readonly<Record<string, unknown>>
-  readonly durationMs: number
-  /** For a `suspended` call: give it to `turn.tools.resume` or `root.resume` once it is decided. */
-  readonly resumeToken?: string
-  /** The result was read from the journal, not produced by this call (an idempotency key's, or a resume another host ran). */
-  readonly replayed?: boolean
-}

@@ -44,7 +44,15 @@ export type JournalEvent =
       generation: number
       owner: string
     })
-  | (EventBase & { kind: 'tool/call'; callId: string; name: string; arguments: string; generation: number })
+  | (EventBase & {
+      kind: 'tool/call'
+      callId: string
+      name: string
+      arguments: string
+      generation: number
+      /** A nested call's outer call id (a tool body's `ctx.tools.call`, a Code Mode sub-call); absent on a model's call. */
+      parent?: string
+    })
   | (EventBase & { kind: 'approval/asked'; callId: string; name: string; reason: string; summary: string })
   | (EventBase & { kind: 'approval/decided'; callId: string; decision: ApprovalDecision })
   | (EventBase & {
@@ -57,6 +65,8 @@ export type JournalEvent =
       durationMs: number
       /** Where in a tool file the error of a failed call was thrown (source-mapped), when known. */
       location?: SourceLocation
+      /** A nested call's outer call id, as on its `tool/call`. */
+      parent?: string
     })
   | (EventBase & { kind: 'turn/end'; reason: 'ended' | 'interrupted' })
 

@@ -8,6 +8,7 @@ import type { TraceContext } from './trace.js'
 import type { ApprovalPort } from './approval.js'
 import type { JournalStore } from './journal.js'
 import type { ContentBlock } from './content.js'
+import type { NestedTools } from './outcome.js'
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
@@ -107,6 +108,8 @@ export interface ToolInvocationContext {
    * external system that takes one (an `Idempotency-Key` header): only that makes the effect once.
    */
   readonly idempotencyKey?: string
+  /** Calls other tools of the turn as nested calls of this one (see `NestedTools`; always set by TurnToolRuntime). */
+  readonly tools?: NestedTools
 }
 
 /** Asks the person behind a turn a free-form question. */

@@ -1,6 +1,7 @@
 import { type Attributes, type Context, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api'
 import type { ApprovalDecision } from '../seams/journal.js'
 import type { CallProbe, SettledCall } from '../runtime/generations/instrumentation.js'
+import type { ToolCall } from '../seams/calls.js'
 import { ATTR, EVENT, MAX_REASON_BYTES } from './attributes.js'
 import type { SeamMetrics } from './metrics.js'
 import { bounded, recordedArguments, recordedResult } from './payloads.js'
@@ -27,8 +28,10 @@ export class CallSpan implements CallProbe {
   readonly #settings: CallSpanSettings
   readonly #recording: boolean
   readonly #parent: Context
+  readonly #turn: { callUnder(call: ToolCall, parent: Context): CallSpan }
 
-  constructor(span: Span, name: string, parent: Context, settings: CallSpanSettings) {
+  constructor(span: Span, name: string, parent: Context, settings: CallSpanSettings, turn: { callUnder(call: ToolCall, parent: Context): CallSpan }) {
+    this.#turn = turn
     this.#span = span
     this.#parent = parent
     this.#name = name
@@ -39,6 +42,11 @@ export class CallSpan implements CallProbe {
 
   within<A extends unknown[], R>(body: (...args: A) => R, self: unknown, ...args: A): R {
     return context.with(trace.setSpan(this.#parent, this.#span), body, self, ...args)
+  }
+
+  /** A nested call's span: a child of this call's. */
+  child(call: ToolCall): CallProbe {
+    return this.#turn.callUnder(call, trace.setSpan(this.#parent, this.#span))
   }
 
   approvalAsked(reason: string): void {

@@ -23,6 +23,7 @@ interface ChatFlags {
   resume?: string
   maxSteps: string
   strict?: boolean
+  code?: boolean
 }
 
 export function registerChat(program: Command, cli: CliContext): void {
@@ -35,6 +36,7 @@ export function registerChat(program: Command, cli: CliContext): void {
     .option('--resume <session>', 'continue a session: its words from .seam/chat, its calls and results from the journal')
     .option('--max-steps <n>', 'model requests per message at most', '16')
     .option('--strict', 'send strict-mode tool schemas (OpenAI Structured Outputs)')
+    .option('--code', 'Code Mode: offer the model run_code, one program that calls the tools (docs/code-mode.md)')
     .action(async (dir: string, flags: ChatFlags) => {
       cli.exitCode = await chat(cli, dir, flags)
     })
@@ -62,7 +64,7 @@ async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<
   const reader = new LineReader(io.stdin, out)
   const approvals = observeApprovals(chatApproval(reader, out, style))
   const { createRoot } = await loadRuntime()
-  const root = await createRoot({ dir, watch: true, journal: await openJournal(dir) })
+  const root = await createRoot({ dir, watch: true, journal: await openJournal(dir), codeMode: flags.code === true })
   const stopping = untilStopped()
   try {
     let history: AgentMessage[] = []
@@ -76,6 +78,7 @@ async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<
     line(out, `  session    ${log.session} ${style.dim(`(seam chat --resume ${log.session})`)}`)
     const capabilities = await root.capabilities()
     const tools = capabilities.tools.map((tool) => tool.name)
+    if (flags.code) tools.push('run_code (Code Mode)')
     line(out, `  tools      ${tools.length > 0 ? tools.join(', ') : 'none'}`)
     if (capabilities.skills.length > 0) line(out, `  skills     ${capabilities.skills.map((skill) => (skill.always ? `${skill.name} (always)` : skill.name)).join(', ')}`)
     line(out, `  generation ${root.generation} · journal ${root.journal.location}`)

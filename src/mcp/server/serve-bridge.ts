@@ -161,8 +161,11 @@ export class McpBridge {
     }
     const cached = this.#catalog
     if (cached?.generation === generation.number) return cached.value
+    const listed = generation
     const versions = new Map(generation.resources.map((slot) => [slot.uri, versionKey(slot)]))
-    const value = this.#root.ingress.read(generation, this.#owner, this.#listing).then((capabilities) => toCatalog(capabilities, versions))
+    const value = this.#root.ingress
+      .read(generation, this.#owner, this.#listing)
+      .then((capabilities) => toCatalog(this.#root.withCodeMode(capabilities, listed), versions))
     this.#catalog = { generation: generation.number, value }
     value.catch(() => {
       if (this.#catalog?.value === value) this.#catalog = undefined

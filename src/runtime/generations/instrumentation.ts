@@ -62,6 +62,8 @@ export interface CallProbe {
   returnedLate(): void
   /** The outcome is final (stage 10, with the live observers); called once per call. */
   settled(call: SettledCall): void
+  /** A nested call this call's body made (`ctx.tools.call`, a Code Mode sub-call): its probe, under this one. */
+  child?(call: ToolCall): CallProbe | undefined
 }
 
 export type ReloadPhase = 'setup' | 'bundle' | 'evaluate' | 'project' | 'publish'

@@ -7,6 +7,26 @@ import type { Token } from '../../seams/tokens.js'
 import type { TurnEnvelope } from '../../seams/types.js'
 import { keyDigest } from './idempotency.js'
 import { type CallState, toDeferred } from './state.js'
+import { SeamError } from '../../errors.js'
+import type { NestedTools, ToolCallOutcome } from '../../seams/calls.js'
+
+/**
+ * `ctx.tools` of a body: nested calls of its call (see `nestedCall`), each under the body's signal
+ * and its own, if given. Made on first read.
+ */
+export function nestedTools(source: SignalSource, state: CallState): NestedTools {
+  return Object.freeze({
+    call(name: string, args?: Readonly<Record<string, unknown>> | string, options?: { readonly signal?: AbortSignal }): Promise<ToolCallOutcome> {
+      const caller = state.ctx.callNested
+      if (caller === undefined) return Promise.reject(new SeamError('INVALID_CALL', 'this call runs outside a turn runtime: it cannot call tools'))
+      if (typeof name !== 'string') return Promise.reject(new SeamError('INVALID_CALL', 'ctx.tools.call: name must be a string'))
+      const own = options?.signal
+      if (own !== undefined && !(own instanceof AbortSignal)) return Promise.reject(new SeamError('INVALID_CALL', 'ctx.tools.call: `signal` must be an AbortSignal'))
+      const signal = own === undefined ? source.signal : AbortSignal.any([source.signal, own])
+      return caller(state, name, args, signal)
+    },
+  })
+}
 
 /** Where a body's signal comes from: created on first read (see `BodyRun`). */
 export interface SignalSource {
@@ -30,8 +50,8 @@ export class ToolBodyContext implements ToolContext {
   readonly trace: TraceContext | undefined
   readonly #source: SignalSource
   readonly #state: CallState
-  /** `use` and `deferContext` once read (few bodies read either): one field, not two. */
-  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; log?: ToolLogger } | undefined
+  /** `use`, `deferContext`, `log` and `tools` once read (few bodies read any): one field, not four. */
+  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; log?: ToolLogger; tools?: NestedTools } | undefined
 
   constructor(source: SignalSource, state: CallState, binding: FeatureBinding) {
     this.#source = source
@@ -83,6 +103,12 @@ export class ToolBodyContext implements ToolContext {
     }
     return made.defer
   }
+
+  get tools(): NestedTools {
+    this.#made ??= {}
+    this.#made.tools ??= nestedTools(this.#source, this.#state)
+    return this.#made.tools
+  }
 }
 
 /** A logger that writes every line to both. */
@@ -116,6 +142,7 @@ export class SeamBodyContext implements ToolInvocationContext {
   readonly trace: TraceContext | undefined
   readonly #source: SignalSource
   readonly #state: CallState
+  #tools: NestedTools | undefined
 
   constructor(source: SignalSource, state: CallState, binding: SeamBinding) {
     const { turn } = state.ctx
@@ -139,5 +166,18 @@ export class SeamBodyContext implements ToolInvocationContext {
   get idempotencyKey(): string | undefined {
     const key = this.#state.heldKey
     return key === undefined ? undefined : keyDigest(key)
+  }
+
+  get tools(): NestedTools {
+    this.#tools ??= nestedTools(this.#source, this.#state)
+    return this.#tools
+  }
+
+  /**
+   * The call a runtime-made context belongs to, for the runtime's own built-in tools (`run_code`
+   * runs its sub-calls as nested calls of it); `undefined` for any other object.
+   */
+  static callOf(context: unknown): CallState | undefined {
+    return context instanceof SeamBodyContext ? context.#state : undefined
   }
 }

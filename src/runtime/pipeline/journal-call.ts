@@ -53,6 +53,12 @@ export async function journalCallWaited(state: CallState): Promise<void> {
   try {
     const appending = claimAndAppend(state)
     if (appending === false) return
+    // Stored already (the memory journal): the wait is one step, with no deadline to keep.
+    if (appending === APPENDED) {
+      await appending
+      state.journaled = true
+      return
+    }
     const done = await journalWait(state, appending)
     if (done === TIMED_OUT) unconfirmed(state, appending)
     else state.journaled = true
@@ -108,7 +114,7 @@ function callEvent(state: CallState): JournalEvent {
   const { ctx, call } = state
   const raw = typeof call.arguments === 'string' ? call.arguments : safeStringify(call.arguments)
   state.raw = raw
-  return {
+  const event: JournalEvent = {
     kind: 'tool/call',
     turnId: ctx.turn.turnId,
     seq: ctx.nextSeq(),
@@ -119,6 +125,8 @@ function callEvent(state: CallState): JournalEvent {
     arguments: raw,
     generation: ctx.generation.number,
   }
+  const parent = state.parent
+  return parent === undefined ? event : { ...event, parent: parent.call.callId }
 }
 
 /** Claims the call id in the turn's set; a reused id settles the call (see `claimAndAppend`). */

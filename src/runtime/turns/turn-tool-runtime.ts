@@ -9,10 +9,11 @@ import type { Generation } from '../generations/generation.js'
 import type { TurnProbe } from '../generations/instrumentation.js'
 import type { JournalEvent, JournalStore } from '../../seams/journal.js'
 import { appendNowOf } from '../journal/memory.js'
-import { classify } from '../pipeline/classify.js'
 import { MAX_TIMER_MS } from '../base/deadlines.js'
-import { abortedBeforeDispatch, admission, attempt, commit, execution, runCall } from '../pipeline/runner.js'
-import { type AbandonedCall, CallState, type RuntimeLimits, type TurnContext } from '../pipeline/state.js'
+import { runCall } from '../pipeline/runner.js'
+import { runBatch } from './batch.js'
+import { type AbandonedCall, CallState, type NestedCaller, type RuntimeLimits, type TurnContext } from '../pipeline/state.js'
+import { nestedCall, runNested } from '../pipeline/nested.js'
 import type { ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { notYours, ownsRound, reservedSeqs, resumeParked } from '../pipeline/resume.js'
 import type { ParkedCall } from '../../seams/coordination.js'
@@ -28,6 +29,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = Object.freeze({
   journalTimeoutMs: 10_000,
   maxParallel: 8,
   approvalTtlMs: 86_400_000,
+  maxNesting: 4,
 })
 
 /**
@@ -86,6 +88,8 @@ export interface TurnToolRuntimeOptions {
   readonly activity?: Activity
   /** Told of each call and journal append of this turn (see `Instrumentation`). */
   readonly probe?: TurnProbe
+  /** Resumes a parked Code Mode run (see `TurnContext.resumeCode`). */
+  readonly resumeCode?: TurnContext['resumeCode']
 }
 
 /**
@@ -99,6 +103,8 @@ export class TurnToolRuntime {
   #active = 0
   #idle: { promise: Promise<void>; resolve: () => void } | undefined
   readonly #activity: Activity | undefined
+  /** The turn's seqs come from its owner (`nextSeq`): this runtime is the turn's own, live one. */
+  readonly #liveSeqs: boolean
 
   constructor(options: TurnToolRuntimeOptions) {
     const { turn, generation, capabilities } = options
@@ -116,6 +122,7 @@ export class TurnToolRuntime {
     const probe = options.probe
     this.#onContexts = options.onContexts
     this.#activity = options.activity
+    this.#liveSeqs = options.nextSeq !== undefined
     this.#ctx = {
       turn,
       generation,
@@ -135,7 +142,17 @@ export class TurnToolRuntime {
       onAbandoned: options.onAbandoned ?? (() => {}),
       locate: options.locate ?? (() => undefined),
       probe,
+      callNested: this.#callNested,
+      resumeCode: options.resumeCode,
     }
+  }
+
+  /** A body's nested call: counted as this runtime's work until it settles (`idle`, `turn.end()`). */
+  readonly #callNested: NestedCaller = (outer, name, args, signal) => {
+    this.#active += 1
+    this.#activity?.begin()
+    const { state } = nestedCall(outer, name, args, signal)
+    return runNested(state).finally(() => this.#done())
   }
 
   /**
@@ -186,7 +203,10 @@ export class TurnToolRuntime {
     this.#active += 1
     this.#activity?.begin()
     try {
-      return await resumeParked(this.#resumeContext(round), round, this.#signal(options?.signal))
+      // A Code Mode run's replay writes more than the two seqs its turn kept: in its own live turn
+      // it takes the turn's next ones, else the ones after everything its turn holds.
+      const fresh = round.code === undefined ? undefined : this.#liveSeqs && this.#ctx.turn.turnId === round.turnId ? this.#ctx.nextSeq : await freshSeqs(journal, round.turnId)
+      return await resumeParked(this.#resumeContext(round), round, this.#signal(options?.signal), fresh)
     } finally {
       this.#done()
     }
@@ -267,36 +287,7 @@ export class TurnToolRuntime {
   async #executeBatch(calls: readonly ToolCall[], options: { signal?: AbortSignal }): Promise<ToolCallOutcome[]> {
     const signal = this.#signal(options.signal)
     const states = calls.map((call) => this.#state(call, signal))
-    const maxParallel = Math.max(1, this.#ctx.turn.policy.maxParallel ?? this.#ctx.limits.maxParallel)
-    const running = new Set<Promise<void>>()
-    let committed: Promise<void> = Promise.resolve()
-    for (const state of states) {
-      if (!signal.aborted && classify(state)) {
-        while (running.size >= maxParallel && !signal.aborted) await Promise.race(running)
-      } else if (!signal.aborted) {
-        // Exclusive: a barrier. Everything before it has committed before it is admitted.
-        await committed
-      }
-      // Reclassify after waiting: a commit may have changed the tool (or the policy) meanwhile.
-      if (signal.aborted) {
-        committed = chain(committed, () => abortedBeforeDispatch(state))
-        continue
-      }
-      if (!classify(state)) {
-        await committed
-        await runCall(state, ignore)
-        continue
-      }
-      const admitted = attempt(state, admission)
-      if (admitted !== undefined) await admitted
-      const body = state.settled ? undefined : attempt(state, execution)
-      const previous = committed
-      const done = chain(body === undefined ? previous : previous.then(() => body), () => commit(state) ?? Promise.resolve())
-      committed = done
-      running.add(done)
-      void done.finally(() => running.delete(done))
-    }
-    await committed
+    await runBatch(states, signal, Math.max(1, this.#ctx.turn.policy.maxParallel ?? this.#ctx.limits.maxParallel))
     this.#deliver(states)
     return states.map((s) => s.outcome!)
   }
@@ -325,7 +316,18 @@ export class TurnToolRuntime {
   }
 }
 
-function ignore(): void {}
+/**
+ * Seqs of `turnId` after every event it holds and every seq its parked rounds keep: what a process
+ * that is not the turn's own writes at. The turn must not be writing meanwhile (its process stopped).
+ */
+async function freshSeqs(journal: JournalStore, turnId: string): Promise<() => number> {
+  const events = await journal.read(turnId)
+  let seq = events.reduce((max, event) => Math.max(max, event.seq), 0)
+  for (const round of await journal.coordination.parked({ turnId, settled: true })) {
+    seq = Math.max(seq, round.decidedSeq, round.resultSeq, round.code?.subResultSeq ?? 0)
+  }
+  return () => ++seq
+}
 
 function lazySignal(signal: AbortSignal | (() => AbortSignal) | undefined): (() => AbortSignal) | undefined {
   return signal instanceof AbortSignal ? () => signal : signal
@@ -351,10 +353,6 @@ function withResolvers(): { promise: Promise<void>; resolve: () => void } {
     resolve = r
   })
   return { promise, resolve }
-}
-
-function chain(previous: Promise<void>, next: () => Promise<void>): Promise<void> {
-  return previous.then(next, next)
 }
 
 function assertBatch(calls: readonly ToolCall[]): void {

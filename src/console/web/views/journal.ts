@@ -155,12 +155,29 @@ function callView(call: CallView): HTMLElement {
       result?.policy ? h('span', { class: 'muted' }, ` (${result.policy})`) : null,
       h('span', { class: 'muted' }, ` ${time(call.at)} · ${result ? ms(result.durationMs) : '…'} · generation ${call.generation} · ${call.callId}`),
     ),
-    h('details', { open: true }, h('summary', null, 'arguments'), h('pre', { class: 'json' }, pretty(call.arguments))),
+    argumentsView(call),
     call.approval
       ? h('p', { class: 'approval' }, 'approval asked: ', call.approval.reason, ' → ', call.approval.decision ? badge(call.approval.decision, call.approval.decision.startsWith('allowed') ? 'ok' : 'warn') : badge('waiting', 'info'))
       : null,
     result ? contentView(result.content) : null,
+    call.calls?.length ? h('details', { open: true, class: 'subcalls' }, h('summary', null, `${call.calls.length} nested call${call.calls.length === 1 ? '' : 's'}`), h('ol', { class: 'calls' }, call.calls.map(callView))) : null,
   )
+}
+
+/** A call's arguments; a Code Mode run's program shown as its source. */
+function argumentsView(call: CallView): HTMLElement {
+  const source = call.name === 'run_code' ? codeOf(call.arguments) : undefined
+  if (source !== undefined) return h('details', { open: true }, h('summary', null, 'program'), h('pre', { class: 'code' }, source))
+  return h('details', { open: true }, h('summary', null, 'arguments'), h('pre', { class: 'json' }, pretty(call.arguments)))
+}
+
+function codeOf(text: string): string | undefined {
+  try {
+    const code = (JSON.parse(text) as { code?: unknown } | null)?.code
+    return typeof code === 'string' ? code : undefined
+  } catch {
+    return undefined
+  }
 }
 
 function pretty(text: string): string {
