@@ -146,6 +146,27 @@ describe.each(sqliteDriversUnderTest())('sqliteJournal (%s)', (driver) => {
     expect(await upgraded.read('t2')).toHaveLength(1)
   })
 
+  it('adds the tasks table to a version 3 journal and keeps its events and grants', async () => {
+    const path = join(tempDir(), 'journal.db')
+    const old = sqliteJournal(path, { driver })
+    await old.append(begin('t1', 1))
+    await old.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
+    await old.close()
+    const db = openSqlite(path, { driver })
+    db.exec('DROP TABLE seam_journal_tasks; PRAGMA user_version = 3')
+    db.close()
+    const upgraded = sqliteJournal(path, { driver })
+    onTestFinished(() => upgraded.close())
+    expect(await upgraded.read('t1')).toHaveLength(1)
+    expect(await upgraded.coordination.hasGrant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })).toBe(true)
+    const task = { taskId: 'task-1', session: 's1', subjectId: 'u1', status: 'working' as const, createdAt: 1, updatedAt: 1, ttlMs: 1_000, state: { tool: 'build' } }
+    await upgraded.coordination.createTask(task)
+    expect(await upgraded.coordination.readTask('task-1')).toEqual(task)
+    const check = openSqlite(path, { driver, readonly: true })
+    onTestFinished(() => check.close())
+    expect(check.prepare('PRAGMA user_version', { pluck: true }).get()).toBe(4)
+  })
+
   it('creates the parent folders of a new journal and writes it in WAL mode', async () => {
     const path = join(tempDir(), 'a', 'b', 'journal.db')
     const store = sqliteJournal(path, { driver })
