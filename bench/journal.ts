@@ -4,6 +4,10 @@
  * its compiled module loads), side by side: group commit, one commit per append, and the raw driver
  * committing one plain INSERT per event (the library's own prepared statement, no journal) as the
  * same run's baseline. Same `synchronous=FULL`, WAL, fresh temporary files, rounds interleaved.
+ * Then, per call (its `tool/call` and `tool/result`, each durable before the next) at 1 turn and at
+ * 16 concurrent turns: the journal against the raw driver writing the same events into a minimal
+ * table (`bench/journal-raw.ts`), committing each INSERT at 1 turn and group-committing at 16.
+ * Targets (issue 33): 16 turns at most 1.5× raw group commit, 1 turn at most 1.2× raw commits.
  * Then PostgreSQL (`journal-postgres.ts`): time per call at 1 and 16 turns, group commit, one commit
  * per append, and the raw `pg` driver doing two INSERT commits a call.
  * `npm run bench -- journal` (or `node --import tsx bench/journal.ts`)
@@ -14,8 +18,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type JournalEvent, type JournalStore, sqliteJournal } from '../src/runtime/journal/index.js'
 import { availableSqliteDrivers, openSqlite, type SqliteDatabase, type SqliteDriver } from '../src/runtime/journal/sqlite-driver.js'
-import { type BenchReport, formatRate, isMain, printReport, table, type Verdict } from './harness.js'
+import { type BenchReport, formatMs, formatRate, isMain, median, printReport, table, type Verdict } from './harness.js'
 import { runPostgres } from './journal-postgres.js'
+import { type CallWriter, callEvents, commitEach, groupCommit } from './journal-raw.js'
 
 const TURNS = 16
 const CALLS_PER_TURN = 3
@@ -127,10 +132,97 @@ async function measure(dir: string, drivers: readonly SqliteDriver[]): Promise<D
 
 const perSecond = (tally: Tally) => (tally.appended * 1000) / tally.ms
 
+/** Per-call rounds: wall time, since a durable commit waits for the disk. */
+const CALL_ROUNDS = 8
+const CALL_ROUND_MS = 300
+const ONE_TURN_MAX = 1.2
+const SIXTEEN_TURNS_MAX = 1.5
+
+/** The journal writing a call's two events, each awaited, as the pipeline does. */
+function journalWriter(store: JournalStore): CallWriter {
+  return {
+    async call(turnId, seq, callId) {
+      const [call, result] = callEvents(turnId, seq, callId)
+      await store.append(call as unknown as JournalEvent)
+      await store.append(result as unknown as JournalEvent)
+    },
+    close: () => store.close(),
+  }
+}
+
+/** `lanes` turns calling at once for `ms`: milliseconds of wall and of CPU time per call. */
+async function callRound(writer: CallWriter, lanes: number, ms: number): Promise<[number, number]> {
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  const deadline = started + ms
+  let calls = 0
+  const lane = async (): Promise<void> => {
+    const turnId = randomUUID()
+    for (let seq = 1; performance.now() < deadline; seq += 2) {
+      await writer.call(turnId, seq, `call-${seq}`)
+      calls += 1
+    }
+  }
+  await Promise.all(Array.from({ length: lanes }, lane))
+  const used = process.cpuUsage(cpu)
+  return [(performance.now() - started) / calls, (used.user + used.system) / 1000 / calls]
+}
+
+interface CallRun {
+  readonly driver: SqliteDriver
+  /** Median milliseconds per call: [journal, raw] at 1 turn and at 16, wall time and CPU time. */
+  readonly one: [number, number]
+  readonly sixteen: [number, number]
+  readonly oneCpu: [number, number]
+  readonly sixteenCpu: [number, number]
+  /** Median of each round's journal ÷ raw (the pair ran side by side). */
+  readonly oneRatio: number
+  readonly sixteenRatio: number
+}
+
+/** Per-call rounds for each driver, the journal and its raw floor alternating (A B, B A, …). */
+async function measureCalls(dir: string, drivers: readonly SqliteDriver[]): Promise<CallRun[]> {
+  const out: CallRun[] = []
+  for (const driver of drivers) {
+    const writers = {
+      one: [journalWriter(sqliteJournal(join(dir, `${driver}-call-1.db`), { driver, synchronous: 'FULL' })), commitEach(join(dir, `${driver}-raw-1.db`), driver)],
+      sixteen: [journalWriter(sqliteJournal(join(dir, `${driver}-call-16.db`), { driver, synchronous: 'FULL' })), groupCommit(join(dir, `${driver}-raw-16.db`), driver)],
+    }
+    try {
+      const times = { one: [[], []] as number[][], sixteen: [[], []] as number[][] }
+      const cpus = { one: [[], []] as number[][], sixteen: [[], []] as number[][] }
+      for (let index = -1; index < CALL_ROUNDS; index += 1) {
+        for (const [key, lanes] of [['one', 1], ['sixteen', TURNS]] as const) {
+          const order = index % 2 === 0 ? [0, 1] : [1, 0]
+          for (const side of order) {
+            const [ms, cpu] = await callRound(writers[key][side]!, lanes, index < 0 ? 100 : CALL_ROUND_MS)
+            if (index >= 0) times[key][side]!.push(ms)
+            if (index >= 0) cpus[key][side]!.push(cpu)
+          }
+        }
+      }
+      const ratio = (pair: number[][]) => median(pair[0]!.map((ms, i) => ms / pair[1]![i]!))
+      out.push({
+        driver,
+        one: [median(times.one[0]!), median(times.one[1]!)],
+        sixteen: [median(times.sixteen[0]!), median(times.sixteen[1]!)],
+        oneCpu: [median(cpus.one[0]!), median(cpus.one[1]!)],
+        sixteenCpu: [median(cpus.sixteen[0]!), median(cpus.sixteen[1]!)],
+        oneRatio: ratio(times.one),
+        sixteenRatio: ratio(times.sixteen),
+      })
+    } finally {
+      for (const writer of [...writers.one, ...writers.sixteen]) await writer.close()
+    }
+  }
+  return out
+}
+
 export async function run(): Promise<BenchReport> {
   const dir = mkdtempSync(join(tmpdir(), 'seam-bench-journal-'))
   try {
-    const runs = await measure(dir, availableSqliteDrivers())
+    const runs = process.argv.includes('--calls-only') ? [] : await measure(dir, availableSqliteDrivers())
+    const calls = await measureCalls(dir, availableSqliteDrivers())
     const rate = (tally: Tally) => `${formatRate(perSecond(tally))}/s`
     const times = (of: Tally, to: Tally) => `${(perSecond(of) / perSecond(to)).toFixed(2)}×`
     const rows = [
@@ -141,6 +233,35 @@ export async function run(): Promise<BenchReport> {
       ['  group commit ÷ raw', ...runs.map((r) => times(r.grouped, r.raw))],
       [`  group commit ÷ one commit per append (target ≥ ${TARGET_RATIO}×)`, ...runs.map((r) => times(r.grouped, r.single))],
     ]
+    const both = (ms: number, cpu: number) => `${formatMs(ms)} (${formatMs(cpu)} CPU)`
+    const callRows = [
+      ['journal, 1 turn', ...calls.map((c) => both(c.one[0], c.oneCpu[0]))],
+      ['raw driver, 1 turn, a commit per INSERT', ...calls.map((c) => both(c.one[1], c.oneCpu[1]))],
+      [`  journal ÷ raw (target ≤ ${ONE_TURN_MAX}×)`, ...calls.map((c) => `${c.oneRatio.toFixed(2)}×`)],
+      [`journal, ${TURNS} turns`, ...calls.map((c) => both(c.sixteen[0], c.sixteenCpu[0]))],
+      [`raw driver, ${TURNS} turns, group commit`, ...calls.map((c) => both(c.sixteen[1], c.sixteenCpu[1]))],
+      [`  journal ÷ raw (target ≤ ${SIXTEEN_TURNS_MAX}×)`, ...calls.map((c) => `${c.sixteenRatio.toFixed(2)}×`)],
+    ]
+    const callVerdicts: Verdict[] = calls.flatMap((c) => [
+      {
+        label: `SQLite (${LABELS[c.driver]}), 1 turn: a call against raw commits`,
+        ratio: c.oneRatio,
+        max: ONE_TURN_MAX,
+        pass: c.oneRatio <= ONE_TURN_MAX,
+        measured: formatMs(c.one[0]),
+        baseline: `raw, a commit per INSERT: ${formatMs(c.one[1])}`,
+        target: `≤ ${ONE_TURN_MAX}×`,
+      },
+      {
+        label: `SQLite (${LABELS[c.driver]}), ${TURNS} turns: a call against raw group commit`,
+        ratio: c.sixteenRatio,
+        max: SIXTEEN_TURNS_MAX,
+        pass: c.sixteenRatio <= SIXTEEN_TURNS_MAX,
+        measured: formatMs(c.sixteen[0]),
+        baseline: `raw group commit, minimal table: ${formatMs(c.sixteen[1])}`,
+        target: `≤ ${SIXTEEN_TURNS_MAX}×`,
+      },
+    ])
     const verdicts: Verdict[] = runs.flatMap((r) => {
       const ratio = perSecond(r.grouped) / perSecond(r.single)
       const overhead = perSecond(r.raw) / perSecond(r.single)
@@ -165,16 +286,19 @@ export async function run(): Promise<BenchReport> {
         },
       ]
     })
-    const postgres = await runPostgres()
+    const postgres = process.argv.includes('--calls-only') ? { lines: [], verdicts: [] } : await runPostgres()
     return {
       name: 'journal',
       lines: [
         `journal: durable SQLite appends, ${TURNS} concurrent turns, synchronous=FULL, WAL, interleaved rounds, Node ${process.version}`,
         ...table(['', ...runs.map((r) => LABELS[r.driver])], rows),
         '',
+        `per call (tool/call + tool/result, each durable before the next), wall time, ${CALL_ROUNDS} interleaved rounds of ${CALL_ROUND_MS} ms, medians`,
+        ...table(['', ...calls.map((c) => LABELS[c.driver])], callRows),
+        '',
         ...postgres.lines,
       ],
-      verdicts: [...verdicts, ...postgres.verdicts],
+      verdicts: [...verdicts, ...callVerdicts, ...postgres.verdicts],
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -41,6 +41,24 @@ export const ErrorCode = {
   /** Nothing ran: an earlier call with the same idempotency key ended `OUTCOME_UNKNOWN` and may have run (`details` names it). */
   PRIOR_OUTCOME_UNKNOWN: 'PRIOR_OUTCOME_UNKNOWN',
 
+  // ── Code Mode run codes (a failed CodeRunResult.code; see docs/code-mode.md) ─────────────
+  /** The program does not parse (TypeScript or JavaScript, as the body of an async function). */
+  CODE_SYNTAX: 'CODE_SYNTAX',
+  /** The program threw (or rejected) and did not catch it, or returned a value that is not JSON. */
+  CODE_THREW: 'CODE_THREW',
+  /** The run took longer than its wall time (`wallMs`), sub-calls and timers included. */
+  CODE_TIMEOUT: 'CODE_TIMEOUT',
+  /** The program executed longer than its CPU budget (`cpuMs`); stopped by QuickJS's interrupt handler. */
+  CODE_CPU_LIMIT: 'CODE_CPU_LIMIT',
+  /** The program needed more memory than `memoryBytes` (or its worker ran out of heap). */
+  CODE_MEMORY_LIMIT: 'CODE_MEMORY_LIMIT',
+  /** The program's value or a sub-call's arguments exceed `outputBytes`, or its console output `logBytes`. */
+  CODE_OUTPUT_LIMIT: 'CODE_OUTPUT_LIMIT',
+  /** The program issued more sub-calls than `subCalls`. */
+  CODE_SUBCALL_LIMIT: 'CODE_SUBCALL_LIMIT',
+  /** The source is longer than `sourceBytes`; nothing ran. */
+  CODE_SOURCE_TOO_LARGE: 'CODE_SOURCE_TOO_LARGE',
+
   // ── Fault codes (thrown SeamError) ──────────────────────────────────────────────────────
   /** The root (or another closable object) has been closed; no further calls are accepted. */
   CLOSED: 'CLOSED',

@@ -53,6 +53,12 @@ export async function journalCallWaited(state: CallState): Promise<void> {
   try {
     const appending = claimAndAppend(state)
     if (appending === false) return
+    // Stored already (the memory journal): the wait is one step, with no deadline to keep.
+    if (appending === APPENDED) {
+      await appending
+      state.journaled = true
+      return
+    }
     const done = await journalWait(state, appending)
     if (done === TIMED_OUT) unconfirmed(state, appending)
     else state.journaled = true

@@ -78,7 +78,13 @@ function named(names: readonly string[], stage: (index: number, state: CallState
   return names.map((name, index) => [name, (state: CallState) => stage(from + index, state)] as const)
 }
 
-/** The pipeline as named stages, for a batch, which awaits admission and execution apart. */
+/**
+ * The pipeline as named stages, in three parts a batch awaits apart. A batch runs them through
+ * `admit`, `startExecution` and `commit`, which call the same stages in this order without a
+ * promise per stage (per-stage promises made a batch's call cost twice a single call's); `admit`
+ * writes `tool/call` as `runCall` does, and the batch (`turns/batch.ts`) gives the steps
+ * `journalCallWaited` would wait to the commits of the calls before it.
+ */
 const JOURNAL_CALL: Stages = [['tool/call', journalCallWaited]]
 export const admission: Stages = [...JOURNAL_CALL, ...named(AFTER_CALL.slice(0, 8), stageAfterCall)]
 export const execution: Stages = named(AFTER_CALL.slice(8), stageAfterCall, 8)
@@ -215,14 +221,73 @@ export function attempt(state: CallState, stages: Stages): Promise<void> | undef
   }
 }
 
-/** Stages 8–11 of a batch call; `undefined` when they all finished synchronously. */
-export function commit(state: CallState): Promise<void> | undefined {
+/**
+ * The admission stages of a batch call (`admission`, in its order), as `runCall` runs them: in
+ * this step while they are synchronous (`undefined`: nothing waited), else a promise from the first
+ * stage that waits, one await per such stage. Faults are settled here; the promise never rejects.
+ */
+export function admit(state: CallState): Promise<void> | undefined {
+  let pending: Promise<void> | undefined
   try {
-    return runStages(state, commitment, true)?.catch((error: unknown) => recover(state, error))
+    pending = journalCall(state)
   } catch (error) {
-    return recover(state, error)
+    fault(state, error)
+  }
+  if (pending !== undefined) return admitFrom(state, 0, pending)
+  for (let index = 0; index < EXECUTE - 1 && !state.settled; index += 1) {
+    try {
+      pending = stageAfterCall(index, state) as Promise<void> | undefined
+    } catch (error) {
+      fault(state, error)
+    }
+    if (pending !== undefined) return admitFrom(state, index + 1, pending)
+  }
+  return undefined
+}
+
+async function admitFrom(state: CallState, from: number, pending: Promise<void>): Promise<void> {
+  try {
+    await pending
+  } catch (error) {
+    fault(state, error)
+  }
+  for (let index = from; index < EXECUTE - 1 && !state.settled; index += 1) {
+    try {
+      const next = stageAfterCall(index, state)
+      if (next !== undefined) await next
+    } catch (error) {
+      fault(state, error)
+    }
   }
 }
+
+/**
+ * The execution stages of a batch call (`execution`: the last abort check, then dispatch) in one
+ * step: the body's promise, which the caller waits on and whose faults it settles with `fault`, or
+ * `undefined` when nothing started. A fault thrown here is settled here.
+ */
+export function startExecution(state: CallState): Promise<void> | undefined {
+  try {
+    for (let index = EXECUTE - 1; index <= EXECUTE && !state.settled; index += 1) {
+      const pending = stageAfterCall(index, state) as Promise<void> | undefined
+      if (pending !== undefined) return pending
+    }
+  } catch (error) {
+    fault(state, error)
+  }
+  return undefined
+}
+
+/**
+ * Stages 8–11 of a batch call (`commitment`, every one of them, as `commitCall` runs them);
+ * `undefined` when they all finished synchronously. Never rejects.
+ */
+export function commit(state: CallState): Promise<void> | undefined {
+  const committed = commitCall(state, nothing)
+  return committed instanceof Promise ? committed : undefined
+}
+
+function nothing(): void {}
 
 /** A batch call that never started: journaled, then settled as `ABORTED_BEFORE_DISPATCH`. */
 export async function abortedBeforeDispatch(state: CallState): Promise<void> {
@@ -240,7 +305,7 @@ export async function abortedBeforeDispatch(state: CallState): Promise<void> {
 }
 
 /** An unexpected fault inside a stage still settles the call (fail closed), never escapes. */
-function fault(state: CallState, error: unknown): void {
+export function fault(state: CallState, error: unknown): void {
   settle(state, {
     status: 'failed',
     code: 'TOOL_ERROR',

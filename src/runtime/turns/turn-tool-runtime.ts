@@ -9,9 +9,9 @@ import type { Generation } from '../generations/generation.js'
 import type { TurnProbe } from '../generations/instrumentation.js'
 import type { JournalEvent, JournalStore } from '../../seams/journal.js'
 import { appendNowOf } from '../journal/memory.js'
-import { classify } from '../pipeline/classify.js'
 import { MAX_TIMER_MS } from '../base/deadlines.js'
-import { abortedBeforeDispatch, admission, attempt, commit, execution, runCall } from '../pipeline/runner.js'
+import { runCall } from '../pipeline/runner.js'
+import { runBatch } from './batch.js'
 import { type AbandonedCall, CallState, type RuntimeLimits, type TurnContext } from '../pipeline/state.js'
 import type { ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { notYours, ownsRound, reservedSeqs, resumeParked } from '../pipeline/resume.js'
@@ -267,36 +267,7 @@ export class TurnToolRuntime {
   async #executeBatch(calls: readonly ToolCall[], options: { signal?: AbortSignal }): Promise<ToolCallOutcome[]> {
     const signal = this.#signal(options.signal)
     const states = calls.map((call) => this.#state(call, signal))
-    const maxParallel = Math.max(1, this.#ctx.turn.policy.maxParallel ?? this.#ctx.limits.maxParallel)
-    const running = new Set<Promise<void>>()
-    let committed: Promise<void> = Promise.resolve()
-    for (const state of states) {
-      if (!signal.aborted && classify(state)) {
-        while (running.size >= maxParallel && !signal.aborted) await Promise.race(running)
-      } else if (!signal.aborted) {
-        // Exclusive: a barrier. Everything before it has committed before it is admitted.
-        await committed
-      }
-      // Reclassify after waiting: a commit may have changed the tool (or the policy) meanwhile.
-      if (signal.aborted) {
-        committed = chain(committed, () => abortedBeforeDispatch(state))
-        continue
-      }
-      if (!classify(state)) {
-        await committed
-        await runCall(state, ignore)
-        continue
-      }
-      const admitted = attempt(state, admission)
-      if (admitted !== undefined) await admitted
-      const body = state.settled ? undefined : attempt(state, execution)
-      const previous = committed
-      const done = chain(body === undefined ? previous : previous.then(() => body), () => commit(state) ?? Promise.resolve())
-      committed = done
-      running.add(done)
-      void done.finally(() => running.delete(done))
-    }
-    await committed
+    await runBatch(states, signal, Math.max(1, this.#ctx.turn.policy.maxParallel ?? this.#ctx.limits.maxParallel))
     this.#deliver(states)
     return states.map((s) => s.outcome!)
   }
@@ -325,8 +296,6 @@ export class TurnToolRuntime {
   }
 }
 
-function ignore(): void {}
-
 function lazySignal(signal: AbortSignal | (() => AbortSignal) | undefined): (() => AbortSignal) | undefined {
   return signal instanceof AbortSignal ? () => signal : signal
 }
@@ -351,10 +320,6 @@ function withResolvers(): { promise: Promise<void>; resolve: () => void } {
     resolve = r
   })
   return { promise, resolve }
-}
-
-function chain(previous: Promise<void>, next: () => Promise<void>): Promise<void> {
-  return previous.then(next, next)
 }
 
 function assertBatch(calls: readonly ToolCall[]): void {

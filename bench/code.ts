@@ -1,0 +1,313 @@
+/**
+ * Issue 30: the Code Mode sandbox (src/runtime/code/). In one process, interleaved rounds, medians:
+ * - cold start: a new sandbox's first run (a worker thread started, the QuickJS module loaded);
+ * - a warm run with no sub-calls (target ≤ 2 ms wall at the median), against a direct function call;
+ * - 1 and 100 sequential sub-calls and 10 parallel ones, the host calling the tool body directly,
+ *   against calling the body directly;
+ * - 100 sequential sub-calls whose host runs each through the pipeline (`turn.tools.execute`),
+ *   against the same executes without a sandbox: the cost per sub-call at most 2× a direct execute
+ *   (and, for scale, a bare message round trip to a worker thread: the floor of any such design);
+ * - memory per concurrent run: RSS of the process (workers included) with 50 runs parked on a sub-call.
+ * - the same programs through Vercel's `@ai-sdk/code-mode` when it can be loaded: it needs `ai`
+ *   7.0.85 as a peer, this repository has `ai` 6, so it is not a dev dependency; install it aside
+ *   (`npm install --prefix DIR @ai-sdk/code-mode@1.0.42 ai@7.0.85`) and set SEAM_BENCH_AI_SDK_CODE_MODE=DIR.
+ * `npm run bench -- code`, or `node --import tsx bench/code.ts`.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import { createRoot, memoryJournal } from '../src/index.js'
+import { type CodeHost, type CodeRunResult, type CodeSandbox, createCodeSandbox } from '../src/runtime/code/index.js'
+import {
+  type BenchReport,
+  budget,
+  type Contender,
+  formatBytes,
+  formatMs,
+  formatRatio,
+  interleave,
+  isMain,
+  median,
+  msPerOp,
+  pairedRatio,
+  printReport,
+  table,
+  timeLoop,
+  type Verdict,
+} from './harness.js'
+import { lookupBody, lookupPlugin, NAME } from './lookup-tool.js'
+
+const ROUNDS = 10
+const WARMUP = 2
+const WARM_BUDGET_MS = 2
+const SUBCALL_MAX = 2
+const CONCURRENT = 50
+const COLD_STARTS = 5
+const POOL = 2
+
+const ARGS = { id: 'T-1', limit: 3 }
+const NEVER = new AbortController().signal
+const PROGRAMS = {
+  none: 'return 1',
+  one: `return (await tools.${NAME}({ id: 'T-1', limit: 3 })).title`,
+  hundred: `let n = 0\nfor (let i = 0; i < 100; i++) n += (await tools.${NAME}({ id: 'T-1', limit: 3 })).title.length\nreturn n`,
+  parallel: `const all = await Promise.all(Array.from({ length: 10 }, () => tools.${NAME}({ id: 'T-1', limit: 3 })))\nreturn all.length`,
+} as const
+type Program = keyof typeof PROGRAMS
+/** Sub-calls each program makes, and how many runs one timed round makes of it. */
+const SHAPE: Record<Program, { calls: number; runs: number }> = {
+  none: { calls: 0, runs: 20 },
+  one: { calls: 1, runs: 20 },
+  hundred: { calls: 100, runs: 2 },
+  parallel: { calls: 10, runs: 10 },
+}
+
+const directHost: CodeHost = { callTool: async (_index, _name, args) => ({ ok: true, value: await lookupBody(args as { id: string }) }) }
+
+function expectCompleted(result: CodeRunResult): void {
+  if (result.outcome !== 'completed') throw new Error(`bench run failed: ${result.code} ${result.message}`)
+}
+
+let fresh = 0
+
+/** `fresh`: a source never run before each time (a comment makes it new), so esbuild strips it again. */
+function seamContender(sandbox: CodeSandbox, program: Program, host: () => Promise<{ host: CodeHost; done: () => Promise<void> }>, label: string, newSource = false): Contender {
+  return {
+    label,
+    async round() {
+      const { host: h, done } = await host()
+      const sample = await timeLoop(SHAPE[program].runs, async () => {
+        const source = newSource ? `${PROGRAMS[program]}\n// ${fresh++}` : PROGRAMS[program]
+        expectCompleted(await sandbox.run({ source, toolNames: [NAME] }, h))
+      })
+      await done()
+      return sample
+    },
+  }
+}
+
+/** A host that runs every sub-call through a fresh turn's pipeline, as `run_code` will. */
+async function pipelineHost(): Promise<{ host: CodeHost; done: () => Promise<void> }> {
+  const root = await createRoot({ plugin: lookupPlugin, journal: memoryJournal(), repair: false })
+  const turn = await root.beginTurn({ session: 'bench', principal: { subjectId: 'bench' } })
+  let n = 0
+  const host: CodeHost = {
+    async callTool(_index, name, args) {
+      const outcome = await turn.tools.execute({ callId: `c${n++}`, name, arguments: JSON.stringify(args) })
+      return outcome.status === 'completed' ? { ok: true, value: outcome.value } : { ok: false, code: outcome.code ?? 'TOOL_ERROR', message: 'failed' }
+    },
+  }
+  return {
+    host,
+    done: async () => {
+      await turn.end()
+      await root.close()
+    },
+  }
+}
+
+function directExecutes(calls: number, runs: number, label: string): Contender {
+  return {
+    label,
+    async round() {
+      const { host, done } = await pipelineHost()
+      const sample = await timeLoop(runs, async () => {
+        for (let i = 0; i < calls; i++) await host.callTool(i, NAME, ARGS, { signal: NEVER })
+      })
+      await done()
+      return sample
+    },
+  }
+}
+
+function directCalls(program: Program, label: string): Contender {
+  const { calls, runs } = SHAPE[program]
+  return {
+    label,
+    round: () =>
+      timeLoop(runs, async () => {
+        if (program === 'parallel') await Promise.all(Array.from({ length: calls }, () => lookupBody(ARGS)))
+        else for (let i = 0; i < calls; i++) await lookupBody(ARGS)
+      }),
+  }
+}
+
+/** The floor of any sandbox in a worker thread: one message there and one back, per sub-call. */
+function roundTrips(worker: Worker, label: string): Contender {
+  const { calls, runs } = SHAPE.hundred
+  const trip = () =>
+    new Promise<void>((resolve) => {
+      worker.once('message', () => resolve())
+      worker.postMessage({ type: 'call', id: 1, index: 0, name: NAME, args: '{"id":"T-1","limit":3}' })
+    })
+  return {
+    label,
+    round: () =>
+      timeLoop(runs, async () => {
+        for (let i = 0; i < calls; i++) await trip()
+      }),
+  }
+}
+
+interface Peer {
+  version: string
+  run(js: string): Promise<unknown>
+}
+
+/** `@ai-sdk/code-mode` from SEAM_BENCH_AI_SDK_CODE_MODE, or why it is not measured. */
+async function loadPeer(): Promise<Peer | string> {
+  const dir = process.env.SEAM_BENCH_AI_SDK_CODE_MODE
+  if (!dir) return '@ai-sdk/code-mode not measured: it needs ai 7.0.85 as a peer (this repository has ai 6); install it aside and set SEAM_BENCH_AI_SDK_CODE_MODE (bench/README.md)'
+  try {
+    const base = join(dir, 'node_modules')
+    const version = (JSON.parse(readFileSync(join(base, '@ai-sdk/code-mode/package.json'), 'utf8')) as { version: string }).version
+    const mode = (await import(pathToFileURL(join(base, '@ai-sdk/code-mode/dist/index.js')).href)) as {
+      experimental_runCodeMode(input: { js: string; tools: Record<string, unknown> }): Promise<unknown>
+    }
+    const ai = (await import(pathToFileURL(join(base, 'ai/dist/index.js')).href)) as { tool(t: unknown): unknown; jsonSchema(s: unknown): unknown }
+    const tools = { [NAME]: ai.tool({ description: 'Look up a ticket.', inputSchema: ai.jsonSchema({ type: 'object' }), execute: lookupBody }) }
+    return { version, run: (js) => mode.experimental_runCodeMode({ js, tools }) }
+  } catch (error) {
+    return `@ai-sdk/code-mode could not be loaded from ${dir}: ${error instanceof Error ? error.message : String(error)}`
+  }
+}
+
+function peerContender(peer: Peer, program: Program): Contender {
+  // The peer is one to two orders slower per run: fewer runs a round keep the bench short.
+  const runs = Math.max(1, Math.ceil(SHAPE[program].runs / 5))
+  return { label: `@ai-sdk/code-mode ${peer.version}: ${program}`, round: () => timeLoop(runs, () => peer.run(PROGRAMS[program])) }
+}
+
+async function coldStarts(): Promise<number[]> {
+  const times: number[] = []
+  for (let i = 0; i < COLD_STARTS; i++) {
+    const started = performance.now()
+    const sandbox = createCodeSandbox({ poolSize: 1 })
+    expectCompleted(await sandbox.run({ source: PROGRAMS.none, toolNames: [] }, directHost))
+    times.push(performance.now() - started)
+    await sandbox.close()
+  }
+  return times
+}
+
+/** RSS growth per run with CONCURRENT runs each parked on a sub-call the host has not answered. */
+async function memoryPerRun(sandbox: CodeSandbox): Promise<number> {
+  const release: (() => void)[] = []
+  let issued = 0
+  let allIssued: () => void = () => {}
+  const issuedAll = new Promise<void>((resolve) => {
+    allIssued = resolve
+  })
+  const host: CodeHost = {
+    callTool: () =>
+      new Promise((resolve) => {
+        release.push(() => resolve({ ok: true, value: { title: 'x' } }))
+        if (++issued === CONCURRENT) allIssued()
+      }),
+  }
+  const before = process.memoryUsage().rss
+  const runs = Array.from({ length: CONCURRENT }, () =>
+    sandbox.run({ source: `const big = Array.from({ length: 1000 }, (_, i) => ({ i }))\nreturn (await tools.${NAME}({})).title + big.length`, toolNames: [NAME] }, host),
+  )
+  await issuedAll
+  const during = process.memoryUsage().rss
+  for (const r of release) r()
+  for (const result of await Promise.all(runs)) expectCompleted(result)
+  return (during - before) / CONCURRENT
+}
+
+export async function run(): Promise<BenchReport> {
+  const cold = await coldStarts()
+  const sandbox = createCodeSandbox({ poolSize: POOL })
+  const peer = await loadPeer()
+  try {
+    const direct = async () => ({ host: directHost, done: async () => {} })
+    const programs: Program[] = ['none', 'one', 'hundred', 'parallel']
+    const contenders: Contender[] = []
+    for (const program of programs) {
+      contenders.push(directCalls(program, `direct function calls: ${program}`))
+      contenders.push(seamContender(sandbox, program, direct, `seam sandbox: ${program}`))
+      if (typeof peer !== 'string') contenders.push(peerContender(peer, program))
+    }
+    contenders.push(seamContender(sandbox, 'none', direct, 'seam sandbox: none, a new source each run', true))
+    const echo = new Worker("require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m))", { eval: true })
+    const viaPipeline = [
+      roundTrips(echo, '100 bare worker round trips'),
+      seamContender(sandbox, 'hundred', pipelineHost, 'seam sandbox, 100 sub-calls through execute'),
+      directExecutes(100, SHAPE.hundred.runs, '100 direct executes'),
+    ]
+    const measured = await interleave([...contenders, ...viaPipeline], { rounds: ROUNDS, warmup: WARMUP })
+    const byLabel = new Map(measured.map((m) => [m.label, m]))
+    const get = (label: string) => byLabel.get(label)!
+    const memory = await memoryPerRun(sandbox)
+    await echo.terminate()
+
+    const rows: string[][] = []
+    for (const program of programs) {
+      const seam = get(`seam sandbox: ${program}`)
+      const base = get(`direct function calls: ${program}`)
+      const peerRow = typeof peer === 'string' ? undefined : get(`@ai-sdk/code-mode ${peer.version}: ${program}`)
+      rows.push([
+        `${program} (${SHAPE[program].calls} sub-calls)`,
+        formatMs(msPerOp(base)),
+        formatMs(msPerOp(seam)),
+        peerRow ? formatMs(msPerOp(peerRow)) : '—',
+        peerRow ? formatRatio(msPerOp(peerRow) / msPerOp(seam)) : '—',
+      ])
+    }
+    const warm = get('seam sandbox: none')
+    rows.push(['none, a new source each run (esbuild strips it)', '', formatMs(msPerOp(get('seam sandbox: none, a new source each run'))), '', ''])
+    // (the run with 100 sub-calls − a warm run with none) / 100: what one sub-call adds.
+    const perSubCall = (runLabel: string, executes: string, calls: number) => {
+      const sub = (msPerOp(get(runLabel)) - msPerOp(warm)) / calls
+      const exec = msPerOp(get(executes)) / calls
+      return { sub, exec, ratio: sub / exec }
+    }
+    const hundred = perSubCall('seam sandbox, 100 sub-calls through execute', '100 direct executes', 100)
+    const directSub = (msPerOp(get('seam sandbox: hundred')) - msPerOp(warm)) / 100
+    const trip = msPerOp(get('100 bare worker round trips')) / 100
+    const verdicts: Verdict[] = [
+      budget('warm run, no sub-calls, source seen before (median wall)', msPerOp(warm), WARM_BUDGET_MS, formatMs, `direct call: ${formatMs(msPerOp(get('direct function calls: none')))}`),
+      {
+        label: 'per sub-call through execute, 100 sequential, vs a direct execute',
+        ratio: hundred.ratio,
+        max: SUBCALL_MAX,
+        pass: hundred.ratio <= SUBCALL_MAX,
+        measured: `${formatMs(hundred.sub)} per sub-call`,
+        baseline: `execute: ${formatMs(hundred.exec)}`,
+        target: `≤ ${SUBCALL_MAX}×`,
+      },
+    ]
+    const peerLine = typeof peer === 'string' ? peer : `peer: @ai-sdk/code-mode ${peer.version} (QuickJS in worker threads, experimental_runCodeMode, direct tool bodies)`
+    return {
+      name: 'code',
+      lines: [
+        `code: the Code Mode sandbox (QuickJS sync build in ${POOL} pooled workers); ${ROUNDS} interleaved rounds, medians per run`,
+        `cold start (new sandbox, first run, ${COLD_STARTS} times): median ${formatMs(median(cold))} (${cold.map((t) => formatMs(t)).join(', ')})`,
+        peerLine,
+        ...table(['program, tool body called directly', 'direct calls', 'seam sandbox', 'ai-sdk', 'ai-sdk / seam'], rows),
+        '',
+        ...table(
+          ['through the pipeline', 'per sub-call', 'direct execute', 'ratio'],
+          [
+            ['100 sequential sub-calls, per sub-call', formatMs(hundred.sub), formatMs(hundred.exec), formatRatio(hundred.ratio)],
+            ['  the same, tool body called directly', formatMs(directSub), '', ''],
+            ['  a bare worker message round trip', formatMs(trip), '', ''],
+          ],
+        ),
+        `sandbox run vs direct, 100 through execute: ${formatRatio(pairedRatio(get('seam sandbox, 100 sub-calls through execute'), get('100 direct executes')))} per run`,
+        `memory per concurrent run (${CONCURRENT} runs parked on a sub-call, process RSS with workers): ${formatBytes(memory)}`,
+      ],
+      verdicts,
+    }
+  } finally {
+    await sandbox.close()
+  }
+}
+
+if (isMain(import.meta.url)) {
+  printReport(await run())
+  process.exit(0)
+}
+
