@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto'
+import { createServer, connect, type Socket } from 'node:net'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import pg from 'pg'
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
 import { z } from 'zod'
 import { createRoot, definePlugin, defineTool, postgresJournal, type Root } from 'seam-runtime'
+import { McpToolService } from '../src/mcp/client/mcp-tool-service.js'
+import { contextWith } from '../src/mcp/fixtures/test-helpers.js'
 import { serveHttp } from '../src/mcp/server/serve.js'
 
 const url = process.env.SEAM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -176,5 +179,34 @@ describe('MCP tasks on two hosts sharing a PostgreSQL journal', () => {
     await expect(client.callTool({ name: 'deploy', arguments: { target: 'prod' } })).rejects.toMatchObject({ code: -32021 })
     const result = await client.callTool({ name: 'build', arguments: { ms: 10, label: 'sdk' } })
     expect(result.content).toEqual([{ type: 'text', text: 'built sdk' }])
+  })
+
+  it('McpToolService mounts a task-capable tool as a task: the call survives every connection to the server being dropped mid-call', async () => {
+    const { a } = await twoHosts()
+    // A TCP proxy in front of host A whose open connections can all be cut at once.
+    const sockets = new Set<Socket>()
+    const target = new URL(a.url)
+    const proxy = createServer((inbound) => {
+      const outbound = connect(Number(target.port), target.hostname)
+      for (const socket of [inbound, outbound]) {
+        sockets.add(socket)
+        socket.on('close', () => sockets.delete(socket))
+        socket.on('error', () => {})
+      }
+      inbound.pipe(outbound).pipe(inbound)
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    onTestFinished(() => new Promise<void>((resolve) => proxy.close(() => resolve())))
+    const port = (proxy.address() as { port: number }).port
+    const service = new McpToolService({ id: 'builder', protocol: VERSION, transport: { url: `http://127.0.0.1:${port}${target.pathname}` } })
+    onTestFinished(() => service.dispose())
+    await service.connect()
+    const call = service.execute('global', 'build', { ms: 1_500, label: 'mounted' }, contextWith(new AbortController().signal))
+    const deadline = Date.now() + 5_000
+    while (!started.includes('mounted') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(sockets.size).toBeGreaterThan(0)
+    for (const socket of sockets) socket.destroy()
+    expect(await call).toEqual({ success: true, content: [{ type: 'text', text: 'built mounted' }] })
+    expect(aborted).not.toContain('mounted')
   })
 })

@@ -4,6 +4,7 @@ import { withoutSecrets } from '../../runtime/base/secret-env.js'
 import { isConnectionFailure } from './call-result.js'
 import { isStdioTransport, type McpProtocolChoice, type McpTransportOptions } from './options.js'
 import type { Redactor } from './redact.js'
+import { callAsTask, TASKS_EXTENSION } from './tasks.js'
 
 /**
  * One live MCP client session: a spawned child or an HTTP session, from handshake to close. It never
@@ -97,6 +98,11 @@ export class McpConnection {
    * `meta` (the caller's W3C trace context) travels as the request's `_meta`.
    */
   callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeout: number }, meta?: Record<string, string>) {
+    const transport = this.#settings.transport
+    // A 2026-07-28 HTTP server serving the tasks extension may make the call a task: polled, so a dropped stream loses nothing.
+    if (!isStdioTransport(transport) && this.#client.getProtocolEra() === 'modern' && servesTasks(this.#client.getServerCapabilities())) {
+      return callAsTask(transport, meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options)
+    }
     return this.#client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options)
   }
 
@@ -220,6 +226,11 @@ function createTransport(options: McpTransportOptions): ClientTransport {
   return new StreamableHTTPClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
   })
+}
+
+function servesTasks(capabilities: unknown): boolean {
+  const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions
+  return typeof extensions === 'object' && extensions !== null && extensions[TASKS_EXTENSION] !== undefined
 }
 
 function isTimeout(error: unknown): boolean {
