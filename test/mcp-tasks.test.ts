@@ -198,7 +198,7 @@ describe('MCP tasks on two hosts sharing a PostgreSQL journal', () => {
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
     onTestFinished(() => new Promise<void>((resolve) => proxy.close(() => resolve())))
     const port = (proxy.address() as { port: number }).port
-    const service = new McpToolService({ id: 'builder', protocol: VERSION, transport: { url: `http://127.0.0.1:${port}${target.pathname}` } })
+    const service = new McpToolService({ id: 'builder', protocol: VERSION, tasks: true, transport: { url: `http://127.0.0.1:${port}${target.pathname}` } })
     onTestFinished(() => service.dispose())
     await service.connect()
     const call = service.execute('global', 'build', { ms: 1_500, label: 'mounted' }, contextWith(new AbortController().signal))

@@ -18,6 +18,8 @@ export interface ConnectionSettings {
   redact: Redactor
   /** Which revision to speak: `auto` negotiates the newest the server supports. */
   protocol: McpProtocolChoice
+  /** Calls to a 2026-07-28 HTTP server serving the tasks extension may become tasks (`McpToolServiceOptions.tasks`). */
+  tasks?: boolean
 }
 
 export interface ConnectionHooks {
@@ -46,6 +48,8 @@ export class McpConnection {
   #closing: Promise<void> | undefined
   #pid: number | undefined
   #subscription: McpSubscription | undefined
+  /** Tools with parameter headers (SEP-2243): only the SDK's client mirrors them, so they never go the task path. */
+  #headerTools = new Set<string>()
 
   constructor(client: Client, transport: ClientTransport, settings: ConnectionSettings, hooks: ConnectionHooks) {
     this.#client = client
@@ -90,6 +94,7 @@ export class McpConnection {
   /** Every page of `tools/list`, untouched; the SDK follows `nextCursor` up to 50 pages. */
   async listTools(): Promise<unknown[]> {
     const { tools } = await this.#client.listTools(undefined, { timeout: this.#settings.setupTimeoutMs })
+    this.#headerTools = new Set(tools.filter((tool) => JSON.stringify(tool.inputSchema ?? {}).includes('"x-mcp-header"')).map((tool) => tool.name))
     return tools
   }
 
@@ -100,7 +105,8 @@ export class McpConnection {
   callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeout: number }, meta?: Record<string, string>) {
     const transport = this.#settings.transport
     // A 2026-07-28 HTTP server serving the tasks extension may make the call a task: polled, so a dropped stream loses nothing.
-    if (!isStdioTransport(transport) && this.#client.getProtocolEra() === 'modern' && servesTasks(this.#client.getServerCapabilities())) {
+    const modern = this.#client.getProtocolEra() === 'modern'
+    if (this.#settings.tasks === true && !isStdioTransport(transport) && modern && !this.#headerTools.has(name) && servesTasks(this.#client.getServerCapabilities())) {
       return callAsTask(transport, meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options)
     }
     return this.#client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options)

@@ -75,6 +75,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
         redact: this.#redact,
         reconnect: options.reconnect,
         protocol: options.protocol ?? 'auto',
+        tasks: options.tasks === true,
       },
       {
         onToolsChanged: () => this.#changed(),
