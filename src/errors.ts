@@ -40,6 +40,10 @@ export const ErrorCode = {
   DUPLICATE_CALL: 'DUPLICATE_CALL',
   /** Nothing ran: an earlier call with the same idempotency key ended `OUTCOME_UNKNOWN` and may have run (`details` names it). */
   PRIOR_OUTCOME_UNKNOWN: 'PRIOR_OUTCOME_UNKNOWN',
+  /** A nested call (`ctx.tools.call`, a Code Mode sub-call) past the nesting bound (`maxNesting`, default 4): nothing ran. */
+  NESTED_CALL_DEPTH: 'NESTED_CALL_DEPTH',
+  /** A resumed Code Mode program asked for another sub-call (tool or arguments) than its journal holds at that place: nothing more ran. */
+  CODE_DIVERGED: 'CODE_DIVERGED',
 
   // ── Code Mode run codes (a failed CodeRunResult.code; see docs/code-mode.md) ─────────────
   /** The program does not parse (TypeScript or JavaScript, as the body of an async function). */
@@ -123,6 +127,10 @@ export const ErrorCode = {
   APPROVAL_FORBIDDEN: 'APPROVAL_FORBIDDEN',
   /** The retry of an approval round carries other arguments than the parked call it continues: nothing was decided or run. */
   APPROVAL_ARGUMENTS_CHANGED: 'APPROVAL_ARGUMENTS_CHANGED',
+  /** A `ctx.progress()` report is malformed (`done` not a finite number ≥ 0, or lower than the last). */
+  INVALID_PROGRESS: 'INVALID_PROGRESS',
+  /** A `ctx.ask()` question is malformed: no message, or a schema MCP elicitation does not allow (a flat object of string, number, integer, boolean and multi-select fields). */
+  INVALID_QUESTION: 'INVALID_QUESTION',
 } as const
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode]
@@ -149,6 +157,16 @@ export type OutcomeCode = Extract<
   | 'DUPLICATE_CALL'
   | 'PROVIDER_UNAVAILABLE'
   | 'PRIOR_OUTCOME_UNKNOWN'
+  | 'NESTED_CALL_DEPTH'
+  | 'CODE_DIVERGED'
+  | 'CODE_SYNTAX'
+  | 'CODE_THREW'
+  | 'CODE_TIMEOUT'
+  | 'CODE_CPU_LIMIT'
+  | 'CODE_MEMORY_LIMIT'
+  | 'CODE_OUTPUT_LIMIT'
+  | 'CODE_SUBCALL_LIMIT'
+  | 'CODE_SOURCE_TOO_LARGE'
 >
 
 export interface SeamErrorOptions {

@@ -315,6 +315,31 @@ describe('the seam console in a real browser, on seam dev', () => {
     }
   })
 
+  it('shows a Code Mode run as its program with the tree of its sub-calls', async () => {
+    const runner = await createRoot({ dir: plugin.dir, journal: sqliteJournal(journalPath(plugin.dir)), codeMode: true })
+    let turnId = ''
+    try {
+      const turn = await runner.beginTurn({ session: 'code', principal: { subjectId: 'ann', roles: [] } })
+      turnId = turn.turnId
+      const code = 'const a = await tools.echo({ text: "one" })\nconst b = await tools.echo({ text: "two" })\nreturn [a, b]'
+      const outcome = await turn.tools.execute({ callId: 'r1', name: 'run_code', arguments: { code } })
+      expect(outcome.status).toBe('completed')
+      await turn.end()
+    } finally {
+      await runner.close()
+    }
+    await open(`#/journal/${turnId}`)
+    const run = page.locator('li.call[data-call="r1"]')
+    await run.waitFor({ timeout: 10_000 })
+    await expect(run.locator('pre.code').first().textContent()).resolves.toContain('const b = await tools.echo({ text: "two" })')
+    const subs = run.locator('.subcalls li.call')
+    await expect(subs.evaluateAll((items) => items.map((item) => item.getAttribute('data-call')))).resolves.toEqual(['r1/1', 'r1/2'])
+    await expect(subs.first().textContent()).resolves.toContain('completed')
+    // Listed once, under the run: not again beside it.
+    expect(await page.locator('ol.calls > li.call[data-call="r1/1"]').count()).toBe(1)
+    await shot('code-run')
+  })
+
   it('runs a tool from the form generated from its input schema, journaled as the named principal', async () => {
     await open('#/try/echo')
     await page.getByLabel('text').fill('hello console')

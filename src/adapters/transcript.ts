@@ -60,7 +60,24 @@ function turnMessages(events: readonly JournalEvent[]): AgentMessage[] {
   // Calls whose approval was asked and never answered: parked (or the process stopped while it
   // asked); either way the body has not run, since approval comes before it.
   const waiting = new Set<string>()
+  // A nested call (a tool body's `ctx.tools.call`, a Code Mode sub-call) is not the model's: only
+  // its outer call is shown. One whose approval is open keeps its outermost call waiting.
+  const nested = new Map<string, string>()
+  const outermost = (callId: string): string => {
+    let id = callId
+    for (let parent = nested.get(id); parent !== undefined; parent = nested.get(id)) id = parent
+    return id
+  }
   for (const event of events) {
+    if (event.kind === 'tool/call' && event.parent !== undefined) nested.set(event.callId, event.parent)
+  }
+  for (const event of events) {
+    if (nested.has((event as { callId?: string }).callId ?? '')) {
+      const callId = (event as { callId: string }).callId
+      if (event.kind === 'approval/asked') waiting.add(outermost(callId))
+      else if (event.kind === 'approval/decided') waiting.delete(outermost(callId))
+      continue
+    }
     if (event.kind === 'tool/result') {
       results.set(event.callId, { callId: event.callId, name: '', status: event.status, code: event.code, policy: event.policy, content: event.content })
     } else if (event.kind === 'approval/asked') {
@@ -78,6 +95,7 @@ function turnMessages(events: readonly JournalEvent[]): AgentMessage[] {
     group = []
   }
   for (const event of events) {
+    if ((event.kind === 'tool/call' || event.kind === 'tool/result') && nested.has(event.callId)) continue
     if (event.kind === 'tool/call') group.push({ callId: event.callId, name: event.name, arguments: event.arguments })
     else if (event.kind === 'tool/result') flush()
   }

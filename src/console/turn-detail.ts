@@ -1,7 +1,7 @@
 import { SeamError } from '../errors.js'
 import { MAX_TURN_PAGE } from '../runtime/journal/turn-query.js'
 import type { JournalEvent, JournalStore } from '../seams/journal.js'
-import type { CallView, TurnDetail } from './types.js'
+import type { CallView, ProgressView, TurnDetail } from './types.js'
 
 /** How many of the newest turns a short id is looked for in (the page shows ids cut to 8 characters). */
 export const SHORT_ID_TURNS = 2_000
@@ -29,13 +29,20 @@ export async function findTurn(journal: JournalStore, id: string): Promise<{ tur
 }
 
 /** A turn's events as its calls, in model order (the order of their `tool/call`), each with its approval and result. */
-export function turnDetail(turnId: string, events: readonly JournalEvent[]): TurnDetail {
+export function turnDetail(turnId: string, events: readonly JournalEvent[], progress?: (callId: string) => ProgressView | undefined): TurnDetail {
   const calls = new Map<string, { -readonly [K in keyof CallView]: CallView[K] }>()
   let host: string | undefined
   for (const event of events) {
     if (event.kind === 'turn/begin') host = event.host
     if (event.kind === 'tool/call') {
-      calls.set(event.callId, { callId: event.callId, name: event.name, arguments: event.arguments, generation: event.generation, at: event.at })
+      calls.set(event.callId, {
+        callId: event.callId,
+        name: event.name,
+        arguments: event.arguments,
+        generation: event.generation,
+        at: event.at,
+        ...(event.parent !== undefined ? { parent: event.parent } : {}),
+      })
       continue
     }
     const call = 'callId' in event ? calls.get(event.callId) : undefined
@@ -52,5 +59,18 @@ export function turnDetail(turnId: string, events: readonly JournalEvent[]): Tur
       }
     }
   }
-  return { turnId, ...(host !== undefined ? { host } : {}), calls: [...calls.values()] }
+  if (progress !== undefined) {
+    for (const call of calls.values()) {
+      const last = call.result === undefined ? progress(call.callId) : undefined
+      if (last !== undefined) call.progress = last
+    }
+  }
+  // Nested calls under their outer call (a Code Mode run's sub-calls), in the order they were made.
+  const top: CallView[] = []
+  for (const call of calls.values()) {
+    const outer = call.parent === undefined ? undefined : calls.get(call.parent)
+    if (outer === undefined) top.push(call)
+    else outer.calls = [...(outer.calls ?? []), call]
+  }
+  return { turnId, ...(host !== undefined ? { host } : {}), calls: top }
 }

@@ -22,7 +22,7 @@ import type { JournalStore, RepairReport } from '../seams/journal.js'
 import { Logger, type LogSink } from './base/logger.js'
 import type { PluginDefinition } from '../features/plugin-types.js'
 import type { AbandonedCall, RuntimeLimits } from './pipeline/state.js'
-import type { PipelineHooks, ToolCallOutcome } from '../seams/calls.js'
+import type { PipelineHooks, ProgressEvent, ToolCallOutcome } from '../seams/calls.js'
 import { ProviderWatch } from './generations/provider-watch.js'
 import { DisposableScope } from './plugins/scope.js'
 import { type BeginTurnInput, openTurn, resumeParked, type Turn, type TurnHost } from './turns/turn.js'
@@ -31,6 +31,7 @@ import type { ProviderStatus } from '../seams/types.js'
 import { locateError, mapStack } from '../features/loader/index.js'
 import { FolderSource } from './hmr/folder-source.js'
 import { createWatcher } from './hmr/watcher.js'
+import { CodeMode, type CodeModeOption } from './code/run-code.js'
 
 /** How long closing waits to retire this host's heartbeat (never longer than the journal deadline). */
 const RETIRE_TIMEOUT_MS = 2_000
@@ -86,6 +87,11 @@ export interface RootOptions {
    * or a host's own `Instrumentation`. Default: none, and nothing is reported.
    */
   readonly telemetry?: Instrumentation | TelemetryOptions
+  /**
+   * Code Mode: offer every turn the built-in `run_code` tool (a turn may say otherwise with
+   * `beginTurn({ codeMode })`), with these run limits. Default off. See docs/code-mode.md.
+   */
+  readonly codeMode?: CodeModeOption
 }
 
 interface RootEvents {
@@ -94,6 +100,8 @@ interface RootEvents {
   abandoned: AbandonedCall
   /** A provider of the active generation connected, went down or is retrying (see `root.providers()`). */
   provider: ProviderStatus
+  /** A running call reported progress (`ctx.progress()`, a mounted server's), throttled per call. */
+  progress: ProgressEvent
 }
 
 /**
@@ -123,6 +131,7 @@ export class Root {
   readonly #providers = new ProviderWatch((status) => this.#emit('provider', status))
   /** What every turn this root begins is lent (see `openTurn`). */
   readonly #turnHost: TurnHost
+  readonly #code: CodeMode
 
   /** Prefer `createRoot()`; the constructor only assigns. */
   constructor(options: RootOptions) {
@@ -136,7 +145,9 @@ export class Root {
     this.#logger = new Logger(options.log ?? (() => {}))
     this.approvals = new Approvals(this.journal, this.#limits.approvalTtlMs, options.operators ?? [], writeSettlement)
     this.#grants = new ApprovalGrants(this.journal.coordination)
+    this.#code = new CodeMode(options.codeMode)
     this.#turnHost = {
+      code: this.#code,
       journal: this.journal,
       ingress: this.ingress,
       grants: this.#grants,
@@ -145,6 +156,7 @@ export class Root {
       telemetry: this.#telemetry,
       approval: options.approval,
       onAbandoned: this.#onAbandoned,
+      onProgress: this.#onProgress,
       locate,
       forget: (turn) => this.#turns.delete(turn),
     }
@@ -241,6 +253,7 @@ export class Root {
     // heartbeat is a courtesy write: one that stalls (a dead link) is given up on after a short
     // while, and the other hosts find this one gone when its lease runs out.
     this.scope.add(() => untilDue(lease.close(), undefined, Math.min(this.#limits.journalTimeoutMs, RETIRE_TIMEOUT_MS)), 'host lease')
+    this.scope.add(() => this.#code.close(), 'code sandbox')
     if (repair) this.#repair = await this.journal.repair()
     const result = await this.#generations.reload({ setup: true })
     if (!result.ok) {
@@ -333,6 +346,14 @@ export class Root {
     }
   }
 
+  /**
+   * `capabilities` of `generation` with the built-in `run_code` added when the root's Code Mode is on,
+   * as its turns see them: what a server listing the catalog without a turn (MCP `tools/list`) shows.
+   */
+  withCodeMode(capabilities: AgentCapabilities, generation: Generation): AgentCapabilities {
+    return this.#code.offer(capabilities, generation, this.#code.enabled)
+  }
+
   /** The root owner's capabilities in the active generation, without a turn (restricted tools hidden). */
   async capabilities(owner = 'root'): Promise<AgentCapabilities> {
     this.#assertOpen()
@@ -369,6 +390,7 @@ export class Root {
   }
 
   readonly #onAbandoned = (call: AbandonedCall) => this.#emit('abandoned', call)
+  readonly #onProgress = (event: ProgressEvent) => this.#emit('progress', event)
 
   #emit<K extends keyof RootEvents>(event: K, payload: RootEvents[K]): void {
     for (const listener of this.#listeners.get(event) ?? []) {

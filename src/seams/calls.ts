@@ -1,14 +1,9 @@
 import type { TraceContext } from './trace.js'
-import type { ContentBlock, DenialPolicy, OutcomeStatus } from './journal.js'
-import type { OutcomeCode } from '../errors.js'
-import type { TurnEnvelope } from './types.js'
+import type { ContentBlock } from './journal.js'
+import type { ToolProgress, TurnEnvelope } from './types.js'
+import type { ToolCallOutcome } from './outcome.js'
 
-/** A context message a tool defers until its batch has committed every result. */
-export interface DeferredContext {
-  readonly id: string
-  readonly role: 'user' | 'system'
-  readonly content: string
-}
+export type { DeferredContext, NestedTools, ToolCallOutcome } from './outcome.js'
 
 /** One model tool call, as the model produced it. */
 export interface ToolCall {
@@ -19,10 +14,34 @@ export interface ToolCall {
   /** The W3C trace context the call came with (a served MCP request's `_meta`): the body's `ctx.trace`. */
   readonly trace?: TraceContext
   /**
+   * A nested call's outer call: its `ToolExecution.token`. Set by the runtime on the calls a tool
+   * body (or a Code Mode program) makes through `ctx.tools.call`; a caller's own is ignored.
+   */
+  readonly parent?: symbol
+  /**
    * Told every line the body logs through `ctx.log` (redacted), besides the plugin's own log: a
    * served MCP call forwards them to its client as logging notifications.
    */
   readonly log?: CallLogSink
+}
+
+/** One progress report of a running call, as observers hear it (`root.on('progress')`, `onProgress`). */
+export interface ProgressEvent extends ToolProgress {
+  readonly callId: string
+  readonly name: string
+  readonly turnId: string
+  readonly session: string
+  readonly generation: number
+  /** Epoch milliseconds of the report. */
+  readonly at: number
+}
+
+/** What `execute`, `executeBatch` and `resume` take besides the call. */
+export interface ExecuteOptions {
+  /** Cancels this call (or batch) only; the turn's signal still applies. */
+  readonly signal?: AbortSignal
+  /** Told of each call's progress (throttled, as `root.on('progress')`); MUST NOT throw or block. */
+  readonly onProgress?: (event: ProgressEvent) => void
 }
 
 /** Where a call's `ctx.log` lines go besides the plugin's log (see `ToolCall.log`). */
@@ -38,6 +57,8 @@ export interface ToolExecution {
   readonly turn: TurnEnvelope
   readonly generation: number
   readonly signal: AbortSignal
+  /** A nested call's outer call's `token` (see `ToolCall.parent`); absent on a model's own call. */
+  readonly parent?: symbol
 }
 
 export type PreDecision = { kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; reason?: string }
@@ -79,24 +100,3 @@ export interface PipelineHooks {
   readonly guards: readonly Guard[]
 }
 
-/** The one authoritative result of one call. Frozen. */
-export interface ToolCallOutcome {
-  readonly callId: string
-  readonly name: string
-  readonly generation: number
-  /** `suspended` is not final: the call is parked (`APPROVAL_PENDING`) and has no `tool/result` yet. */
-  readonly status: OutcomeStatus | 'suspended'
-  readonly code?: OutcomeCode
-  readonly policy?: DenialPolicy
-  readonly reason?: string
-  readonly value?: unknown
-  readonly content: readonly ContentBlock[]
-  readonly contexts?: readonly DeferredContext[]
-  /** Structured failure detail (field paths, the tool file and line of a throw). */
-  readonly details?: Readonly<Record<string, unknown>>
-  readonly durationMs: number
-  /** For a `suspended` call: give it to `turn.tools.resume` or `root.resume` once it is decided. */
-  readonly resumeToken?: string
-  /** The result was read from the journal, not produced by this call (an idempotency key's, or a resume another host ran). */
-  readonly replayed?: boolean
-}

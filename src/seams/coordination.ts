@@ -158,6 +158,38 @@ export interface ParkedCall {
   readonly host: string
   readonly decision?: ParkedDecision
   readonly settled?: ParkedSettlement
+  /**
+   * Set when the call is a Code Mode run parked for one of its sub-calls: `name`, `arguments`,
+   * `reason`, `fingerprint` and `source` above are then the sub-call's, what a person decides. Kept
+   * in the stored call document, as `answers` is.
+   */
+  readonly code?: CodeRound
+}
+
+/** What resuming a parked Code Mode run needs: the program, its sub-calls so far, and what it read. */
+export interface CodeRound {
+  /** The outer call's tool (`run_code`) and its arguments as JSON text (the program). */
+  readonly tool: string
+  readonly arguments: string
+  /** The sub-call waiting for the decision: its 0-based place in the program's sub-calls, and its call id. */
+  readonly index: number
+  readonly subCallId: string
+  /** The seq of the turn kept for the waiting sub-call's `tool/result` (before `resultSeq`). */
+  readonly subResultSeq: number
+  /** `Date.now()` and `Math.random()` as the program read them, handed back in the same order on resume. */
+  readonly recorded: { readonly now: readonly number[]; readonly random: readonly number[] }
+  /**
+   * The program's sub-calls in issue order up to the waiting one: tool, arguments as JSON text, and
+   * how it settled (absent for the waiting one and any not yet run). A resume answers these from
+   * here and never runs their bodies again; a program asking another tool or arguments diverged.
+   */
+  readonly calls: readonly CodeSubCall[]
+}
+
+export interface CodeSubCall {
+  readonly name: string
+  readonly arguments: string
+  readonly answer?: { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly code: string; readonly message: string }
 }
 
 export interface ParkedDecision {

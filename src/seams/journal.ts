@@ -9,6 +9,8 @@ export type JournalEventKind =
   | 'approval/decided'
   | 'tool/result'
   | 'turn/end'
+  | 'question/asked'
+  | 'question/answered'
 
 export type { ContentBlock }
 
@@ -21,6 +23,8 @@ export interface SourceLocation {
 
 export type OutcomeStatus = 'completed' | 'denied' | 'failed' | 'cancelled'
 export type DenialPolicy = 'permission' | 'hook' | 'approval' | 'guard'
+/** Why a question was answered without a person's answer (see `question/answered`). */
+export type QuestionReason = 'unattended' | 'no-port' | 'timeout' | 'aborted' | 'invalid' | 'failed'
 export type ApprovalDecision = 'allowed-once' | 'allowed-session' | 'rejected' | 'unavailable' | 'timeout' | 'cancelled'
 
 interface EventBase {
@@ -44,7 +48,15 @@ export type JournalEvent =
       generation: number
       owner: string
     })
-  | (EventBase & { kind: 'tool/call'; callId: string; name: string; arguments: string; generation: number })
+  | (EventBase & {
+      kind: 'tool/call'
+      callId: string
+      name: string
+      arguments: string
+      generation: number
+      /** A nested call's outer call id (a tool body's `ctx.tools.call`, a Code Mode sub-call); absent on a model's call. */
+      parent?: string
+    })
   | (EventBase & { kind: 'approval/asked'; callId: string; name: string; reason: string; summary: string })
   | (EventBase & { kind: 'approval/decided'; callId: string; decision: ApprovalDecision })
   | (EventBase & {
@@ -57,8 +69,18 @@ export type JournalEvent =
       durationMs: number
       /** Where in a tool file the error of a failed call was thrown (source-mapped), when known. */
       location?: SourceLocation
+      /** A nested call's outer call id, as on its `tool/call`. */
+      parent?: string
     })
   | (EventBase & { kind: 'turn/end'; reason: 'ended' | 'interrupted' })
+  /** A running call asked a question (`ctx.ask`); `schema` is its JSON text. Unique per `(turn, call, questionId)`. */
+  | (EventBase & { kind: 'question/asked'; callId: string; questionId: string; name: string; message: string; schema: string })
+  /**
+   * Its answer. `content` (JSON text, redacted as arguments are) with `accept`; `reason` when no
+   * person answered: `unattended`, `no-port`, `timeout`, `aborted`, `invalid` (content that does
+   * not match), `failed` (the port threw).
+   */
+  | (EventBase & { kind: 'question/answered'; callId: string; questionId: string; action: 'accept' | 'decline' | 'cancel'; content?: string; reason?: QuestionReason })
 
 /** Which owners `repair` may treat as gone besides dead processes of this machine; see `JournalStore.repair`. */
 export type RepairHosts = 'dead-local' | 'all'

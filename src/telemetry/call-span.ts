@@ -1,6 +1,9 @@
 import { type Attributes, type Context, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api'
 import type { ApprovalDecision } from '../seams/journal.js'
+import type { ProgressEvent } from '../seams/calls.js'
+import { redactText } from '../runtime/base/redact.js'
 import type { CallProbe, SettledCall } from '../runtime/generations/instrumentation.js'
+import type { ToolCall } from '../seams/calls.js'
 import { ATTR, EVENT, MAX_REASON_BYTES } from './attributes.js'
 import type { SeamMetrics } from './metrics.js'
 import { bounded, recordedArguments, recordedResult } from './payloads.js'
@@ -27,8 +30,10 @@ export class CallSpan implements CallProbe {
   readonly #settings: CallSpanSettings
   readonly #recording: boolean
   readonly #parent: Context
+  readonly #turn: { callUnder(call: ToolCall, parent: Context): CallSpan }
 
-  constructor(span: Span, name: string, parent: Context, settings: CallSpanSettings) {
+  constructor(span: Span, name: string, parent: Context, settings: CallSpanSettings, turn: { callUnder(call: ToolCall, parent: Context): CallSpan }) {
+    this.#turn = turn
     this.#span = span
     this.#parent = parent
     this.#name = name
@@ -39,6 +44,11 @@ export class CallSpan implements CallProbe {
 
   within<A extends unknown[], R>(body: (...args: A) => R, self: unknown, ...args: A): R {
     return context.with(trace.setSpan(this.#parent, this.#span), body, self, ...args)
+  }
+
+  /** A nested call's span: a child of this call's. */
+  child(call: ToolCall): CallProbe {
+    return this.#turn.callUnder(call, trace.setSpan(this.#parent, this.#span))
   }
 
   approvalAsked(reason: string): void {
@@ -52,6 +62,15 @@ export class CallSpan implements CallProbe {
 
   guardDenied(reason: string): void {
     if (this.#recording) this.#span.addEvent(EVENT.guardDenied, { [ATTR.reason]: bounded(reason, MAX_REASON_BYTES) })
+  }
+
+  /** One span event per report observers heard (already throttled); the message redacted as the journal is. */
+  progress(event: ProgressEvent): void {
+    if (!this.#recording) return
+    const attributes: Attributes = { [ATTR.progressDone]: event.done }
+    if (event.total !== undefined) attributes[ATTR.progressTotal] = event.total
+    if (event.message !== undefined) attributes[ATTR.progressMessage] = bounded(redactText(event.message), MAX_REASON_BYTES)
+    this.#span.addEvent(EVENT.progress, attributes)
   }
 
   timedOut(timeoutMs: number): void {

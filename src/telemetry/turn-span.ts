@@ -40,13 +40,18 @@ export class TurnSpan implements TurnProbe {
     const active = context.active()
     const activeSpan = trace.getSpan(active)
     const parent = activeSpan !== undefined && activeSpan !== this.#outer && activeSpan !== this.#span ? active : this.#context
+    return this.callUnder(call, parent)
+  }
+
+  /** A call's span under `parent`: the turn's context, or a nested call's outer call's span. */
+  callUnder(call: ToolCall, parent: Context): CallSpan {
     const name = spanName(call.name, MAX_NAME_CHARS)
     const span = this.#tracer.startSpan(
       `execute_tool ${name}`,
       { kind: SpanKind.INTERNAL, attributes: { [ATTR.operation]: 'execute_tool', [ATTR.toolName]: name, [ATTR.toolCallId]: call.callId } },
       parent,
     )
-    return new CallSpan(span, name, parent, this.#settings)
+    return new CallSpan(span, name, parent, this.#settings, this)
   }
 
   ended(reason: 'ended' | 'interrupted'): void {

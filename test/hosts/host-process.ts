@@ -2,7 +2,8 @@
 // request on stdout (`{ id, ok, value }` or `{ id, ok: false, error, code }`). Body runs are
 // appended to RUN_LOG as `<tool> <callId> <pid>` lines, so a test counts them across processes.
 // argv: <journal: postgres URL or SQLite path> <schema or '-'> <hostId> <leaseMs>
-// env: TOOL_DESCRIPTION (the note tool's description), RUN_LOG (a file path), SQLITE_DRIVER (node or better-sqlite3)
+// env: TOOL_DESCRIPTION (the note tool's description), RUN_LOG (a file path), SQLITE_DRIVER (node or
+// better-sqlite3), CODE_MODE=1 (offer run_code)
 import { appendFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { z } from 'zod'
@@ -18,6 +19,7 @@ const root = await createRoot({
   journal,
   leaseMs: Number(leaseMs),
   approval: deferApprovals(),
+  codeMode: process.env.CODE_MODE === '1',
   plugin: definePlugin({
     name: 'root',
     setup(ctx) {
@@ -51,6 +53,15 @@ const root = await createRoot({
           log(`charge ${callId}`)
           await new Promise((resolve) => setTimeout(resolve, 20))
           return { receipt: `${order}@${hostId}` }
+        },
+      }))
+      ctx.addTool('tally', defineTool({
+        description: 'Count a side effect.',
+        input: z.object({ n: z.number() }),
+        approval: 'never',
+        execute: ({ n }, { callId }) => {
+          log(`tally ${callId}`)
+          return n
         },
       }))
       ctx.addTool('slow', defineTool({

@@ -30,6 +30,8 @@ export interface HostOptions {
   readonly description?: string
   /** The SQLite library of a SQLite journal (default: the journal's own choice). */
   readonly sqliteDriver?: string
+  /** Offer `run_code` in its turns. */
+  readonly codeMode?: boolean
 }
 
 export async function startHost(options: HostOptions): Promise<HostProcess> {
@@ -38,6 +40,7 @@ export async function startHost(options: HostOptions): Promise<HostProcess> {
     RUN_LOG: options.runLog,
     ...(options.description ? { TOOL_DESCRIPTION: options.description } : {}),
     ...(options.sqliteDriver ? { SQLITE_DRIVER: options.sqliteDriver } : {}),
+    ...(options.codeMode ? { CODE_MODE: '1' } : {}),
   }
   const args = ['--import', 'tsx', SCRIPT, options.journal, options.schema ?? '-', options.hostId, String(options.leaseMs ?? 30_000)]
   const proc: ChildProcess = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'inherit'] })

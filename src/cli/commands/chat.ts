@@ -10,6 +10,8 @@ import { messageOf } from '../../errors.js'
 import { contentText } from '../../seams/content.js'
 import { ChatLog } from '../chat-log.js'
 import { chatApproval, LineReader } from '../chat-input.js'
+import { terminalQuestions } from '../question-prompt.js'
+import type { QuestionPort } from '../../seams/types.js'
 import { EXIT, UsageError } from '../errors.js'
 import { follow } from '../follow.js'
 import { ms, printable, printableLines } from '../format.js'
@@ -23,6 +25,7 @@ interface ChatFlags {
   resume?: string
   maxSteps: string
   strict?: boolean
+  code?: boolean
 }
 
 export function registerChat(program: Command, cli: CliContext): void {
@@ -35,6 +38,7 @@ export function registerChat(program: Command, cli: CliContext): void {
     .option('--resume <session>', 'continue a session: its words from .seam/chat, its calls and results from the journal')
     .option('--max-steps <n>', 'model requests per message at most', '16')
     .option('--strict', 'send strict-mode tool schemas (OpenAI Structured Outputs)')
+    .option('--code', 'Code Mode: offer the model run_code, one program that calls the tools (docs/code-mode.md)')
     .action(async (dir: string, flags: ChatFlags) => {
       cli.exitCode = await chat(cli, dir, flags)
     })
@@ -61,8 +65,9 @@ async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<
   const model = openAiChatModel({ baseUrl, model: modelName, apiKey: io.env.OPENAI_API_KEY, strict: flags.strict })
   const reader = new LineReader(io.stdin, out)
   const approvals = observeApprovals(chatApproval(reader, out, style))
+  const questions = terminalQuestions((prompt, signal) => reader.next(prompt, signal), out, style)
   const { createRoot } = await loadRuntime()
-  const root = await createRoot({ dir, watch: true, journal: await openJournal(dir) })
+  const root = await createRoot({ dir, watch: true, journal: await openJournal(dir), codeMode: flags.code === true })
   const stopping = untilStopped()
   try {
     let history: AgentMessage[] = []
@@ -76,6 +81,7 @@ async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<
     line(out, `  session    ${log.session} ${style.dim(`(seam chat --resume ${log.session})`)}`)
     const capabilities = await root.capabilities()
     const tools = capabilities.tools.map((tool) => tool.name)
+    if (flags.code) tools.push('run_code (Code Mode)')
     line(out, `  tools      ${tools.length > 0 ? tools.join(', ') : 'none'}`)
     if (capabilities.skills.length > 0) line(out, `  skills     ${capabilities.skills.map((skill) => (skill.always ? `${skill.name} (always)` : skill.name)).join(', ')}`)
     line(out, `  generation ${root.generation} · journal ${root.journal.location}`)
@@ -85,7 +91,7 @@ async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<
     for (;;) {
       const text = await reader.next(style.cyan('> '), stopping.signal)
       if (text === undefined || text.trim() === '') break
-      history = await exchange({ root, log, model, approvals, history, text, maxSteps, signal: stopping.signal, out, style })
+      history = await exchange({ root, log, model, approvals, questions, history, text, maxSteps, signal: stopping.signal, out, style })
       if (stopping.signal.aborted) break
     }
   } finally {
@@ -101,6 +107,7 @@ interface Exchange {
   log: ChatLog
   model: ModelClient
   approvals: ObservedApprovals
+  questions: QuestionPort
   history: AgentMessage[]
   text: string
   maxSteps: number
@@ -116,7 +123,7 @@ async function exchange(x: Exchange): Promise<AgentMessage[]> {
     principal: { subjectId: currentUser(), roles: [] },
     origin: { kind: 'cli' },
     signal: x.signal,
-    ports: { approval: x.approvals },
+    ports: { approval: x.approvals, question: x.questions },
   })
   const messages: AgentMessage[] = [...x.history, { role: 'user', content: x.text }]
   const shown = { streamed: false }
@@ -139,12 +146,51 @@ async function exchange(x: Exchange): Promise<AgentMessage[]> {
   }
 }
 
-/** Text already streamed in this model step: `assistant` only ends its line. */
+/**
+ * Text already streamed in this model step: `assistant` only ends its line. `progress`: a
+ * terminal's live progress line is showing (the next line replaces it); `printedAt`: when each
+ * call's progress was last printed where lines cannot be replaced (a pipe, a log).
+ */
 interface Shown {
   streamed: boolean
+  progress?: boolean
+  printedAt?: Map<string, number>
+}
+
+/** Off a terminal, a call's progress is printed at most this often. */
+const PIPED_PROGRESS_MS = 1_000
+
+/** `⋯ crawl 3/5 (60 %) page 3`: the call's latest report, one line. */
+function progressLine(event: Extract<AgentEvent, { type: 'tool-progress' }>, style: Style): string {
+  const { name, done, total, message } = event.progress
+  const count = total === undefined ? `${done}` : `${done}/${total}${total > 0 ? ` (${Math.min(100, Math.round((done / total) * 100))} %)` : ''}`
+  const text = `⋯ ${name} ${count}${message === undefined ? '' : ` ${printable(message)}`}`
+  return style.dim(text.length > 100 ? `${text.slice(0, 99)}…` : text)
+}
+
+function showProgress(event: Extract<AgentEvent, { type: 'tool-progress' }>, out: OutStream, style: Style, shown: Shown): void {
+  if (out.isTTY === true) {
+    // One line, redrawn in place; whatever is printed next starts by clearing it.
+    out.write(`\r\x1b[2K${progressLine(event, style)}`)
+    shown.progress = true
+    return
+  }
+  shown.printedAt ??= new Map()
+  const last = shown.printedAt.get(event.progress.callId)
+  if (last !== undefined && event.progress.at - last < PIPED_PROGRESS_MS) return
+  shown.printedAt.set(event.progress.callId, event.progress.at)
+  line(out, progressLine(event, style))
 }
 
 function show(event: AgentEvent, out: OutStream, style: Style, shown: Shown): void {
+  if (event.type === 'tool-progress') {
+    showProgress(event, out, style, shown)
+    return
+  }
+  if (shown.progress) {
+    out.write('\r\x1b[2K')
+    shown.progress = false
+  }
   switch (event.type) {
     case 'text-delta':
       shown.streamed = true

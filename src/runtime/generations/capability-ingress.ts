@@ -331,3 +331,17 @@ function warnUnknownTools(slot: SkillSlot, named: ReadonlyMap<string, unknown>, 
   }
 }
 
+
+/**
+ * `capabilities` with one more tool bound by `service` (a runtime built-in offered per turn, like
+ * `run_code`): a new frozen snapshot whose turns look calls up in the old one's bindings plus this
+ * one's. `undefined` when the catalog already has a tool of that name (it is offered instead).
+ */
+export function withBuiltinTool(capabilities: AgentCapabilities, generation: Generation, capability: ToolCapability, service: ToolService): AgentCapabilities | undefined {
+  if (capabilities.tools.some((tool) => tool.name === capability.name)) return undefined
+  const tools = new Map(toolsByName(capabilities, generation))
+  tools.set(capability.name, { kind: 'seam', capability, generation, service, scope: capabilities.owner })
+  const extended: AgentCapabilities = Object.freeze({ ...capabilities, tools: Object.freeze([...capabilities.tools, capability]) })
+  byName.set(extended, tools)
+  return extended
+}

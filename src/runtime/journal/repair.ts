@@ -85,16 +85,33 @@ export function ownersAfterParking<T extends OpenCall & Owner>(calls: readonly T
   const owned: T[] = []
   for (const call of calls) {
     const round = last.get(JSON.stringify([call.turnId, call.callId]))
-    if (round === undefined) owned.push(call)
-    else if (round.settled !== undefined) owned.push({ ...call, host: round.settled.host, at: round.settled.at, seq: round.resultSeq })
+    if (round !== undefined) {
+      if (round.settled !== undefined) owned.push({ ...call, host: round.settled.host, at: round.settled.at, seq: round.resultSeq })
+      continue
+    }
+    // A nested call under a parked outer call (a Code Mode sub-call waiting for its approval) waits
+    // with it, and belongs to whoever claimed the outer call's round once it is claimed.
+    const outer = outerRound(call, last)
+    if (outer === undefined) owned.push(call)
+    else if (outer.settled !== undefined) owned.push({ ...call, host: outer.settled.host, at: outer.settled.at })
   }
   return owned
+}
+
+/** The last round of the nearest outer call of a nested call (`<outer>/<n>`) that was parked. */
+function outerRound(call: OpenCall, last: ReadonlyMap<string, ParkedCall>): ParkedCall | undefined {
+  for (let cut = call.callId.lastIndexOf('/'); cut > 0; cut = call.callId.lastIndexOf('/', cut - 1)) {
+    const round = last.get(JSON.stringify([call.turnId, call.callId.slice(0, cut)]))
+    if (round !== undefined) return round
+  }
+  return undefined
 }
 
 /** `maxSeq` raised past the seqs parked calls keep free, so repair never takes one a resume will write. */
 export function withReservedSeqs(maxSeq: Map<string, number>, parked: readonly ParkedCall[]): Map<string, number> {
   for (const round of parked) {
-    if ((maxSeq.get(round.turnId) ?? 0) < round.resultSeq) maxSeq.set(round.turnId, round.resultSeq)
+    const reserved = Math.max(round.decidedSeq, round.resultSeq, round.code?.subResultSeq ?? 0)
+    if ((maxSeq.get(round.turnId) ?? 0) < reserved) maxSeq.set(round.turnId, reserved)
   }
   return maxSeq
 }

@@ -5,7 +5,7 @@ import type { ApprovalAnswer } from '../../seams/approval.js'
 import type { ApprovalDecision } from '../../seams/journal.js'
 import { denial, journalDown } from './denials.js'
 import { checkStillLive } from './generation-check.js'
-import { park } from './park.js'
+import { holdForOuter, park } from './park.js'
 import { ABORTED, journalTimedOut, journalWait, policyTimedOut, policyWait, TIMED_OUT } from './stage-deadline.js'
 import { type CallState, deny, notStarted, settle } from './state.js'
 
@@ -64,7 +64,7 @@ export async function askAndApply(state: CallState, reason: string, summary: str
     if (!(await recorded(state, { kind: 'approval/decided', turnId: turn.turnId, seq: ctx.nextSeq(), at: Date.now(), callId: exec.callId, decision }))) return
     return checkStillLive(state)
   }
-  if (decision === 'deferred') return park(state, reason, summary, answers)
+  if (decision === 'deferred') return state.parent?.parksNested ? holdForOuter(state, reason, summary, answers) : park(state, reason, summary, answers)
   return applyDecision(state, decision, reason, error)
 }
 

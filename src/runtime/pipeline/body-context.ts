@@ -1,5 +1,6 @@
 import type { ToolContext, ToolLogger } from '../../features/define-tool.js'
 import type { TraceContext } from '../../seams/trace.js'
+import type { QuestionAnswer } from '../../seams/questions.js'
 import type { Principal, QuestionPort, ToolInvocationContext } from '../../seams/types.js'
 import type { ToolBinding } from '../generations/capability-ingress.js'
 import { Logger, silentLogger } from '../base/logger.js'
@@ -7,10 +8,32 @@ import type { Token } from '../../seams/tokens.js'
 import type { TurnEnvelope } from '../../seams/types.js'
 import { keyDigest } from './idempotency.js'
 import { type CallState, toDeferred } from './state.js'
+import { SeamError } from '../../errors.js'
+import type { NestedTools, ToolCallOutcome } from '../../seams/calls.js'
+
+/**
+ * `ctx.tools` of a body: nested calls of its call (see `nestedCall`), each under the body's signal
+ * and its own, if given. Made on first read.
+ */
+export function nestedTools(source: SignalSource, state: CallState): NestedTools {
+  return Object.freeze({
+    call(name: string, args?: Readonly<Record<string, unknown>> | string, options?: { readonly signal?: AbortSignal }): Promise<ToolCallOutcome> {
+      const caller = state.ctx.callNested
+      if (caller === undefined) return Promise.reject(new SeamError('INVALID_CALL', 'this call runs outside a turn runtime: it cannot call tools'))
+      if (typeof name !== 'string') return Promise.reject(new SeamError('INVALID_CALL', 'ctx.tools.call: name must be a string'))
+      const own = options?.signal
+      if (own !== undefined && !(own instanceof AbortSignal)) return Promise.reject(new SeamError('INVALID_CALL', 'ctx.tools.call: `signal` must be an AbortSignal'))
+      const signal = own === undefined ? source.signal : AbortSignal.any([source.signal, own])
+      return caller(state, name, args, signal)
+    },
+  })
+}
 
 /** Where a body's signal comes from: created on first read (see `BodyRun`). */
 export interface SignalSource {
   readonly signal: AbortSignal
+  progress(input: unknown): void
+  ask(input: unknown): Promise<QuestionAnswer>
 }
 
 type FeatureBinding = Extract<ToolBinding, { kind: 'feature' }>
@@ -30,8 +53,8 @@ export class ToolBodyContext implements ToolContext {
   readonly trace: TraceContext | undefined
   readonly #source: SignalSource
   readonly #state: CallState
-  /** `use` and `deferContext` once read (few bodies read either): one field, not two. */
-  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; log?: ToolLogger } | undefined
+  /** `use`, `deferContext`, `log`, `tools`, `progress` and `ask` once read (few bodies read any): one field. */
+  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; log?: ToolLogger; tools?: NestedTools; progress?: ToolContext['progress']; ask?: ToolContext['ask'] } | undefined
 
   constructor(source: SignalSource, state: CallState, binding: FeatureBinding) {
     this.#source = source
@@ -73,6 +96,22 @@ export class ToolBodyContext implements ToolContext {
     return made.use
   }
 
+  get progress(): ToolContext['progress'] {
+    this.#made ??= {}
+    const made = this.#made
+    const source = this.#source
+    made.progress ??= (progress) => source.progress(progress)
+    return made.progress
+  }
+
+  get ask(): ToolContext['ask'] {
+    this.#made ??= {}
+    const made = this.#made
+    const source = this.#source
+    made.ask ??= (question) => source.ask(question)
+    return made.ask
+  }
+
   get deferContext(): ToolContext['deferContext'] {
     this.#made ??= {}
     const made = this.#made
@@ -82,6 +121,12 @@ export class ToolBodyContext implements ToolContext {
       state.toolContexts.push(toDeferred(message))
     }
     return made.defer
+  }
+
+  get tools(): NestedTools {
+    this.#made ??= {}
+    this.#made.tools ??= nestedTools(this.#source, this.#state)
+    return this.#made.tools
   }
 }
 
@@ -103,7 +148,7 @@ function both(first: ToolLogger, second: ToolLogger): ToolLogger {
   }
 }
 
-/** What `ToolService.execute` receives for a seam tool; `signal` is created on first read. */
+/** What `ToolService.execute` receives for a seam tool; `signal` and `progress` are made on first read. */
 export class SeamBodyContext implements ToolInvocationContext {
   readonly callId: string
   readonly turnId: string
@@ -116,6 +161,9 @@ export class SeamBodyContext implements ToolInvocationContext {
   readonly trace: TraceContext | undefined
   readonly #source: SignalSource
   readonly #state: CallState
+  #progress: ToolInvocationContext['progress'] | undefined
+  #ask: ToolInvocationContext['ask'] | undefined
+  #tools: NestedTools | undefined
 
   constructor(source: SignalSource, state: CallState, binding: SeamBinding) {
     const { turn } = state.ctx
@@ -139,5 +187,32 @@ export class SeamBodyContext implements ToolInvocationContext {
   get idempotencyKey(): string | undefined {
     const key = this.#state.heldKey
     return key === undefined ? undefined : keyDigest(key)
+  }
+
+  /** Reports the call's progress (a mounted MCP server's `notifications/progress` come here). */
+  get progress(): ToolInvocationContext['progress'] {
+    const source = this.#source
+    this.#progress ??= (progress) => source.progress(progress)
+    return this.#progress
+  }
+
+  /** Asks the person behind the turn (a mounted MCP server's elicitation comes here). */
+  get ask(): ToolInvocationContext['ask'] {
+    const source = this.#source
+    this.#ask ??= (question) => source.ask(question)
+    return this.#ask
+  }
+
+  get tools(): NestedTools {
+    this.#tools ??= nestedTools(this.#source, this.#state)
+    return this.#tools
+  }
+
+  /**
+   * The call a runtime-made context belongs to, for the runtime's own built-in tools (`run_code`
+   * runs its sub-calls as nested calls of it); `undefined` for any other object.
+   */
+  static callOf(context: unknown): CallState | undefined {
+    return context instanceof SeamBodyContext ? context.#state : undefined
   }
 }

@@ -114,7 +114,7 @@ function callEvent(state: CallState): JournalEvent {
   const { ctx, call } = state
   const raw = typeof call.arguments === 'string' ? call.arguments : safeStringify(call.arguments)
   state.raw = raw
-  return {
+  const event: JournalEvent = {
     kind: 'tool/call',
     turnId: ctx.turn.turnId,
     seq: ctx.nextSeq(),
@@ -125,6 +125,8 @@ function callEvent(state: CallState): JournalEvent {
     arguments: raw,
     generation: ctx.generation.number,
   }
+  const parent = state.parent
+  return parent === undefined ? event : { ...event, parent: parent.call.callId }
 }
 
 /** Claims the call id in the turn's set; a reused id settles the call (see `claimAndAppend`). */

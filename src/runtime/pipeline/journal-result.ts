@@ -49,6 +49,8 @@ function appendResult(state: CallState): Promise<void> | undefined {
     const location = locationOf(outcome.details)
     if (location !== undefined) event = { ...event, location }
   }
+  const parent = state.parent
+  if (parent !== undefined) event = { ...event, parent: parent.call.callId }
   const { appendNow } = ctx
   // Refused (another writer's result for this call): the outcome stands, as for a failed write.
   if (appendNow !== undefined) return appendNow(event, true) ? APPENDED : undefined

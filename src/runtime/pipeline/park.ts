@@ -58,7 +58,23 @@ export async function park(state: CallState, reason: string, summary: string, an
   settle(state, pendingSettlement(round))
 }
 
-function pendingSettlement(round: ParkedCall): Settlement {
+/**
+ * A nested call of an outer call that parks for it (a Code Mode run): the nested call is not parked
+ * itself. It settles `suspended` with the question kept on it (`deferral`), writes no `tool/result`,
+ * and its outer call parks one round listing this call's tool, arguments and reason.
+ */
+export function holdForOuter(state: CallState, reason: string, summary: string, answers: readonly ApprovalAnswer[]): void {
+  state.deferral = { reason, summary, answers }
+  settle(state, {
+    status: 'suspended',
+    code: 'APPROVAL_PENDING',
+    policy: 'approval',
+    reason,
+    message: `The call to "${state.call.name}" is waiting for a person to approve it (${reason}); it has not run.`,
+  })
+}
+
+export function pendingSettlement(round: ParkedCall): Settlement {
   return {
     status: 'suspended',
     code: 'APPROVAL_PENDING',
@@ -93,7 +109,16 @@ export async function writeSettlement(journal: JournalStore, round: ParkedCall, 
   const settled = denial(round.name, decision, round.reason)
   const at = Date.now()
   const base = { turnId: round.turnId, callId: round.callId, at }
-  await journal.append({ ...base, kind: 'approval/decided', seq: round.decidedSeq, decision })
+  const { code } = round
+  if (code !== undefined) {
+    // A Code Mode run parked for a sub-call: the question was the sub-call's, and so is its answer;
+    // the sub-call and then the run settle denied, the program is not run again.
+    const sub = { turnId: round.turnId, callId: code.subCallId, at }
+    await journal.append({ ...sub, kind: 'approval/decided', seq: round.decidedSeq, decision })
+    await journal.append({ ...sub, kind: 'tool/result', seq: code.subResultSeq, status: settled.status as 'denied', code: settled.code, policy: settled.policy, content: text(settled.message), durationMs: Math.max(0, at - round.askedAt), parent: round.callId })
+  } else {
+    await journal.append({ ...base, kind: 'approval/decided', seq: round.decidedSeq, decision })
+  }
   await journal.append({
     ...base,
     kind: 'tool/result',

@@ -9,7 +9,7 @@ import { claimIdempotency } from './idempotency.js'
 import { pendingOutcome } from './park.js'
 import { attempt, commit, execution } from './runner.js'
 import { CallState, type TurnContext, text } from './state.js'
-import type { ToolCallOutcome } from '../../seams/calls.js'
+import type { ProgressEvent, ToolCallOutcome } from '../../seams/calls.js'
 
 /** The tool as the turn's generation has it now, and the arguments checked against it again. */
 const lookup = [
@@ -41,24 +41,45 @@ const POLL_MS = [10, 25, 50, 100, 200, 400] as const
  *    round), then guards, the body and the commit run as for any call, and the `tool/result` is
  *    written at the seq the turn kept for it.
  */
-export async function resumeParked(ctx: TurnContext, round: ParkedCall, signal: AbortSignal): Promise<ToolCallOutcome> {
+export async function resumeParked(ctx: TurnContext, round: ParkedCall, signal: AbortSignal, fresh?: () => number, onProgress?: (event: ProgressEvent) => void): Promise<ToolCallOutcome> {
   const coordination = ctx.turn.journal.coordination
   if (round.settled !== undefined) return awaitSettled(ctx, round, signal)
   if (round.decision === undefined) return pendingOutcome(round, ctx.generation.number)
+  if (round.code !== undefined) {
+    if (ctx.resumeCode === undefined) {
+      throw new SeamError('INVALID_CALL', `the parked call "${round.callId}" is a Code Mode run; resume it from a root or turn that offers run_code`, { details: { callId: round.callId } })
+    }
+    return ctx.resumeCode(ctx, round, signal, fresh ?? ctx.nextSeq)
+  }
   const state = new CallState(ctx, { callId: round.callId, name: round.name, arguments: round.arguments }, signal)
   state.journaled = true
   state.raw = round.arguments
   state.parked = round
+  state.onProgress = onProgress
   const looked = attempt(state, lookup)
   if (looked !== undefined) await looked
   const changed = state.capability !== undefined && (state.capability.fingerprint !== round.fingerprint || state.capability.source !== round.source)
   const kind = state.settled || !changed ? (round.decision.answer === 'rejected' ? 'reject' : 'resume') : 'void'
   const claim = await coordination.settle(round.token, { kind, host: coordination.host, at: Date.now() })
   if (claim === undefined || !claim.won) return awaitSettled(ctx, claim?.call ?? round, signal)
+  return continueDecided(state, round, changed)
+}
+
+/**
+ * A parked call whose settle claim this process won, from its decision on: the decision journaled
+ * (or, for a tool that changed, the question asked again), then guards, the body and the commit as
+ * for any call. `state` has been looked up (`lookupParked`) and is journaled.
+ */
+export async function continueDecided(state: CallState, round: Pick<ParkedCall, 'decision' | 'reason' | 'summary'>, changed: boolean): Promise<ToolCallOutcome> {
   if (!state.settled) {
-    const decided = changed ? askAndApply(state, round.reason, round.summary) : applyDecision(state, round.decision.answer, round.reason)
+    const decided = changed ? askAndApply(state, round.reason, round.summary) : applyDecision(state, round.decision!.answer, round.reason)
     await decided.catch(() => undefined)
   }
+  return runAfterDecision(state)
+}
+
+/** A resumed call from its guards on: guards, the body and the commit, as for any call. */
+export async function runAfterDecision(state: CallState): Promise<ToolCallOutcome> {
   const admitted = attempt(state, afterDecision)
   if (admitted !== undefined) await admitted
   if (!state.settled) {
@@ -67,6 +88,12 @@ export async function resumeParked(ctx: TurnContext, round: ParkedCall, signal: 
   }
   await commit(state)
   return state.outcome!
+}
+
+/** Looks a parked call's tool up in the state's generation and checks its arguments again (`resumeParked`'s step 2). */
+export async function lookupParked(state: CallState): Promise<void> {
+  const looked = attempt(state, lookup)
+  if (looked !== undefined) await looked
 }
 
 /**
@@ -99,7 +126,7 @@ export function reservedSeqs(round: ParkedCall): () => number {
  * Another process settles (or has settled) this call: wait for its `tool/result` and return it, or
  * the next round's `suspended` outcome if the winner asked again and it was deferred.
  */
-async function awaitSettled(ctx: TurnContext, round: ParkedCall, signal: AbortSignal): Promise<ToolCallOutcome> {
+export async function awaitSettled(ctx: TurnContext, round: ParkedCall, signal: AbortSignal): Promise<ToolCallOutcome> {
   const { journal } = ctx.turn
   for (let attempt = 0; ; attempt += 1) {
     const events = await journal.read(round.turnId)

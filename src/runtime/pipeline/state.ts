@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks'
 import type { OutcomeCode } from '../../errors.js'
 import type { DeferredContext } from '../../seams/calls.js'
 import type { ApprovalGrants } from '../approvals/approval.js'
+import type { ApprovalAnswer } from '../../seams/approval.js'
 import type { CapabilityIngress, ToolBinding } from '../generations/capability-ingress.js'
 import type { ToolCapability } from '../../seams/capabilities.js'
 import type { Generation } from '../generations/generation.js'
@@ -10,7 +11,7 @@ import type { ParkedCall } from '../../seams/coordination.js'
 import type { AppendNow } from '../journal/memory.js'
 import type { ContentBlock, DenialPolicy, JournalEvent, OutcomeStatus } from '../../seams/journal.js'
 import type { TurnEnvelope } from '../../seams/types.js'
-import type { DispatchResult, ToolCall, ToolCallOutcome, ToolExecution } from '../../seams/calls.js'
+import type { DispatchResult, ProgressEvent, ToolCall, ToolCallOutcome, ToolExecution } from '../../seams/calls.js'
 
 /** Resolved runtime limits, in milliseconds (`maxParallel` counts calls). */
 export interface RuntimeLimits {
@@ -27,7 +28,12 @@ export interface RuntimeLimits {
   readonly maxParallel: number
   /** How long a parked call waits for a decision and its resume before it settles `APPROVAL_TIMEOUT`. */
   readonly approvalTtlMs: number
+  /** How deep nested calls may go: a model's call is at depth 0, its nested calls at 1 (default 4). */
+  readonly maxNesting: number
 }
+
+/** Runs a nested call of `outer` (see `NestedTools`): set by the turn's runtime, which counts it as its work. */
+export type NestedCaller = (outer: CallState, name: string, args: ToolCall['arguments'] | undefined, signal: AbortSignal) => Promise<ToolCallOutcome>
 
 /** What every call of one turn shares. */
 export interface TurnContext {
@@ -60,10 +66,41 @@ export interface TurnContext {
   /** Keeps the generation alive for a body that outlived its deadline. */
   readonly lease: () => () => void
   readonly onAbandoned: (info: AbandonedCall) => void
+  /** Told of every call's progress (the root's `progress` event); `undefined` when no one listens. */
+  readonly progress?: ((event: ProgressEvent) => void) | undefined
   /** Maps a thrown error to the tool source location (file, line), when known. */
   readonly locate: (error: unknown) => Record<string, unknown> | undefined
   /** The turn's instrumentation; `undefined` (nothing reported) without one. */
   readonly probe: TurnProbe | undefined
+  /** Runs a body's nested calls (`ctx.tools.call`); without it a body has none to make. */
+  readonly callNested?: NestedCaller
+  /**
+   * Resumes a parked Code Mode run (a round with `code`): set by a runtime that offers `run_code`.
+   * `fresh` hands out seqs of the round's turn nothing else has taken.
+   */
+  readonly resumeCode?: (ctx: TurnContext, round: ParkedCall, signal: AbortSignal, fresh: () => number) => Promise<ToolCallOutcome>
+}
+
+/** A nested call's deferred approval, held for its outer call to park (see `CallState.parksNested`). */
+export interface Deferral {
+  readonly reason: string
+  readonly summary: string
+  readonly answers: readonly ApprovalAnswer[]
+}
+
+/** What a resumed Code Mode run replays (see `CodeRound`). */
+export interface CodeResume {
+  readonly round: ParkedCall
+  /** The waiting sub-call's tool changed since it was parked: its question is asked again. */
+  readonly changed: boolean
+  /** Seqs of the turn nothing else has taken, for the sub-calls the replay runs. */
+  readonly fresh: () => number
+  /**
+   * The run's sub-calls the journal holds beyond its round, by call id: their `tool/result`, or
+   * `null` while open. A replay runs none of them again (one crash repair closed `OUTCOME_UNKNOWN`
+   * may have run).
+   */
+  readonly journaled: ReadonlyMap<string, Extract<JournalEvent, { kind: 'tool/result' }> | null>
 }
 
 export interface AbandonedCall {
@@ -121,12 +158,59 @@ export class CallState {
   /** What few calls use (see `RareCallState`); made on the first write of one of its fields. */
   #rare: RareCallState | undefined = undefined
 
-  constructor(ctx: TurnContext, call: ToolCall, signal: AbortSignal) {
+  /** `parent`: the outer call of a nested call (see `NestedTools`). */
+  constructor(ctx: TurnContext, call: ToolCall, signal: AbortSignal, parent?: CallState) {
     this.ctx = ctx
     this.call = call
     this.signal = signal
-    const probe = ctx.probe?.call(call)
+    if (parent !== undefined) this.#more().parent = parent
+    // A nested call's span is a child of its outer call's.
+    const outer = parent?.probe
+    const probe = outer?.child !== undefined ? outer.child(call) : ctx.probe?.call(call)
     if (probe !== undefined) this.#more().probe = probe
+  }
+
+  /** The outer call of a nested call; `undefined` for a model's own call. */
+  get parent(): CallState | undefined {
+    return this.#rare?.parent
+  }
+
+  /** How many outer calls stand above this one: 0 for a model's call. */
+  get depth(): number {
+    let depth = 0
+    for (let outer = this.parent; outer !== undefined; outer = outer.parent) depth += 1
+    return depth
+  }
+
+  /** The call parks itself when a nested call of its is deferred, instead of the nested call (a Code Mode run). */
+  get parksNested(): boolean {
+    return this.#rare?.parksNested === true
+  }
+  set parksNested(value: boolean) {
+    this.#more().parksNested = value
+  }
+
+  /** A nested call's deferred approval, for its outer call to park (see `parksNested`). */
+  get deferral(): Deferral | undefined {
+    return this.#rare?.deferral
+  }
+  set deferral(value: Deferral | undefined) {
+    this.#more().deferral = value
+  }
+
+  /** Set on a resumed Code Mode run: what it replays. */
+  get codeResume(): CodeResume | undefined {
+    return this.#rare?.codeResume
+  }
+  set codeResume(value: CodeResume | undefined) {
+    this.#more().codeResume = value
+  }
+
+  /** The number of the next nested call this call makes (1, 2, 3 …): its id is `<callId>/<n>`. */
+  nextNested(): number {
+    const rare = this.#more()
+    rare.nested += 1
+    return rare.nested
   }
 
   /** The tool the call runs: its snapshot's capability, once the generation stage found it. */
@@ -210,7 +294,8 @@ export class CallState {
     if (this.args === undefined) return undefined
     const rare = this.#more()
     if (rare.exec === undefined) {
-      rare.exec = Object.freeze({
+      const parent = rare.parent?.exec?.token
+      const exec = {
         callId: this.call.callId,
         name: this.call.name,
         arguments: this.args,
@@ -218,7 +303,8 @@ export class CallState {
         turn: this.ctx.turn,
         generation: this.ctx.generation.number,
         signal: this.signal,
-      })
+      }
+      rare.exec = Object.freeze(parent === undefined ? exec : { ...exec, parent })
     }
     return rare.exec
   }
@@ -300,6 +386,14 @@ export class CallState {
     if (value !== undefined || this.#rare !== undefined) this.#more().resumeToken = value
   }
 
+  /** Told of this call's progress (`execute`'s `onProgress`: an MCP request's progress token). */
+  get onProgress(): ((event: ProgressEvent) => void) | undefined {
+    return this.#rare?.onProgress
+  }
+  set onProgress(value: ((event: ProgressEvent) => void) | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().onProgress = value
+  }
+
   /** The idempotency key this call holds while it runs (see `idempotency.ts`). */
   get heldKey(): string | undefined {
     return this.#rare?.heldKey
@@ -328,7 +422,13 @@ class RareCallState {
   parked: ParkedCall | undefined = undefined
   resumeToken: string | undefined = undefined
   heldKey: string | undefined = undefined
+  onProgress: ((event: ProgressEvent) => void) | undefined = undefined
   exec: ToolExecution | undefined = undefined
+  parent: CallState | undefined = undefined
+  nested = 0
+  parksNested = false
+  deferral: Deferral | undefined = undefined
+  codeResume: CodeResume | undefined = undefined
 }
 
 export function settle(state: CallState, settlement: Settlement): void {

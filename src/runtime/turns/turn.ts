@@ -7,7 +7,7 @@ import type { ApprovalPort } from '../../seams/approval.js'
 import type { CapabilityIngress } from '../generations/capability-ingress.js'
 import type { AgentCapabilities } from '../../seams/capabilities.js'
 import type { ParkedCall } from '../../seams/coordination.js'
-import type { ToolCallOutcome } from '../../seams/calls.js'
+import type { ProgressEvent, ToolCallOutcome } from '../../seams/calls.js'
 import type { Generation } from '../generations/generation.js'
 import type { Instrumentation, TurnProbe } from '../generations/instrumentation.js'
 import { APPENDED } from '../journal/events.js'
@@ -17,6 +17,7 @@ import { TurnToolRuntime } from './turn-tool-runtime.js'
 import { NEVER_ABORTED } from '../base/abort.js'
 import type { TurnEnvelope } from '../../seams/types.js'
 import { createTurnIngress, type TurnIngressInput } from './turn-ingress.js'
+import { type CodeMode, resumeCode } from '../code/run-code.js'
 
 export interface BeginTurnInput extends Omit<TurnIngressInput, 'journal' | 'signal' | 'session' | 'principal'> {
   session: string
@@ -24,10 +25,14 @@ export interface BeginTurnInput extends Omit<TurnIngressInput, 'journal' | 'sign
   signal?: AbortSignal
   /** Called after each `execute`/`executeBatch` commits, with the deferred contexts in model order. */
   onContexts?: (contexts: readonly DeferredContext[]) => void
+  /** Offer the built-in `run_code` tool in this turn (default: the root's `codeMode`). */
+  codeMode?: boolean
 }
 
 /** What a root lends every turn it begins (one object per root). */
 export interface TurnHost {
+  /** The root's Code Mode: whether turns get `run_code`, and the sandbox it runs in. */
+  readonly code: CodeMode
   readonly journal: JournalStore
   readonly ingress: CapabilityIngress
   readonly grants: ApprovalGrants
@@ -38,6 +43,8 @@ export interface TurnHost {
   /** The root's approval port, for interactive turns that bring none. */
   readonly approval: ApprovalPort | undefined
   readonly onAbandoned: (call: AbandonedCall) => void
+  /** Told of every call's progress (the root's `progress` event). */
+  readonly onProgress: (event: ProgressEvent) => void
   readonly locate: (error: unknown) => Record<string, unknown> | undefined
   /** Told when a turn begins to end: the root no longer counts it as open. */
   readonly forget: (turn: Turn) => void
@@ -97,8 +104,10 @@ export class Turn {
 export async function openTurn(host: TurnHost, generation: Generation, input: BeginTurnInput, release: () => void): Promise<Turn> {
   const { journal, limits } = host
   const approval = input.ports?.approval ?? (input.unattended ? undefined : host.approval)
-  const envelope = createTurnIngress({ ...input, signal: input.signal ?? NEVER_ABORTED, ports: { ...input.ports, approval }, journal })
-  const capabilities = await host.ingress.read(generation, envelope.owner, envelope)
+  const { codeMode, ...rest } = input
+  if (codeMode !== undefined && typeof codeMode !== 'boolean') throw new SeamError('INVALID_TURN', '`codeMode` must be true or false')
+  const envelope = createTurnIngress({ ...rest, signal: input.signal ?? NEVER_ABORTED, ports: { ...input.ports, approval }, journal })
+  const capabilities = host.code.offer(await host.ingress.read(generation, envelope.owner, envelope), generation, codeMode ?? host.code.enabled)
   let seq = 0
   let ended = false
   // Made when a question first needs it (see `TurnToolRuntimeOptions.endSignal`).
@@ -122,6 +131,7 @@ export async function openTurn(host: TurnHost, generation: Generation, input: Be
     grants: host.grants,
     limits,
     onAbandoned: host.onAbandoned,
+    onProgress: host.onProgress,
     locate: host.locate,
     turn: envelope,
     generation,
@@ -135,6 +145,7 @@ export async function openTurn(host: TurnHost, generation: Generation, input: Be
     activity: host.activity,
     onContexts: input.onContexts,
     probe,
+    resumeCode,
   })
   const turn: Turn = new Turn({
     envelope,
@@ -184,11 +195,12 @@ export async function resumeParked(host: TurnHost, generation: Generation, round
       ports: { approval: host.approval },
       journal: host.journal,
     })
-    const capabilities = await host.ingress.read(generation, envelope.owner, envelope)
+    // A parked Code Mode run resumes with `run_code` offered, whatever the root's default.
+    const capabilities = host.code.offer(await host.ingress.read(generation, envelope.owner, envelope), generation, round.code !== undefined || host.code.enabled)
     // Traced as a turn of its own under the parked call's turn id: the turn that parked it has ended.
     probe = host.telemetry?.turn(envelope, generation.number)
-    const { ingress, grants, limits, onAbandoned, locate } = host
-    tools = new TurnToolRuntime({ ingress, grants, limits, onAbandoned, locate, turn: envelope, generation, capabilities, probe })
+    const { ingress, grants, limits, onAbandoned, onProgress, locate } = host
+    tools = new TurnToolRuntime({ ingress, grants, limits, onAbandoned, onProgress, locate, turn: envelope, generation, capabilities, probe, resumeCode })
     return await tools.resume(round.token)
   } finally {
     if (tools === undefined) {
