@@ -126,6 +126,13 @@ export interface ToolSpecBase<I extends InputSchema = InputSchema, O = unknown> 
    */
   clientCapabilities?: readonly ClientCapabilityName[]
   /**
+   * Served over MCP as task-capable (the tasks extension): a client that declared the extension
+   * gets a task for each call (`CreateTaskResult`), polled with `tasks/get` from any connection to
+   * any host on the journal. `'required'`: a client without the extension is refused (`-32021`).
+   * Calls from anywhere but an MCP client are not affected.
+   */
+  task?: 'optional' | 'required'
+  /**
    * The call's idempotency key (`undefined` or `''`: none). A call whose key already has a completed
    * result in its `idempotencyScope` returns that result from the journal (`replayed: true`) without
    * running; calls with one key running at once run the body once and all get its result. A throw
@@ -206,6 +213,9 @@ export function defineTool<I extends InputSchema, S extends OutputSchema | undef
   const needs = spec.clientCapabilities
   if (needs !== undefined && !(Array.isArray(needs) && needs.every((name) => CLIENT_CAPABILITIES.includes(name)))) {
     throw new SeamError('INVALID_TOOL', "defineTool: `clientCapabilities` must be a list of 'sampling', 'elicitation' and 'roots'")
+  }
+  if (spec.task !== undefined && spec.task !== 'optional' && spec.task !== 'required') {
+    throw new SeamError('INVALID_TOOL', "defineTool: `task` must be 'optional' or 'required'")
   }
   for (const key of ['timeoutMs', 'maxTimeoutMs', 'policyTimeoutMs'] as const) {
     const value = spec[key]

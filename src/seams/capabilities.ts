@@ -31,6 +31,8 @@ export interface ToolCapability {
   readonly onUnknown?: 'rerun'
   /** Feature tools only: the MCP client capabilities a served call needs (`ToolSpecBase.clientCapabilities`). */
   readonly clientCapabilities?: readonly string[]
+  /** Feature tools only: served over MCP as task-capable (`ToolSpecBase.task`). */
+  readonly task?: 'optional' | 'required'
   /** Name, description and input schema: session grants are dropped when it changes. */
   readonly fingerprint: string
 }

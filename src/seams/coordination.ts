@@ -67,6 +67,49 @@ export interface JournalCoordination {
   heartbeat(host: string, leaseMs: number): Promise<void>
   /** Forgets `host`'s heartbeat (a clean shutdown). */
   retire(host: string): Promise<void>
+  /** Stores a new task (an MCP task: a call that outlives its request); `JOURNAL_DUPLICATE` when its id exists. */
+  createTask(task: StoredTask): Promise<void>
+  /** The task with `taskId`, if stored. */
+  readTask(taskId: string): Promise<StoredTask | undefined>
+  /**
+   * Changes the task with `taskId` to `change` if it is not settled (`completed`, `failed` or
+   * `cancelled`): a settled task never changes again, so of a result and a cancel racing exactly
+   * one lands. `expect`, when given, is the status it must still have. Whether it changed.
+   */
+  updateTask(taskId: string, change: TaskChange, expect?: TaskStatus): Promise<boolean>
+}
+
+/** Where an MCP task is: running, waiting for its client's input, or settled (the last three). */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
+
+/** A task's status is settled: it never changes again. */
+export function isSettledTask(status: TaskStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled'
+}
+
+/** What a task's state says besides its status: plain JSON, as the wire and the store carry it. */
+export type TaskState = Readonly<Record<string, unknown>>
+
+/** One task as the journal holds it, for any host on the journal to answer for it. */
+export interface StoredTask {
+  readonly taskId: string
+  /** The seam session its call runs in, and the principal it runs as. */
+  readonly session: string
+  readonly subjectId: string
+  readonly status: TaskStatus
+  /** Epoch ms. */
+  readonly createdAt: number
+  readonly updatedAt: number
+  /** How long after its creation the task may be asked about. */
+  readonly ttlMs: number
+  /** The status's details (result, error, input requests, the parked call it waits on). */
+  readonly state: TaskState
+}
+
+export interface TaskChange {
+  readonly status: TaskStatus
+  readonly state: TaskState
+  readonly at: number
 }
 
 /** One round of a parked call: everything another process needs to list, decide and resume it. */

@@ -18,6 +18,7 @@ import { type StoredOAuthProvider, singleRefresh } from './oauth.js'
 import { isStdioTransport, type McpProtocolChoice, type McpTransportOptions } from './options.js'
 import { keepProgressOrder } from './progress-order.js'
 import type { Redactor } from './redact.js'
+import { callAsTask, TASKS_EXTENSION } from './tasks.js'
 
 /**
  * One live MCP client session: a spawned child or an HTTP session, from handshake to close. It never
@@ -33,6 +34,8 @@ export interface ConnectionSettings {
   protocol: McpProtocolChoice
   /** The server's OAuth client (HTTP only): the transport sends its token and answers 401 and 403 with it. */
   oauth?: StoredOAuthProvider
+  /** Calls to a 2026-07-28 HTTP server serving the tasks extension may become tasks (`McpToolServiceOptions.tasks`). */
+  tasks?: boolean
 }
 
 export interface ConnectionHooks {
@@ -63,6 +66,8 @@ export class McpConnection {
   #closing: Promise<void> | undefined
   #pid: number | undefined
   #subscription: McpSubscription | undefined
+  /** Tools with parameter headers (SEP-2243): only the SDK's client mirrors them, so they never go the task path. */
+  #headerTools = new Set<string>()
 
   constructor(client: Client, transport: ClientTransport, settings: ConnectionSettings, hooks: ConnectionHooks) {
     this.#client = client
@@ -119,6 +124,7 @@ export class McpConnection {
   /** Every page of `tools/list`, untouched; the SDK follows `nextCursor` up to 50 pages. */
   async listTools(): Promise<unknown[]> {
     const { tools } = await this.#signedIn(() => this.#client.listTools(undefined, { timeout: this.#settings.setupTimeoutMs }))
+    this.#headerTools = new Set(tools.filter((tool) => JSON.stringify(tool.inputSchema ?? {}).includes('"x-mcp-header"')).map((tool) => tool.name))
     return tools
   }
 
@@ -150,6 +156,12 @@ export class McpConnection {
    * `meta` (the caller's W3C trace context) travels as the request's `_meta`.
    */
   callTool(name: string, args: Record<string, unknown>, options: RequestOptions, meta?: Record<string, string>) {
+    const transport = this.#settings.transport
+    // A 2026-07-28 HTTP server serving the tasks extension may make the call a task: polled, so a dropped stream loses nothing.
+    const modern = this.#client.getProtocolEra() === 'modern'
+    if (this.#settings.tasks === true && !isStdioTransport(transport) && modern && !this.#headerTools.has(name) && servesTasks(this.#client.getServerCapabilities())) {
+      return callAsTask(transport, meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, { signal: options.signal, timeout: options.timeout ?? 60_000 })
+    }
     return this.#signedIn(() => this.#client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options))
   }
 
@@ -311,6 +323,11 @@ function createTransport(settings: ConnectionSettings): ClientTransport {
 function isAuthRefusal(error: unknown): boolean {
   if (UnauthorizedError.isInstance(error)) return true
   return SdkError.isInstance(error) && error.code === SdkErrorCode.ClientHttpAuthentication
+}
+
+function servesTasks(capabilities: unknown): boolean {
+  const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions
+  return typeof extensions === 'object' && extensions !== null && extensions[TASKS_EXTENSION] !== undefined
 }
 
 function isTimeout(error: unknown): boolean {

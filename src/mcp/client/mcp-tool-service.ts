@@ -100,6 +100,7 @@ export class McpToolService implements ToolService, ResourceService, SkillServic
         reconnect: options.reconnect,
         protocol: options.protocol ?? 'auto',
         ...(this.#oauth ? { oauth: this.#oauth } : {}),
+        tasks: options.tasks === true,
       },
       {
         onToolsChanged: () => this.#changed(),

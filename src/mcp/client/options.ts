@@ -71,6 +71,13 @@ export interface McpToolServiceOptions {
    */
   protocol?: McpProtocolChoice
   /**
+   * Let calls to a 2026-07-28 HTTP server that serves the tasks extension run as tasks (default
+   * off): each call then declares the extension, and one the server makes a task is polled, so it
+   * survives a dropped stream. These calls are made with `fetch`, not the SDK's client (which
+   * refuses task results): they get no progress or log notifications.
+   */
+  tasks?: boolean
+  /**
    * Tools are listed as `<prefix>__<name>` (`fs` → `fs__read_text_file`), so two servers (or a
    * server and a local tool) with the same tool name can share a generation. Calls use the server's
    * own name. 1–20 of `[a-zA-Z0-9_-]`.

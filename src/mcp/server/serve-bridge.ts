@@ -35,6 +35,7 @@ import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js
 import { ApprovalRounds, type ApprovalRoundState, argumentsDigest } from './serve-rounds.js'
 import { SessionTurns } from './serve-turns.js'
 import { promptOf } from './serve-prompts.js'
+import { declaresTasks, McpTasks, TASKS_EXTENSION, tasksRequired } from './tasks.js'
 import { endSessionGrants } from './session-end.js'
 import { contextFromMeta, endRequestSpan, startRequestSpan } from '../trace-context.js'
 
@@ -82,6 +83,7 @@ export class McpBridge {
   /** The listeners told of each publish that changed the served lists (the HTTP `subscriptions/listen` bus). */
   readonly #changeListeners = new Set<(change: CatalogChange) => void>()
   readonly #rounds: ApprovalRounds
+  readonly #tasks: McpTasks
   /** Session closes still running; `close()` waits for them (and so for their turns' calls). */
   readonly #closes = new Set<Promise<void>>()
   /** `tools/call` requests being served, and who waits for there to be none. */
@@ -123,6 +125,7 @@ export class McpBridge {
       journal: root.journal,
       unattended: true,
     })
+    this.#tasks = new McpTasks(root, (session, callId, token, signal, approval) => this.#resumeTask(session, callId, token, signal, approval), this.#log)
     this.#announced = this.catalog().catch(() => undefined)
     this.#unsubscribe = root.on('generation', () => {
       for (const turns of this.#servers.values()) turns.retireStale()
@@ -240,7 +243,14 @@ export class McpBridge {
     const server = new Server(
       { name: 'seam-runtime', version: VERSION },
       {
-        capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true }, completions: {}, logging: {} },
+        capabilities: {
+          tools: { listChanged: true },
+          prompts: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          completions: {},
+          logging: {},
+          extensions: { [TASKS_EXTENSION]: {} },
+        },
         requestState: { verify: this.#rounds.verify },
       },
     )
@@ -268,6 +278,7 @@ export class McpBridge {
       return {}
     })
     server.setRequestHandler('completion/complete', (request) => this.#complete(request.params.ref))
+    this.#tasks.register(server)
     return server
   }
 
@@ -308,6 +319,7 @@ export class McpBridge {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#unsubscribe()
+      await this.#tasks.close()
       await Promise.allSettled([...this.#servers.keys()].map((server) => server.close()))
       while (this.#closes.size > 0 || this.#active > 0) {
         if (this.#closes.size > 0) await Promise.allSettled([...this.#closes])
@@ -332,6 +344,11 @@ export class McpBridge {
     await this.#checkNeeds(server, params.name)
     const modern = ctx.mcpReq.envelope !== undefined
     const round = modern ? this.#rounds.state(ctx, params.name) : undefined
+    const task = (await this.catalog().catch(() => undefined))?.tasks.get(params.name)
+    if (task !== undefined && round === undefined) {
+      if (declaresTasks(server, ctx, params._meta as Record<string, unknown> | undefined)) return this.#startTask(turns, call)
+      if (task === 'required') throw tasksRequired(`The tool "${scrubValues(params.name)}"`)
+    }
     // The parked call runs the arguments it was parked with: a retry carrying others would run what
     // its sender did not send, so it is refused before anything is decided.
     if (round !== undefined && round.arguments !== argumentsDigest(call.arguments)) throw argumentsChanged(params.name)
@@ -372,6 +389,30 @@ export class McpBridge {
       return this.#rounds.ask(question, outcome.resumeToken, ctx, call.arguments)
     }
     return toCallToolResult(outcome)
+  }
+
+  /**
+   * A call of a task-capable tool from a client that declared the tasks extension: a task (see
+   * `McpTasks`), its call running in this session's turn but under its own signal, so a dropped
+   * request does not cancel it.
+   */
+  #startTask(turns: SessionTurns, call: ToolCall): Promise<CallToolResult> {
+    const { log: _log, ...detached } = call
+    return this.#tasks.start((signal, approval) => turns.run(detached, signal, approval), {
+      session: turns.session,
+      subjectId: this.#principal.subjectId,
+      name: call.name,
+    })
+  }
+
+  /** A task's parked call, resumed in a turn of the session it parked in (on whichever host took the answer). */
+  async #resumeTask(session: string, callId: string, token: string, signal: AbortSignal, approval: ApprovalPort): Promise<ToolCallOutcome> {
+    const turns = this.#turns(session)
+    try {
+      return await turns.resume(callId, token, signal, approval)
+    } finally {
+      this.#track(turns.close())
+    }
   }
 
   /**

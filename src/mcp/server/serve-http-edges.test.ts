@@ -121,7 +121,8 @@ describe('serveHttp at the edges', () => {
     ['2025-11-25', {}],
     ['2026-07-28', { versionNegotiation: { mode: { pin: '2026-07-28' as const } } }],
   ])('cancels a %s call whose client aborts it and closes at once: the body stops and the call settles ABORTED, journaled', async (_era, options) => {
-    const server = await serveHttp(root, { port: 0 })
+    // A 2025-era stream waits streamResumeMs for its client to reconnect; a 2026-07-28 one cancels at once.
+    const server = await serveHttp(root, { port: 0, streamResumeMs: 300 })
     onTestFinished(() => server.close())
     const client = new Client({ name: 'edges', version: '1.0.0' }, options)
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
@@ -142,6 +143,43 @@ describe('serveHttp at the edges', () => {
     expect(result).toMatchObject({ status: 'cancelled', code: 'ABORTED' })
     expect(performance.now() - closedAt).toBeLessThan(3_000)
     expect(await readFile(marker, 'utf8')).toMatch(/^aborted: /)
+  })
+
+  it('primes a 2025-11-25 POST stream (id, retry); a client that reconnects with Last-Event-ID gets the answer it missed, and the call is not cancelled', async () => {
+    const server = await serveHttp(root, { port: 0, streamResumeMs: 5_000 })
+    onTestFinished(() => server.close())
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    const post = (body: unknown, signal?: AbortSignal) => fetch(server.url, { method: 'POST', headers, body: JSON.stringify(body), signal })
+    const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'resume', version: '1' } } })
+    headers['mcp-session-id'] = init.headers.get('mcp-session-id')!
+    headers['mcp-protocol-version'] = '2025-11-25'
+    await init.text()
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text()
+    const marker = path.join(plugin.scratch, 'resumed')
+    const controller = new AbortController()
+    const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { ms: 1_000, marker } } }, controller.signal)
+    const reader = response.body!.getReader()
+    const first = new TextDecoder().decode((await reader.read()).value)
+    // The priming event: an id, the retry to wait, and empty data.
+    const primed = /^id: (\S+)\nretry: (\d+)\ndata: \n\n/.exec(first)
+    expect(primed?.[2]).toBe('1000')
+    controller.abort()
+    await reader.cancel().catch(() => {})
+    // Until the server hears the close, the stream still has its connection (409): the client retries after `retry`.
+    const resume = () => fetch(server.url, { headers: { ...headers, accept: 'text/event-stream', 'last-event-id': primed![1]! } })
+    let resumed = await resume()
+    for (let tries = 0; resumed.status === 409 && tries < 20; tries += 1) {
+      await resumed.text()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      resumed = await resume()
+    }
+    expect(resumed.status).toBe(200)
+    const replay = resumed.body!.getReader()
+    let text = ''
+    while (!text.includes('"id":1')) text += new TextDecoder().decode((await replay.read()).value)
+    await replay.cancel()
+    expect(text).toContain('slept 1000 ms')
+    expect(await readFile(marker, 'utf8').catch(() => 'never aborted')).toBe('never aborted')
   })
 
   it("cancels a 2025-11-25 session's running call when the client ends the session (DELETE)", async () => {

@@ -13,6 +13,7 @@ import { SeamError } from '../../errors.js'
 import type { Root } from '../../runtime/root.js'
 import type { McpServeOptions } from './serve-options.js'
 import { allowedHostnames, isLoopback, reachableUrls } from './http-hosts.js'
+import { SessionEventStore } from './http-events.js'
 import { capConnectionsPerClient, type HttpLimits, resolveLimits } from './http-limits.js'
 import { type HttpSession, HttpSessions } from './http-sessions.js'
 import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js'
@@ -53,6 +54,12 @@ export type McpHttpOptions = McpServeOptions &
    * bearer token check: the handler authenticates its own requests.
    */
   routes?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>
+  /**
+   * A 2025-era POST stream that closes before its answer was written: its calls are cancelled
+   * unless the client reconnects (a GET with `Last-Event-ID`) within this long (default 10 s; 0
+   * cancels at once). The session's event store then delivers what the stream missed.
+   */
+  streamResumeMs?: number
 }
 
 /** A running HTTP endpoint. */
@@ -71,6 +78,9 @@ const PATH = '/mcp'
 const MAX_BODY_BYTES = 4 * 1024 * 1024
 
 const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
+const DEFAULT_STREAM_RESUME_MS = 10_000
+/** The `retry` a POST stream's priming event tells a client to wait before it reconnects. */
+const RETRY_MS = 1_000
 const DEFAULT_MAX_SESSIONS = 64
 
 /**
@@ -102,6 +112,12 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<Mc
   if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) {
     throw new SeamError('INVALID_OPTIONS', `maxSessions must be a positive integer, got ${String(options.maxSessions)}`)
   }
+  const resumeMs = options.streamResumeMs ?? DEFAULT_STREAM_RESUME_MS
+  if (!(Number.isFinite(resumeMs) && resumeMs >= 0 && resumeMs <= 0x7fff_ffff)) {
+    throw new SeamError('INVALID_OPTIONS', `streamResumeMs must be a number of milliseconds from 0 to 2147483647, got ${String(options.streamResumeMs)}`)
+  }
+  /** The cancels waiting for a closed stream's client to come back, per session. */
+  const waiting = new WeakMap<HttpSession, Set<NodeJS.Timeout>>()
   const limits = resolveLimits(options)
   const bridge = new McpBridge(root, options)
   const sessions = new HttpSessions({ max: maxSessions, idleMs, log })
@@ -196,9 +212,9 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<Mc
     res.on('close', () => {
       abort.abort()
       release(current, eventStream)
-      // Closed before its answer was written: the client is gone, and with no event store the answer
-      // can never be redelivered, so the POST's requests are cancelled (their calls settle ABORTED).
-      if (!res.writableFinished && body !== undefined) cancelRequests(current, req, body)
+      // Closed before its answer was written: unless the client reconnects (Last-Event-ID) in time to
+      // be delivered the answer from the event store, the POST's requests are cancelled (ABORTED).
+      if (!res.writableFinished && body !== undefined) cancelUnlessResumed(current, req, body)
     })
     const response = await session.transport.handleRequest(webRequest(req, body, abort.signal))
     // A request that did not initialize a session (rejected by the transport) leaves nothing behind.
@@ -216,6 +232,21 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<Mc
     )
     const mismatch = tool === undefined ? undefined : paramHeaderMismatch(tool.inputSchema, params.arguments, headers)
     return mismatch === undefined ? undefined : { message: `Bad Request: the request headers and body disagree: ${mismatch}`, id: id ?? null }
+  }
+
+  function cancelUnlessResumed(session: HttpSession, req: IncomingMessage, body: Buffer): void {
+    if (resumeMs === 0) {
+      cancelRequests(session, req, body)
+      return
+    }
+    const timers = waiting.get(session) ?? new Set<NodeJS.Timeout>()
+    waiting.set(session, timers)
+    const timer = setTimeout(() => {
+      timers.delete(timer)
+      cancelRequests(session, req, body)
+    }, resumeMs)
+    timer.unref()
+    timers.add(timer)
   }
 
   /** Cancels the JSON-RPC requests in `body` as the client would, with `notifications/cancelled`. */
@@ -239,8 +270,15 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<Mc
 
   async function openSession(): Promise<HttpSession> {
     const id = randomUUID()
+    // A client resuming a stream is back: the cancels waiting for it are dropped.
+    const eventStore = new SessionEventStore(() => {
+      for (const timer of waiting.get(session) ?? []) clearTimeout(timer)
+      waiting.delete(session)
+    })
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
+      eventStore,
+      retryInterval: RETRY_MS,
       onsessioninitialized: () => {
         sessions.add(session)
         log(`mcp http: session ${id.slice(0, 8)} opened`)

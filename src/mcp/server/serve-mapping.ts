@@ -12,6 +12,8 @@ export interface McpCatalog {
   readonly skills: ReadonlyMap<string, SkillCapability>
   /** The MCP client capabilities each tool that declares some needs (`ToolSpecBase.clientCapabilities`). */
   readonly needs: ReadonlyMap<string, readonly string[]>
+  /** The task-capable tools (`ToolSpecBase.task`) and how. */
+  readonly tasks: ReadonlyMap<string, 'optional' | 'required'>
   /** The serialised lists: a publish announces `list_changed` only when one of these differs. */
   readonly toolsText: string
   readonly promptsText: string
@@ -37,6 +39,7 @@ export function toCatalog(capabilities: AgentCapabilities, versions: ReadonlyMap
     prompts,
     skills: new Map(capabilities.skills.map((skill) => [skill.name, skill])),
     needs: new Map(capabilities.tools.flatMap((tool) => (tool.clientCapabilities ? [[tool.name, tool.clientCapabilities] as const] : []))),
+    tasks: new Map(capabilities.tools.flatMap((tool) => (tool.task ? [[tool.name, tool.task] as const] : []))),
     toolsText: JSON.stringify(tools),
     promptsText: JSON.stringify(prompts),
     resources,

@@ -79,6 +79,7 @@ export function featureTemplate(slot: ToolSlot): ToolCapability | undefined {
     ...(def.idempotencyKey === undefined ? {} : { idempotencyScope: def.idempotencyScope ?? 'session' }),
     ...(def.idempotencyKey !== undefined && def.onUnknown === 'rerun' ? { onUnknown: 'rerun' as const } : {}),
     ...(def.clientCapabilities?.length ? { clientCapabilities: Object.freeze([...def.clientCapabilities]) } : {}),
+    ...(def.task ? { task: def.task } : {}),
     fingerprint: toolFingerprint(slot.name, def.description, parameters),
   })
   templates.push(template)

@@ -199,6 +199,23 @@ export function describeCoordinationContract(name: string, backend: JournalBacke
       expect(await a.coordination.claimKey('k1', holder)).toMatchObject({ ...other, result: { content: [{ type: 'text', text: 'done' }], value: { id: 7 } } })
     })
 
+    it('stores a task every host reads, changes it until it settles, and never after', async () => {
+      const [a, b] = await twoHosts()
+      const task = { taskId: 't1', session: 's1', subjectId: 'u1', status: 'working' as const, createdAt: AT, updatedAt: AT, ttlMs: 60_000, state: {} }
+      await a.coordination.createTask(task)
+      await expect(b.coordination.createTask(task)).rejects.toMatchObject({ code: 'JOURNAL_DUPLICATE' })
+      expect(await b.coordination.readTask('t1')).toEqual(task)
+      expect(await b.coordination.readTask('t2')).toBeUndefined()
+      const asking = { status: 'input_required' as const, state: { inputRequests: { approval: { method: 'elicitation/create' } } }, at: AT + 1 }
+      expect(await b.coordination.updateTask('t1', asking, 'working')).toBe(true)
+      // The expected status guards a change: only one of two hosts moving it from input_required wins.
+      expect(await a.coordination.updateTask('t1', { status: 'working', state: {}, at: AT + 2 }, 'input_required')).toBe(true)
+      expect(await b.coordination.updateTask('t1', { status: 'working', state: { again: true }, at: AT + 2 }, 'input_required')).toBe(false)
+      expect(await b.coordination.updateTask('t1', { status: 'cancelled', state: {}, at: AT + 3 })).toBe(true)
+      expect(await a.coordination.updateTask('t1', { status: 'completed', state: { result: { content: [] } }, at: AT + 4 })).toBe(false)
+      expect(await a.coordination.readTask('t1')).toEqual({ ...task, status: 'cancelled', state: {}, updatedAt: AT + 3 })
+    })
+
     it('holds a session grant for one session, subject, source and fingerprint only', async () => {
       const [a, b] = await twoHosts()
       const grant = { session: 's1', subjectId: 'u1', source: 'feature:root', fingerprint: 'fp-1' }

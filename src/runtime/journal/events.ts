@@ -97,6 +97,11 @@ export function toRow(event: JournalEvent, host?: string): EventRow {
 }
 
 /** The error for an append that a uniqueness rule refused; only that append fails. */
+/** A task id that is stored already (`createTask`). */
+export function taskDuplicateError(taskId: string, location: string): SeamError {
+  return new SeamError('JOURNAL_DUPLICATE', `Journal ${location} already holds task ${taskId}.`, { details: { taskId } })
+}
+
 export function duplicateError(row: Pick<EventRow, 'turnId' | 'seq' | 'kind' | 'callId'>, location: string): SeamError {
   const what = row.callId === null ? row.kind : `${row.kind} for call ${row.callId}`
   return new SeamError(

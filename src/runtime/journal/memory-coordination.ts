@@ -12,9 +12,12 @@ import type {
   SessionGrant,
   StoredGrant,
   StoredResult,
+  StoredTask,
+  TaskChange,
+  TaskStatus,
 } from '../../seams/coordination.js'
-import { matchesGrant, matchesParked, sameHolder, storedRound } from '../../seams/coordination.js'
-import { duplicateError } from './events.js'
+import { isSettledTask, matchesGrant, matchesParked, sameHolder, storedRound } from '../../seams/coordination.js'
+import { duplicateError, taskDuplicateError } from './events.js'
 import { fencedError } from './hosts.js'
 
 /**
@@ -28,6 +31,7 @@ export class MemoryCoordination implements JournalCoordination {
   /** By `grantKey`, in the order given. */
   readonly #grants = new Map<string, StoredGrant>()
   readonly #beats = new Map<string, HostBeat & { fenced?: boolean }>()
+  readonly #tasks = new Map<string, StoredTask>()
   readonly #check: () => void
   readonly #location: string
   readonly host: string
@@ -168,6 +172,26 @@ export class MemoryCoordination implements JournalCoordination {
     const frozen = Object.freeze(changed)
     this.#parked.set(token, frozen)
     return { won: true, call: frozen }
+  }
+
+  async createTask(task: StoredTask): Promise<void> {
+    this.#check()
+    if (this.#tasks.has(task.taskId)) throw taskDuplicateError(task.taskId, this.#location)
+    this.#tasks.set(task.taskId, structuredClone(task))
+  }
+
+  async readTask(taskId: string): Promise<StoredTask | undefined> {
+    this.#check()
+    const task = this.#tasks.get(taskId)
+    return task === undefined ? undefined : structuredClone(task)
+  }
+
+  async updateTask(taskId: string, change: TaskChange, expect?: TaskStatus): Promise<boolean> {
+    this.#check()
+    const task = this.#tasks.get(taskId)
+    if (task === undefined || isSettledTask(task.status) || (expect !== undefined && task.status !== expect)) return false
+    this.#tasks.set(taskId, { ...task, status: change.status, state: structuredClone(change.state), updatedAt: change.at })
+    return true
   }
 }
 

@@ -13,9 +13,12 @@ import type {
   SessionGrant,
   StoredGrant,
   StoredResult,
+  StoredTask,
+  TaskChange,
+  TaskStatus,
 } from '../../seams/coordination.js'
 import { storedRound } from '../../seams/coordination.js'
-import { duplicateError } from './events.js'
+import { duplicateError, taskDuplicateError } from './events.js'
 import { fencedError, newEpoch } from './hosts.js'
 
 /** The database's clock in epoch milliseconds: hosts on several machines compare leases on one clock. */
@@ -35,7 +38,14 @@ function statements(schema: string) {
   const keys = `${schema}.seam_journal_keys`
   const grants = `${schema}.seam_journal_grants`
   const hosts = `${schema}.seam_journal_hosts`
+  const tasks = `${schema}.seam_journal_tasks`
   return {
+    createTask: `INSERT INTO ${tasks} (task_id, session, subject_id, status, created_at, updated_at, ttl_ms, state)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+    readTask: `SELECT task_id AS "taskId", session, subject_id AS "subjectId", status, created_at AS "createdAt",
+      updated_at AS "updatedAt", ttl_ms AS "ttlMs", state FROM ${tasks} WHERE task_id = $1`,
+    updateTask: `UPDATE ${tasks} SET status = $1, state = $2, updated_at = $3
+      WHERE task_id = $4 AND status NOT IN ('completed', 'failed', 'cancelled') AND ($5::text IS NULL OR status = $5)`,
     parkedTable: parked,
     park: `INSERT INTO ${parked} (token, turn_id, call_id, round, session, subject_id, asked_at, call)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
@@ -268,6 +278,28 @@ export class PostgresCoordination implements JournalCoordination {
     return this.#run(async () => {
       if (host === this.host && this.#epoch !== undefined) return void (await this.#write('retire', this.#sql.retire, [host]))
       await this.#pool.query(this.#sql.retire, [host])
+    })
+  }
+
+  createTask(task: StoredTask): Promise<void> {
+    return this.#run(async () => {
+      const values = [task.taskId, task.session, task.subjectId, task.status, task.createdAt, task.updatedAt, task.ttlMs, JSON.stringify(task.state)]
+      if (((await this.#pool.query(this.#sql.createTask, values)).rowCount ?? 0) === 0) throw taskDuplicateError(task.taskId, this.#location)
+    })
+  }
+
+  readTask(taskId: string): Promise<StoredTask | undefined> {
+    return this.#run(async () => {
+      const row = (await this.#pool.query<StoredTask & { createdAt: string; updatedAt: string; ttlMs: string }>(this.#sql.readTask, [taskId])).rows[0]
+      if (row === undefined) return undefined
+      return { ...row, createdAt: Number(row.createdAt), updatedAt: Number(row.updatedAt), ttlMs: Number(row.ttlMs) }
+    })
+  }
+
+  updateTask(taskId: string, change: TaskChange, expect?: TaskStatus): Promise<boolean> {
+    return this.#run(async () => {
+      const values = [change.status, JSON.stringify(change.state), change.at, taskId, expect ?? null]
+      return ((await this.#pool.query(this.#sql.updateTask, values)).rowCount ?? 0) > 0
     })
   }
 

@@ -2,7 +2,7 @@ import type { Pool } from 'pg'
 import { SeamError } from '../../errors.js'
 import { turnIndexesSql } from './postgres-turns.js'
 
-const SCHEMA_VERSION = 4
+const SCHEMA_VERSION = 5
 
 /** `name` as a PostgreSQL identifier, quoted so any schema name is taken literally. */
 export function quoteIdent(name: string): string {
@@ -72,6 +72,7 @@ function createCoordination(q: string): string {
     );
     ${addFencing(q)}
     ${createOAuth(q)}
+    ${createTasks(q)}
   `
 }
 
@@ -81,6 +82,23 @@ function createCoordination(q: string): string {
  */
 function createOAuth(q: string): string {
   return `CREATE TABLE IF NOT EXISTS ${q}.seam_journal_oauth (key text PRIMARY KEY, record json NOT NULL, at bigint NOT NULL);`
+}
+
+/**
+ * Version 5: MCP tasks (calls that outlive their request), one row each; `state` is the status's
+ * details. A settled task is never written again.
+ */
+function createTasks(q: string): string {
+  return `CREATE TABLE ${q}.seam_journal_tasks (
+      task_id text PRIMARY KEY,
+      session text NOT NULL,
+      subject_id text NOT NULL,
+      status text NOT NULL,
+      created_at bigint NOT NULL,
+      updated_at bigint NOT NULL,
+      ttl_ms bigint NOT NULL,
+      state json NOT NULL
+    );`
 }
 
 /**
@@ -115,10 +133,12 @@ export async function ensurePostgresSchema(pool: Pool, schema: string, location:
         await client.query(`${createCoordination(q)} UPDATE ${q}.seam_journal_meta SET version = ${SCHEMA_VERSION};`)
       } else if (version === 2) {
         // Version 2 had leases without epochs: add them (leases written before have none, so are never held).
-        await client.query(`${addFencing(q)} ${createOAuth(q)} UPDATE ${q}.seam_journal_meta SET version = ${SCHEMA_VERSION};`)
+        await client.query(`${addFencing(q)} ${createOAuth(q)} ${createTasks(q)} UPDATE ${q}.seam_journal_meta SET version = ${SCHEMA_VERSION};`)
       } else if (version === 3) {
-        // Version 3 had no OAuth table.
-        await client.query(`${createOAuth(q)} UPDATE ${q}.seam_journal_meta SET version = ${SCHEMA_VERSION};`)
+        // Version 3 had no OAuth table, version 4 no tasks.
+        await client.query(`${createOAuth(q)} ${createTasks(q)} UPDATE ${q}.seam_journal_meta SET version = ${SCHEMA_VERSION};`)
+      } else if (version === 4) {
+        await client.query(`${createTasks(q)} UPDATE ${q}.seam_journal_meta SET version = ${SCHEMA_VERSION};`)
       } else if (version !== SCHEMA_VERSION) {
         throw corrupt(location, schema, `holds a seam-runtime journal of schema version ${version}; this build reads ${SCHEMA_VERSION}`)
       }

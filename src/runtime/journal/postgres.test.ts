@@ -84,7 +84,7 @@ describe('postgresJournal', () => {
     const old = open(schema, 'host-a')
     await old.append(begin('t1', 1))
     await old.close()
-    const tables = ['parked', 'keys', 'grants', 'hosts'].map((table) => `${schema}.seam_journal_${table}`).join(', ')
+    const tables = ['parked', 'keys', 'grants', 'hosts', 'tasks'].map((table) => `${schema}.seam_journal_${table}`).join(', ')
     await admin.query(`DROP TABLE ${tables}; UPDATE ${schema}.seam_journal_meta SET version = 1`)
     const upgraded = open(schema, 'host-a')
     expect(await upgraded.read('t1')).toHaveLength(1)
@@ -102,7 +102,7 @@ describe('postgresJournal', () => {
     await old.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
     await old.close()
     // What a version 2 build leaves: the hosts table without the fencing columns, one beat of a host now past its lease.
-    await admin.query(`ALTER TABLE ${schema}.seam_journal_hosts DROP COLUMN epoch, DROP COLUMN fenced_at; UPDATE ${schema}.seam_journal_meta SET version = 2`)
+    await admin.query(`ALTER TABLE ${schema}.seam_journal_hosts DROP COLUMN epoch, DROP COLUMN fenced_at; DROP TABLE ${schema}.seam_journal_tasks; UPDATE ${schema}.seam_journal_meta SET version = 2`)
     await admin.query(`INSERT INTO ${schema}.seam_journal_hosts (host, beat_at, lease_ms) VALUES ('host-old', $1, 1000)`, [Date.now() - 60_000])
     const columns = async () =>
       (await admin.query(`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'seam_journal_hosts' ORDER BY ordinal_position`, [schema])).rows.map(

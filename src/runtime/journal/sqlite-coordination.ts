@@ -12,9 +12,12 @@ import type {
   SessionGrant,
   StoredGrant,
   StoredResult,
+  StoredTask,
+  TaskChange,
+  TaskStatus,
 } from '../../seams/coordination.js'
 import { storedRound } from '../../seams/coordination.js'
-import { duplicateError } from './events.js'
+import { duplicateError, taskDuplicateError } from './events.js'
 import { fencedError, newEpoch } from './hosts.js'
 import type { SqliteDatabase, SqliteStatement, SqliteValue } from './sqlite-driver.js'
 import { journalFault } from './sqlite-schema.js'
@@ -50,6 +53,12 @@ const SQL = {
     ON CONFLICT (host) DO UPDATE SET beat_at = excluded.beat_at, lease_ms = excluded.lease_ms, epoch = excluded.epoch, fenced_at = NULL`,
   held: 'SELECT 1 FROM seam_journal_hosts WHERE host = ? AND epoch = ? AND fenced_at IS NULL',
   fence: 'UPDATE seam_journal_hosts SET fenced_at = ? WHERE fenced_at IS NULL AND beat_at + lease_ms < ? AND host <> ?',
+  createTask: `INSERT OR IGNORE INTO seam_journal_tasks (task_id, session, subject_id, status, created_at, updated_at, ttl_ms, state)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  readTask: `SELECT task_id AS taskId, session, subject_id AS subjectId, status, created_at AS createdAt, updated_at AS updatedAt,
+    ttl_ms AS ttlMs, state FROM seam_journal_tasks WHERE task_id = ?`,
+  updateTask: `UPDATE seam_journal_tasks SET status = ?, state = ?, updated_at = ?
+    WHERE task_id = ? AND status NOT IN ('completed', 'failed', 'cancelled') AND (? IS NULL OR status = ?)`,
 } as const
 
 /**
@@ -273,6 +282,25 @@ export class SqliteCoordination implements JournalCoordination {
       if (changes === 0) this.refusedUnlessHeld()
       return changes
     })
+  }
+
+  async createTask(task: StoredTask): Promise<void> {
+    const { changes } = this.#run(() =>
+      this.#statements.createTask.run(task.taskId, task.session, task.subjectId, task.status, task.createdAt, task.updatedAt, task.ttlMs, JSON.stringify(task.state)),
+    )
+    if (changes === 0) throw taskDuplicateError(task.taskId, this.#location)
+  }
+
+  async readTask(taskId: string): Promise<StoredTask | undefined> {
+    const row = this.#run(() => this.#statements.readTask.get(taskId)) as (Omit<StoredTask, 'state'> & { state: string }) | undefined
+    return row === undefined ? undefined : { ...row, state: JSON.parse(row.state) }
+  }
+
+  async updateTask(taskId: string, change: TaskChange, expect?: TaskStatus): Promise<boolean> {
+    const { changes } = this.#run(() =>
+      this.#statements.updateTask.run(change.status, JSON.stringify(change.state), change.at, taskId, expect ?? null, expect ?? null),
+    )
+    return changes > 0
   }
 
   #run<T>(operation: () => T): T {

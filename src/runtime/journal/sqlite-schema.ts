@@ -5,7 +5,7 @@ import { openSqlite, type SqliteDatabase, type SqliteDriver, sqliteErrorCode } f
 
 /** `PRAGMA application_id` of a seam-runtime journal ("SEAM"): marks the file as ours. */
 const APPLICATION_ID = 0x5345_414d
-const SCHEMA_VERSION = 4
+const SCHEMA_VERSION = 5
 
 // Events point at a turn number, not the turn id: the numbers of turns in flight are neighbours,
 // so a commit touches a few index pages instead of one page per (random) turn id, several times
@@ -52,6 +52,23 @@ const OAUTH = `
   ) STRICT;
 `
 
+/**
+ * Version 5: MCP tasks (calls that outlive their request), one row each; `state` is the status's
+ * details as JSON. A settled task is never written again.
+ */
+const TASKS = `
+  CREATE TABLE seam_journal_tasks (
+    task_id TEXT PRIMARY KEY,
+    session TEXT NOT NULL,
+    subject_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    ttl_ms INTEGER NOT NULL,
+    state TEXT NOT NULL
+  ) STRICT;
+`
+
 /** Version 2: the coordination tables (parked calls, idempotency keys, session grants, heartbeats). */
 const CREATE_COORDINATION = `
   CREATE TABLE seam_journal_parked (
@@ -91,6 +108,7 @@ const CREATE_COORDINATION = `
   ) STRICT;
   ${FENCING}
   ${OAUTH}
+  ${TASKS}
   PRAGMA user_version = ${SCHEMA_VERSION};
 `
 
@@ -123,9 +141,10 @@ function ensureSchema(db: SqliteDatabase, path: string): void {
     // Version 1 had the events only: add the coordination tables, keep every event.
     if (version === 1) return void db.exec(CREATE_COORDINATION)
     // Version 2 had leases without epochs: add them (leases written before have none, so are never held).
-    if (version === 2) return void db.exec(`${FENCING} ${OAUTH} PRAGMA user_version = ${SCHEMA_VERSION};`)
-    // Version 3 had no OAuth table.
-    if (version === 3) return void db.exec(`${OAUTH} PRAGMA user_version = ${SCHEMA_VERSION};`)
+    if (version === 2) return void db.exec(`${FENCING} ${OAUTH} ${TASKS} PRAGMA user_version = ${SCHEMA_VERSION};`)
+    // Version 3 had no OAuth table, version 4 no tasks.
+    if (version === 3) return void db.exec(`${OAUTH} ${TASKS} PRAGMA user_version = ${SCHEMA_VERSION};`)
+    if (version === 4) return void db.exec(`${TASKS} PRAGMA user_version = ${SCHEMA_VERSION};`)
     throw corrupt(path, `${path} is a seam-runtime journal of schema version ${version}; this build reads version ${SCHEMA_VERSION}.`)
   }
   const objects = db.prepare('SELECT count(*) FROM sqlite_schema', { pluck: true }).get() as number
