@@ -76,7 +76,7 @@ describe('postgresJournal', () => {
     await Promise.all([a.append(begin('t1', 1)), b.append(begin('t2', 1))])
     expect(await a.tail(10)).toHaveLength(2)
     const { rows } = await admin.query('SELECT version FROM ' + schema + '.seam_journal_meta')
-    expect(rows).toEqual([{ version: 4 }])
+    expect(rows).toEqual([{ version: 5 }])
   })
 
   it('adds the coordination tables to a version 1 journal and keeps its events', async () => {
@@ -84,12 +84,12 @@ describe('postgresJournal', () => {
     const old = open(schema, 'host-a')
     await old.append(begin('t1', 1))
     await old.close()
-    const tables = ['parked', 'keys', 'grants', 'hosts', 'tasks'].map((table) => `${schema}.seam_journal_${table}`).join(', ')
+    const tables = ['parked', 'keys', 'grants', 'hosts', 'oauth', 'tasks'].map((table) => `${schema}.seam_journal_${table}`).join(', ')
     await admin.query(`DROP TABLE ${tables}; UPDATE ${schema}.seam_journal_meta SET version = 1`)
     const upgraded = open(schema, 'host-a')
     expect(await upgraded.read('t1')).toHaveLength(1)
     await upgraded.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
-    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 4 }])
+    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 5 }])
   })
 
   it('upgrades a version 2 schema to fencing (lease epochs) and keeps its events, parked calls, keys, grants and heartbeats', async () => {
@@ -102,7 +102,7 @@ describe('postgresJournal', () => {
     await old.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
     await old.close()
     // What a version 2 build leaves: the hosts table without the fencing columns, one beat of a host now past its lease.
-    await admin.query(`ALTER TABLE ${schema}.seam_journal_hosts DROP COLUMN epoch, DROP COLUMN fenced_at; DROP TABLE ${schema}.seam_journal_tasks; UPDATE ${schema}.seam_journal_meta SET version = 2`)
+    await admin.query(`ALTER TABLE ${schema}.seam_journal_hosts DROP COLUMN epoch, DROP COLUMN fenced_at; DROP TABLE ${schema}.seam_journal_oauth, ${schema}.seam_journal_tasks; UPDATE ${schema}.seam_journal_meta SET version = 2`)
     await admin.query(`INSERT INTO ${schema}.seam_journal_hosts (host, beat_at, lease_ms) VALUES ('host-old', $1, 1000)`, [Date.now() - 60_000])
     const columns = async () =>
       (await admin.query(`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'seam_journal_hosts' ORDER BY ordinal_position`, [schema])).rows.map(
@@ -111,7 +111,7 @@ describe('postgresJournal', () => {
     expect(await columns()).toEqual(['host', 'beat_at', 'lease_ms'])
     const upgraded = open(schema, 'host-new')
     expect((await upgraded.read('t1')).map((event) => event.kind)).toEqual(['turn/begin', 'tool/call'])
-    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 4 }])
+    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 5 }])
     expect(await columns()).toEqual(['host', 'beat_at', 'lease_ms', 'epoch', 'fenced_at'])
     expect(await upgraded.coordination.parked()).toMatchObject([{ turnId: 't1', callId: 'c9' }])
     expect(await upgraded.coordination.readKey('k1')).toMatchObject({ callId: 'c1', host: 'host-old' })

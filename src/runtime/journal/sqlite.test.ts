@@ -99,7 +99,7 @@ describe.each(sqliteDriversUnderTest())('sqliteJournal (%s)', (driver) => {
     await old.append(begin('t1', 1))
     await old.close()
     const db = openSqlite(path, { driver })
-    for (const table of ['parked', 'keys', 'grants', 'hosts', 'tasks']) db.exec(`DROP TABLE seam_journal_${table}`)
+    for (const table of ['parked', 'keys', 'grants', 'hosts', 'oauth', 'tasks']) db.exec(`DROP TABLE seam_journal_${table}`)
     db.exec('PRAGMA user_version = 1')
     db.close()
     const upgraded = sqliteJournal(path, { driver })
@@ -120,7 +120,7 @@ describe.each(sqliteDriversUnderTest())('sqliteJournal (%s)', (driver) => {
     await old.close()
     // What a version 2 build leaves: the hosts table without the fencing columns, one beat of a host now past its lease.
     const db = openSqlite(path, { driver })
-    db.exec('ALTER TABLE seam_journal_hosts DROP COLUMN epoch; ALTER TABLE seam_journal_hosts DROP COLUMN fenced_at; DROP TABLE seam_journal_tasks; PRAGMA user_version = 2')
+    db.exec('ALTER TABLE seam_journal_hosts DROP COLUMN epoch; ALTER TABLE seam_journal_hosts DROP COLUMN fenced_at; DROP TABLE seam_journal_oauth; DROP TABLE seam_journal_tasks; PRAGMA user_version = 2')
     db.prepare('INSERT INTO seam_journal_hosts (host, beat_at, lease_ms) VALUES (?, ?, ?)').run('host-old', Date.now() - 60_000, 1_000)
     expect(db.prepare('SELECT name FROM pragma_table_info(?)', { pluck: true }).all('seam_journal_hosts')).toEqual(['host', 'beat_at', 'lease_ms'])
     db.close()
@@ -128,7 +128,7 @@ describe.each(sqliteDriversUnderTest())('sqliteJournal (%s)', (driver) => {
     onTestFinished(() => upgraded.close())
     const check = openSqlite(path, { driver, readonly: true })
     onTestFinished(() => check.close())
-    expect(check.prepare('PRAGMA user_version', { pluck: true }).get()).toBe(4)
+    expect(check.prepare('PRAGMA user_version', { pluck: true }).get()).toBe(5)
     expect(check.prepare('SELECT name FROM pragma_table_info(?)', { pluck: true }).all('seam_journal_hosts')).toEqual(['host', 'beat_at', 'lease_ms', 'epoch', 'fenced_at'])
     expect((await upgraded.read('t1')).map((event) => event.kind)).toEqual(['turn/begin', 'tool/call'])
     expect(await upgraded.coordination.parked()).toMatchObject([{ turnId: 't1', callId: 'c9' }])
@@ -146,26 +146,31 @@ describe.each(sqliteDriversUnderTest())('sqliteJournal (%s)', (driver) => {
     expect(await upgraded.read('t2')).toHaveLength(1)
   })
 
-  it('adds the tasks table to a version 3 journal and keeps its events and grants', async () => {
-    const path = join(tempDir(), 'journal.db')
-    const old = sqliteJournal(path, { driver })
-    await old.append(begin('t1', 1))
-    await old.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
-    await old.close()
-    const db = openSqlite(path, { driver })
-    db.exec('DROP TABLE seam_journal_tasks; PRAGMA user_version = 3')
-    db.close()
-    const upgraded = sqliteJournal(path, { driver })
-    onTestFinished(() => upgraded.close())
-    expect(await upgraded.read('t1')).toHaveLength(1)
-    expect(await upgraded.coordination.hasGrant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })).toBe(true)
-    const task = { taskId: 'task-1', session: 's1', subjectId: 'u1', status: 'working' as const, createdAt: 1, updatedAt: 1, ttlMs: 1_000, state: { tool: 'build' } }
-    await upgraded.coordination.createTask(task)
-    expect(await upgraded.coordination.readTask('task-1')).toEqual(task)
-    const check = openSqlite(path, { driver, readonly: true })
-    onTestFinished(() => check.close())
-    expect(check.prepare('PRAGMA user_version', { pluck: true }).get()).toBe(4)
-  })
+  for (const [version, drop] of [
+    [3, 'DROP TABLE seam_journal_oauth; DROP TABLE seam_journal_tasks;'],
+    [4, 'DROP TABLE seam_journal_tasks;'],
+  ] as const) {
+    it(`adds the tables a version ${version} journal lacks and keeps its events and grants`, async () => {
+      const path = join(tempDir(), 'journal.db')
+      const old = sqliteJournal(path, { driver })
+      await old.append(begin('t1', 1))
+      await old.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
+      await old.close()
+      const db = openSqlite(path, { driver })
+      db.exec(`${drop} PRAGMA user_version = ${version}`)
+      db.close()
+      const upgraded = sqliteJournal(path, { driver })
+      onTestFinished(() => upgraded.close())
+      expect(await upgraded.read('t1')).toHaveLength(1)
+      expect(await upgraded.coordination.hasGrant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })).toBe(true)
+      const task = { taskId: 'task-1', session: 's1', subjectId: 'u1', status: 'working' as const, createdAt: 1, updatedAt: 1, ttlMs: 1_000, state: { tool: 'build' } }
+      await upgraded.coordination.createTask(task)
+      expect(await upgraded.coordination.readTask('task-1')).toEqual(task)
+      const check = openSqlite(path, { driver, readonly: true })
+      onTestFinished(() => check.close())
+      expect(check.prepare('PRAGMA user_version', { pluck: true }).get()).toBe(5)
+    })
+  }
 
   it('creates the parent folders of a new journal and writes it in WAL mode', async () => {
     const path = join(tempDir(), 'a', 'b', 'journal.db')
