@@ -85,6 +85,16 @@ export interface CatalogView {
   readonly skills: SkillView[]
 }
 
+/** A running call's last progress report (see `RunningProgress`). */
+export interface ProgressView {
+  readonly turnId: string
+  readonly callId: string
+  readonly done: number
+  readonly total?: number
+  readonly message?: string
+  readonly at: number
+}
+
 export interface CallView {
   readonly callId: string
   readonly name: string
@@ -99,6 +109,8 @@ export interface CallView {
     readonly content: ContentBlock[]
     readonly durationMs: number
   }
+  /** The last progress report of a call still running on this host. */
+  readonly progress?: ProgressView
   /** The outer call's id, for a nested call (a Code Mode sub-call, a tool body's `ctx.tools.call`). */
   readonly parent?: string
   /** The nested calls it made, in the order they were made. */
@@ -196,5 +208,6 @@ export type LiveEvent =
   | { readonly type: 'journal'; readonly turnId: string }
   | ({ readonly type: 'approvals' } & ApprovalQueueView)
   | { readonly type: 'provider'; readonly provider: ProviderView }
+  | { readonly type: 'progress'; readonly progress: ProgressView }
 
 export type JournalPage = TurnPage
