@@ -145,7 +145,7 @@ function roundTrips(worker: Worker, label: string): Contender {
   const trip = () =>
     new Promise<void>((resolve) => {
       worker.once('message', () => resolve())
-      worker.postMessage({ type: 'call', id: 1, index: 0, name: NAME, args: '{"id":"T-1","limit":3}' })
+      worker.postMessage({ type: 'calls', id: 1, calls: [[0, NAME, ARGUMENTS_TEXT]] })
     })
   return {
     label,
