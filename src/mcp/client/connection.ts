@@ -96,6 +96,29 @@ export class McpConnection {
     return tools
   }
 
+  /** Every page of `resources/list` and `resources/templates/list`; none when the server has no resources. */
+  async listResources(): Promise<{ resources: unknown[]; templates: unknown[] }> {
+    if (!this.#client.getServerCapabilities()?.resources) return { resources: [], templates: [] }
+    const options = { timeout: this.#settings.setupTimeoutMs }
+    const [{ resources }, { resourceTemplates }] = await Promise.all([this.#client.listResources(undefined, options), this.#client.listResourceTemplates(undefined, options)])
+    return { resources, templates: resourceTemplates }
+  }
+
+  readResource(uri: string, options: { signal?: AbortSignal; timeout: number }) {
+    return this.#client.readResource({ uri }, options)
+  }
+
+  /** Every page of `prompts/list`; none when the server has no prompts. */
+  async listPrompts(): Promise<unknown[]> {
+    if (!this.#client.getServerCapabilities()?.prompts) return []
+    const { prompts } = await this.#client.listPrompts(undefined, { timeout: this.#settings.setupTimeoutMs })
+    return prompts
+  }
+
+  getPrompt(name: string, options: { timeout: number }) {
+    return this.#client.getPrompt({ name }, options)
+  }
+
   /**
    * `tools/call`; an abort of `signal` (or the timeout) sends `notifications/cancelled` to the server.
    * `meta` (the caller's W3C trace context) travels as the request's `_meta`.

@@ -9,9 +9,11 @@ import type {
   StatusReportingService,
   ToolExecutionResult,
   ToolInvocationContext,
+  SkillService,
   ToolSchema,
   ToolService,
 } from '../../seams/types.js'
+import type { ResourceContents, ResourceDescriptor, ResourceService, ResourceTemplateDescriptor } from '../../seams/resources.js'
 import { endRequestSpan, parentFor, startRequestSpan, traceMeta } from '../trace-context.js'
 import { fromCallError, fromCallResult } from './call-result.js'
 import type { McpConnection } from './connection.js'
@@ -41,7 +43,7 @@ export const CHANGE_DEBOUNCE_MS = 20
  */
 const PROTOCOLS: readonly McpProtocolChoice[] = ['auto', '2025-11-25', '2026-07-28']
 
-export class McpToolService implements ToolService, ChangeNotifyingService, StatusReportingService {
+export class McpToolService implements ToolService, ResourceService, SkillService, ChangeNotifyingService, StatusReportingService {
   readonly id: string
   readonly description: string
   readonly #options: McpToolServiceOptions
@@ -265,6 +267,67 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
       // A schema seam-runtime refuses (`INVALID_QUESTION`) is declined; the server decides what then.
       return { action: 'decline' }
     }
+  }
+
+  /**
+   * The server's resources (`resources/list`, every page), as a `ResourceService`: register the
+   * service with `registerResourceService` too to project them. Rejects with `PROVIDER_UNAVAILABLE`
+   * while the server is down; a server without resources lists none.
+   */
+  async list(_scope: string): Promise<ResourceDescriptor[]> {
+    return (await this.#resources()).resources
+  }
+
+  /** The server's resource templates (`resources/templates/list`). */
+  async templates(_scope: string): Promise<ResourceTemplateDescriptor[]> {
+    return (await this.#resources()).templates
+  }
+
+  /** One `resources/read` under `context.signal`; the server's contents as it sent them (text or blobs). */
+  async read(_scope: string, uri: string, context?: { signal?: AbortSignal }): Promise<ResourceContents[]> {
+    const connection = await this.#supervisor.current(false)
+    const result = await connection.readResource(uri, { signal: context?.signal, timeout: this.#timeoutMs })
+    return (result.contents as Record<string, unknown>[])
+      .filter((c) => typeof c?.uri === 'string' && (typeof c.text === 'string' || typeof c.blob === 'string'))
+      .map((c) => {
+        const mime = typeof c.mimeType === 'string' ? { mimeType: c.mimeType } : {}
+        return typeof c.text === 'string' ? { uri: c.uri as string, ...mime, text: c.text } : { uri: c.uri as string, ...mime, blob: c.blob as string }
+      })
+  }
+
+  /**
+   * The server's prompts as skills (`prompts/list`), as a `SkillService`: register the service
+   * with `registerSkillService` too. A prompt's instructions are its text messages without arguments.
+   */
+  async catalog(_scope: string): Promise<{ name: string; description: string }[]> {
+    const connection = await this.#supervisor.current(false)
+    const prompts = (await connection.listPrompts()) as { name?: unknown; description?: unknown; arguments?: { required?: boolean }[] }[]
+    // A prompt that needs arguments cannot be read as fixed instructions.
+    return prompts
+      .filter((p) => typeof p?.name === 'string' && TOOL_NAME.test(p.name) && !(p.arguments ?? []).some((a) => a?.required === true))
+      .map((p) => ({ name: this.#options.prefix ? `${this.#options.prefix}__${p.name as string}` : (p.name as string), description: typeof p.description === 'string' ? p.description : `Prompt ${p.name as string} of MCP server "${this.id}".` }))
+  }
+
+  async describe(_scope: string, skillId: string): Promise<string> {
+    const connection = await this.#supervisor.current(false)
+    const remote = remoteName(skillId, this.#options.prefix) ?? skillId
+    const { messages } = await connection.getPrompt(remote, { timeout: this.#timeoutMs })
+    return messages
+      .map((m) => (m.content.type === 'text' ? m.content.text : m.content.type === 'resource' && 'text' in m.content.resource ? m.content.resource.text : ''))
+      .filter((text) => text !== '')
+      .join('\n\n')
+  }
+
+  async #resources(): Promise<{ resources: ResourceDescriptor[]; templates: ResourceTemplateDescriptor[] }> {
+    const connection = await this.#supervisor.current(false)
+    let listed: { resources: unknown[]; templates: unknown[] }
+    try {
+      listed = await connection.listResources()
+    } catch (error) {
+      connection.suspect(error)
+      throw new SeamError('PROVIDER_UNAVAILABLE', `MCP server "${this.id}" did not list its resources: ${safeMessage(error, this.#redact)}`, { cause: redactedError(error, this.#redact) })
+    }
+    return { resources: listed.resources as ResourceDescriptor[], templates: listed.templates as ResourceTemplateDescriptor[] }
   }
 
   onDidChange(listener: () => void): () => void {
