@@ -24,7 +24,6 @@ import {
   type CodeSandbox,
   type CodeSandboxOptions,
   DEFAULT_CODE_LIMITS,
-  type FromWorker,
   type SubCallSettlement,
   type WorkerRunEnd,
 } from './types.js'
