@@ -8,6 +8,11 @@
  *   against the same executes without a sandbox: the cost per sub-call at most 2× a direct execute
  *   (and, for scale, a bare message round trip to a worker thread: the floor of any such design);
  * - memory per concurrent run: RSS of the process (workers included) with 50 runs parked on a sub-call.
+ * - `run_code` through the real pipeline (`turn.tools.execute` of `run_code` on a root with Code
+ *   Mode, every sub-call a nested call journaled as its own pair): a warm run with no sub-calls,
+ *   1 and 100 sequential sub-calls and 10 parallel ones, against direct executes of the same tool
+ *   in the same rounds (per sub-call at most 2× a direct execute), and RSS per concurrent run with
+ *   50 `run_code` calls parked on a sub-call whose body waits.
  * - the same programs through Vercel's `@ai-sdk/code-mode` when it can be loaded: it needs `ai`
  *   7.0.85 as a peer, this repository has `ai` 6, so it is not a dev dependency; install it aside
  *   (`npm install --prefix DIR @ai-sdk/code-mode@1.0.42 ai@7.0.85`) and set SEAM_BENCH_AI_SDK_CODE_MODE=DIR.
@@ -17,7 +22,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { createRoot, memoryJournal } from '../src/index.js'
+import { z } from 'zod'
+import { createRoot, definePlugin, defineTool, memoryJournal } from '../src/index.js'
 import { type CodeHost, type CodeRunResult, type CodeSandbox, createCodeSandbox } from '../src/runtime/code/index.js'
 import {
   type BenchReport,
@@ -36,7 +42,7 @@ import {
   timeLoop,
   type Verdict,
 } from './harness.js'
-import { lookupBody, lookupPlugin, NAME } from './lookup-tool.js'
+import { ARGUMENTS_TEXT, DESCRIPTION, lookupBody, lookupInput, lookupPlugin, NAME } from './lookup-tool.js'
 
 const ROUNDS = 10
 const WARMUP = 2
@@ -139,7 +145,7 @@ function roundTrips(worker: Worker, label: string): Contender {
   const trip = () =>
     new Promise<void>((resolve) => {
       worker.once('message', () => resolve())
-      worker.postMessage({ type: 'call', id: 1, index: 0, name: NAME, args: '{"id":"T-1","limit":3}' })
+      worker.postMessage({ type: 'calls', id: 1, calls: [[0, NAME, ARGUMENTS_TEXT]] })
     })
   return {
     label,
@@ -148,6 +154,76 @@ function roundTrips(worker: Worker, label: string): Contender {
         for (let i = 0; i < calls; i++) await trip()
       }),
   }
+}
+
+/** `lookup_ticket`, and `hold`, whose body waits until the bench lets it go (memory per parked run). */
+function codePlugin(held: (() => void)[]) {
+  return definePlugin({
+    name: 'bench-code',
+    setup(ctx) {
+      ctx.addTool(NAME, defineTool({ description: DESCRIPTION, input: lookupInput, approval: 'never', execute: lookupBody }))
+      ctx.addTool(
+        'hold',
+        defineTool({ description: 'Waits for the bench.', input: z.object({}), approval: 'never', execute: () => new Promise<{ title: string }>((resolve) => held.push(() => resolve({ title: 'x' }))) }),
+      )
+    },
+  })
+}
+
+type CodeRoot = Awaited<ReturnType<typeof createRoot>>
+
+/** `run_code` through `turn.tools.execute`: one turn per round, `runs` runs of `program` in it. */
+function runCodeContender(root: CodeRoot, program: Program, label: string): Contender {
+  const code = JSON.stringify({ code: PROGRAMS[program] })
+  let n = 0
+  return {
+    label,
+    async round() {
+      const turn = await root.beginTurn({ session: 'bench', principal: { subjectId: 'bench' } })
+      const sample = await timeLoop(SHAPE[program].runs, async () => {
+        const outcome = await turn.tools.execute({ callId: `rc${n++}`, name: 'run_code', arguments: code })
+        if (outcome.status !== 'completed') throw new Error(`bench run_code ${outcome.status}: ${outcome.code} ${JSON.stringify(outcome.content)}`)
+      })
+      await turn.end()
+      return sample
+    },
+  }
+}
+
+/** `calls` direct executes of the tool per run (in parallel for `parallel`), `runs` runs in one turn per round. */
+function directExecuteContender(root: CodeRoot, program: Program, label: string): Contender {
+  const { calls, runs } = SHAPE[program]
+  let n = 0
+  return {
+    label,
+    async round() {
+      const turn = await root.beginTurn({ session: 'bench', principal: { subjectId: 'bench' } })
+      const one = async () => {
+        const outcome = await turn.tools.execute({ callId: `de${n++}`, name: NAME, arguments: ARGUMENTS_TEXT })
+        if (outcome.status !== 'completed') throw new Error(`bench execute ${outcome.status}`)
+      }
+      const sample = await timeLoop(runs, async () => {
+        if (program === 'parallel') await Promise.all(Array.from({ length: calls }, one))
+        else for (let i = 0; i < calls; i++) await one()
+      })
+      await turn.end()
+      return sample
+    },
+  }
+}
+
+/** RSS growth per `run_code` call with CONCURRENT of them each parked on a `hold` sub-call. */
+async function runCodeMemory(root: CodeRoot, held: (() => void)[]): Promise<number> {
+  const turn = await root.beginTurn({ session: 'bench-memory', principal: { subjectId: 'bench' } })
+  const code = JSON.stringify({ code: 'const big = Array.from({ length: 1000 }, (_, i) => ({ i }))\nreturn (await tools.hold({})).title + big.length' })
+  const before = process.memoryUsage().rss
+  const runs = Array.from({ length: CONCURRENT }, (_, i) => turn.tools.execute({ callId: `mem${i}`, name: 'run_code', arguments: code }))
+  while (held.length < CONCURRENT) await new Promise((resolve) => setTimeout(resolve, 5))
+  const during = process.memoryUsage().rss
+  for (const release of held.splice(0)) release()
+  for (const outcome of await Promise.all(runs)) if (outcome.status !== 'completed') throw new Error(`bench run_code ${outcome.status}`)
+  await turn.end()
+  return (during - before) / CONCURRENT
 }
 
 interface Peer {
@@ -220,6 +296,8 @@ async function memoryPerRun(sandbox: CodeSandbox): Promise<number> {
 export async function run(): Promise<BenchReport> {
   const cold = await coldStarts()
   const sandbox = createCodeSandbox({ poolSize: POOL })
+  const held: (() => void)[] = []
+  const codeRoot = await createRoot({ plugin: codePlugin(held), journal: memoryJournal(), repair: false, codeMode: { poolSize: POOL } })
   const peer = await loadPeer()
   try {
     const direct = async () => ({ host: directHost, done: async () => {} })
@@ -232,15 +310,20 @@ export async function run(): Promise<BenchReport> {
     }
     contenders.push(seamContender(sandbox, 'none', direct, 'seam sandbox: none, a new source each run', true))
     const echo = new Worker("require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m))", { eval: true })
-    const viaPipeline = [
+    const viaPipeline: Contender[] = [
       roundTrips(echo, '100 bare worker round trips'),
       seamContender(sandbox, 'hundred', pipelineHost, 'seam sandbox, 100 sub-calls through execute'),
       directExecutes(100, SHAPE.hundred.runs, '100 direct executes'),
     ]
+    for (const program of programs) {
+      viaPipeline.push(runCodeContender(codeRoot, program, `run_code: ${program}`))
+      if (program !== 'none') viaPipeline.push(directExecuteContender(codeRoot, program, `direct executes: ${program}`))
+    }
     const measured = await interleave([...contenders, ...viaPipeline], { rounds: ROUNDS, warmup: WARMUP })
     const byLabel = new Map(measured.map((m) => [m.label, m]))
     const get = (label: string) => byLabel.get(label)!
     const memory = await memoryPerRun(sandbox)
+    const runCodeRss = await runCodeMemory(codeRoot, held)
     await echo.terminate()
 
     const rows: string[][] = []
@@ -267,10 +350,30 @@ export async function run(): Promise<BenchReport> {
     const hundred = perSubCall('seam sandbox, 100 sub-calls through execute', '100 direct executes', 100)
     const directSub = (msPerOp(get('seam sandbox: hundred')) - msPerOp(warm)) / 100
     const trip = msPerOp(get('100 bare worker round trips')) / 100
+    // run_code through the pipeline: (a run with N sub-calls − a run with none) / N, against one direct execute.
+    const runCodeWarm = msPerOp(get('run_code: none'))
+    const viaRunCode = (program: Exclude<Program, 'none'>) => {
+      const { calls } = SHAPE[program]
+      const run = msPerOp(get(`run_code: ${program}`))
+      const sub = (run - runCodeWarm) / calls
+      const exec = msPerOp(get(`direct executes: ${program}`)) / calls
+      return { run, sub, exec, ratio: sub / exec }
+    }
+    const rc = { one: viaRunCode('one'), hundred: viaRunCode('hundred'), parallel: viaRunCode('parallel') }
     const verdicts: Verdict[] = [
+      budget('run_code warm run, no sub-calls, through execute (median wall)', runCodeWarm, WARM_BUDGET_MS, formatMs),
+      {
+        label: 'run_code: per sub-call, 100 sequential, vs a direct execute',
+        ratio: rc.hundred.ratio,
+        max: SUBCALL_MAX,
+        pass: rc.hundred.ratio <= SUBCALL_MAX,
+        measured: `${formatMs(rc.hundred.sub)} per sub-call`,
+        baseline: `execute: ${formatMs(rc.hundred.exec)}`,
+        target: `≤ ${SUBCALL_MAX}×`,
+      },
       budget('warm run, no sub-calls, source seen before (median wall)', msPerOp(warm), WARM_BUDGET_MS, formatMs, `direct call: ${formatMs(msPerOp(get('direct function calls: none')))}`),
       {
-        label: 'per sub-call through execute, 100 sequential, vs a direct execute',
+        label: 'sandbox host calling execute: per sub-call, 100 sequential, vs a direct execute',
         ratio: hundred.ratio,
         max: SUBCALL_MAX,
         pass: hundred.ratio <= SUBCALL_MAX,
@@ -297,12 +400,28 @@ export async function run(): Promise<BenchReport> {
           ],
         ),
         `sandbox run vs direct, 100 through execute: ${formatRatio(pairedRatio(get('seam sandbox, 100 sub-calls through execute'), get('100 direct executes')))} per run`,
+        '',
+        ...table(
+          ['run_code through turn.tools.execute', 'per run', 'per sub-call', 'direct execute', 'ratio'],
+          [
+            ['warm run, no sub-calls', formatMs(runCodeWarm), '', '', ''],
+            ...(['one', 'hundred', 'parallel'] as const).map((program) => [
+              `${SHAPE[program].calls} ${program === 'parallel' ? 'parallel' : 'sequential'} sub-call${SHAPE[program].calls === 1 ? '' : 's'}`,
+              formatMs(rc[program].run),
+              formatMs(rc[program].sub),
+              formatMs(rc[program].exec),
+              formatRatio(rc[program].ratio),
+            ]),
+          ],
+        ),
+        `memory per concurrent run_code call (${CONCURRENT} parked on a sub-call whose body waits, process RSS with workers): ${formatBytes(runCodeRss)}`,
         `memory per concurrent run (${CONCURRENT} runs parked on a sub-call, process RSS with workers): ${formatBytes(memory)}`,
       ],
       verdicts,
     }
   } finally {
     await sandbox.close()
+    await codeRoot.close()
   }
 }
 

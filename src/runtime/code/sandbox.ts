@@ -24,7 +24,6 @@ import {
   type CodeSandbox,
   type CodeSandboxOptions,
   DEFAULT_CODE_LIMITS,
-  type FromWorker,
   type SubCallSettlement,
   type WorkerRunEnd,
 } from './types.js'
@@ -58,7 +57,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   let closed: Promise<void> | undefined
   const pool = new WorkerPool(Math.max(1, options.poolSize ?? 2), {
     message(_worker, message) {
-      if (message.type === 'call') call(message)
+      if (message.type === 'calls') for (const [index, name, args] of message.calls) call(message.id, index, name, args)
       else if (message.type === 'done') ended(message.id, message.end)
     },
     exit(worker, reason) {
@@ -90,16 +89,34 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     }
   }
 
-  function call(message: Extract<FromWorker, { type: 'call' }>): void {
-    const run = active.get(message.id)
+  function call(id: number, index: number, name: string, args: string): void {
+    const run = active.get(id)
     if (!run || run.ended) return
-    const done = answer(run.host, message.index, message.name, message.args, run.controller.signal).then(({ json, end }) => {
+    const done = answer(run.host, index, name, args, run.controller.signal).then(({ json, end }) => {
       run.pending.delete(done)
       if (run.ended) return
       if (end) cancel(run, end.code, end.message)
-      else run.worker.post({ type: 'settle', id: run.id, index: message.index, json })
+      else reply(run, index, json)
     })
     run.pending.add(done)
+  }
+
+  // Answers ready by the end of one turn of the event loop go to their worker in one message per
+  // run (a `Promise.all` of sub-calls is settled in one slice of the program, not one slice each).
+  const replies = new Map<ActiveRun, [index: number, json: string][]>()
+  let flushing = false
+  function reply(run: ActiveRun, index: number, json: string): void {
+    const answers = replies.get(run)
+    if (answers === undefined) replies.set(run, [[index, json]])
+    else answers.push([index, json])
+    if (flushing) return
+    flushing = true
+    setImmediate(flush)
+  }
+  function flush(): void {
+    flushing = false
+    for (const [run, answers] of replies) if (!run.ended) run.worker.post({ type: 'settle', id: run.id, answers })
+    replies.clear()
   }
 
   function ended(id: number, end: WorkerRunEnd): void {

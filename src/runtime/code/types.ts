@@ -126,8 +126,8 @@ export interface CodeSandbox {
 /** Pool → worker. */
 export type ToWorker =
   | { type: 'run'; id: number; code: string; toolNames: string[]; limits: CodeLimits; replay: CodeRecorded }
-  /** `json` is the JSON of a SubCallSettlement. */
-  | { type: 'settle'; id: number; index: number; json: string }
+  /** Answers of the run's sub-calls, `[index, json]` each, `json` the JSON of a SubCallSettlement: one slice settles them all. */
+  | { type: 'settle'; id: number; answers: [index: number, json: string][] }
   | { type: 'cancel'; id: number; code: CodeRunCode; message: string }
 
 /** What a worker reports when a run ends; `value` is JSON text (absent: the program returned nothing). */
@@ -145,5 +145,6 @@ export type WorkerRunEnd =
 /** Worker → pool. */
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'call'; id: number; index: number; name: string; args: string }
+  /** The sub-calls one slice of the run issued, in issue order. */
+  | { type: 'calls'; id: number; calls: [index: number, name: string, args: string][] }
   | { type: 'done'; id: number; end: WorkerRunEnd }

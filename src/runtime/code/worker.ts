@@ -47,6 +47,8 @@ interface Run {
   replay: CodeRecorded
   recorded: CodeRecorded
   subCalls: number
+  /** Sub-calls issued in the current slice, posted in one message when it ends. */
+  outbox: [index: number, name: string, args: string][]
   cpuMs: number
   /** performance.now() when the current slice began, 0 outside one. */
   sliceStart: number
@@ -68,7 +70,7 @@ port.on('message', (message: ToWorker) => {
     if (replacing) void replacing.then(() => start(message))
     else start(message)
   }
-  else if (message.type === 'settle') settle(message.id, message.index, message.json)
+  else if (message.type === 'settle') settle(message.id, message.answers)
   else if (message.type === 'cancel') {
     const run = runs.get(message.id)
     if (run) {
@@ -104,6 +106,7 @@ function start(message: Extract<ToWorker, { type: 'run' }>): void {
     replay: message.replay,
     recorded: { now: [], random: [] },
     subCalls: 0,
+    outbox: [],
     cpuMs: 0,
     sliceStart: 0,
     kill: undefined,
@@ -168,19 +171,32 @@ function slice(run: Run, step: () => void): void {
     run.cpuMs += performance.now() - run.sliceStart
     run.sliceStart = 0
   }
+  // Before a `done`: the host runs (and awaits) every sub-call the program issued before it ended.
+  if (run.outbox.length > 0) {
+    post({ type: 'calls', id: run.id, calls: run.outbox })
+    run.outbox = []
+  }
   if (run.end || run.kill) finish(run)
 }
 
-function settle(id: number, index: number, json: string): void {
+/** Settles the sub-calls answered, in the order given, then runs the program's jobs once. */
+function settle(id: number, answers: [index: number, json: string][]): void {
   const run = runs.get(id)
-  const deferred = run?.deferreds.get(index)
-  if (!run || !deferred) return
-  run.deferreds.delete(index)
+  if (!run || !answers.some(([index]) => run.deferreds.has(index))) return
   slice(run, () => {
-    const text = run.context.newString(json)
-    deferred.resolve(text)
-    text.dispose()
-    deferred.dispose()
+    for (const [index, json] of answers) {
+      const deferred = run.deferreds.get(index)
+      if (!deferred) continue
+      // Out of the map only once settled here: a slice that stops half-way leaves the rest to `finish`.
+      run.deferreds.delete(index)
+      try {
+        const text = run.context.newString(json)
+        deferred.resolve(text)
+        text.dispose()
+      } finally {
+        deferred.dispose()
+      }
+    }
   })
 }
 
@@ -261,7 +277,7 @@ function hostObject(run: Run): QuickJSHandle {
     const index = run.subCalls++
     const deferred = context.newPromise()
     run.deferreds.set(index, deferred)
-    post({ type: 'call', id: run.id, index, name, args })
+    run.outbox.push([index, name, args])
     return deferred.handle
   })
   define('log', (levelHandle, textHandle) => {

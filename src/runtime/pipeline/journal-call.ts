@@ -114,19 +114,16 @@ function callEvent(state: CallState): JournalEvent {
   const { ctx, call } = state
   const raw = typeof call.arguments === 'string' ? call.arguments : safeStringify(call.arguments)
   state.raw = raw
-  const event: JournalEvent = {
-    kind: 'tool/call',
-    turnId: ctx.turn.turnId,
-    seq: ctx.nextSeq(),
-    // A single call journals this in the step it began (see `runCall`); a batch call may have waited.
-    at: epochAt(state.waited ? performance.now() : state.startedAt),
-    callId: call.callId,
-    name: call.name,
-    arguments: raw,
-    generation: ctx.generation.number,
-  }
+  const turnId = ctx.turn.turnId
+  const seq = ctx.nextSeq()
+  // A single call journals this in the step it began (see `runCall`); a batch call may have waited.
+  const at = epochAt(state.waited ? performance.now() : state.startedAt)
+  const generation = ctx.generation.number
   const parent = state.parent
-  return parent === undefined ? event : { ...event, parent: parent.call.callId }
+  // Two literals rather than a spread of one: a spread copy with one more field is a shape the
+  // journal's append sees only for nested calls, and its freeze and size reads then take a slow path.
+  if (parent === undefined) return { kind: 'tool/call', turnId, seq, at, callId: call.callId, name: call.name, arguments: raw, generation }
+  return { kind: 'tool/call', turnId, seq, at, callId: call.callId, name: call.name, arguments: raw, generation, parent: parent.call.callId }
 }
 
 /** Claims the call id in the turn's set; a reused id settles the call (see `claimAndAppend`). */
