@@ -77,6 +77,7 @@ export type { TurnToolRuntimeOptions } from './runtime/turns/turn-tool-runtime.j
 export { deferApprovals } from './seams/approval.js'
 export type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest, PermissionHost } from './seams/approval.js'
 export type { Approvals, PendingApproval, PendingQuery } from './runtime/approvals/approvals.js'
+export type { AnswerValue, QuestionAnswer, QuestionField, QuestionRequest, QuestionSchema, ToolQuestion } from './seams/questions.js'
 export type {
   DispatchResult,
   ExecuteWrapper,
@@ -86,9 +87,12 @@ export type {
   PreDecision,
   PreExecuteHook,
   ResultObserver,
+  ExecuteOptions,
+  ProgressEvent,
   ToolCall,
   ToolCallOutcome,
   ToolExecution,
+  ToolProgress,
 } from './seams/calls.js'
 
 // ── Journal ────────────────────────────────────────────────────────────────────────────────

@@ -1,7 +1,7 @@
 import { SeamError } from '../errors.js'
 import { MAX_TURN_PAGE } from '../runtime/journal/turn-query.js'
 import type { JournalEvent, JournalStore } from '../seams/journal.js'
-import type { CallView, SegmentView, TurnDetail } from './types.js'
+import type { CallView, ProgressView, QuestionView, SegmentView, TurnDetail } from './types.js'
 
 /** How many of the newest turns a short id is looked for in (the page shows ids cut to 8 characters). */
 export const SHORT_ID_TURNS = 2_000
@@ -33,10 +33,11 @@ type Building = { -readonly [K in keyof CallView]: CallView[K] } & { body?: { at
 
 /**
  * A turn's events as its calls, in model order (the order of their `tool/call`), each with its
- * approval, result and its segments on the waterfall's time axis; nested calls under their outer call.
- * `now` is the server's clock (open stretches run to it on the page).
+ * approval, questions, result and its segments on the waterfall's time axis; nested calls under
+ * their outer call. `progress` gives a running call's last report; `now` is the server's clock
+ * (open stretches run to it on the page).
  */
-export function turnDetail(turnId: string, events: readonly JournalEvent[], now: number = Date.now()): TurnDetail {
+export function turnDetail(turnId: string, events: readonly JournalEvent[], progress?: (callId: string) => ProgressView | undefined, now: number = Date.now()): TurnDetail {
   const calls = new Map<string, Building>()
   let host: string | undefined
   let begunAt: number | undefined
@@ -64,7 +65,21 @@ export function turnDetail(turnId: string, events: readonly JournalEvent[], now:
     if (call === undefined) continue
     if (event.kind === 'approval/asked') call.approval = { reason: event.reason, summary: event.summary, askedAt: event.at }
     else if (event.kind === 'approval/decided') call.approval = { reason: '', summary: '', askedAt: event.at, ...call.approval, decision: event.decision, decidedAt: event.at }
-    else if (event.kind === 'tool/result') {
+    else if (event.kind === 'question/asked') {
+      call.questions = [...(call.questions ?? []), { questionId: event.questionId, message: event.message, askedAt: event.at }]
+    } else if (event.kind === 'question/answered') {
+      call.questions = (call.questions ?? []).map((q): QuestionView =>
+        q.questionId !== event.questionId
+          ? q
+          : {
+              ...q,
+              answeredAt: event.at,
+              action: event.action,
+              ...(event.content !== undefined ? { content: event.content } : {}),
+              ...(event.reason !== undefined ? { reason: event.reason } : {}),
+            },
+      )
+    } else if (event.kind === 'tool/result') {
       call.result = {
         status: event.status,
         ...(event.code !== undefined ? { code: event.code } : {}),
@@ -81,6 +96,8 @@ export function turnDetail(turnId: string, events: readonly JournalEvent[], now:
   for (const call of calls.values()) {
     call.segments = segmentsOf(call, endedAt)
     delete call.body
+    const last = progress !== undefined && call.result === undefined ? progress(call.callId) : undefined
+    if (last !== undefined) call.progress = last
   }
   // Nested calls under their outer call (a Code Mode run's sub-calls), in the order they were made.
   const top: CallView[] = []

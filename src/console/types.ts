@@ -85,6 +85,16 @@ export interface CatalogView {
   readonly skills: SkillView[]
 }
 
+/** A running call's last progress report (see `RunningProgress`). */
+export interface ProgressView {
+  readonly turnId: string
+  readonly callId: string
+  readonly done: number
+  readonly total?: number
+  readonly message?: string
+  readonly at: number
+}
+
 /**
  * One stretch of a call on the waterfall's time axis (epoch ms): `waited` before its body (a free
  * slot, the calls before it, the journal, hooks), `approval` while a person decided, `body` while
@@ -121,6 +131,8 @@ export interface CallView {
   }
   /** The questions its body asked (`ctx.ask`), in the order asked, each with its answer once given. */
   readonly questions?: QuestionView[]
+  /** The last progress report of a call still running on this host. */
+  readonly progress?: ProgressView
   /** The outer call's id, for a nested call (a Code Mode sub-call, a tool body's `ctx.tools.call`). */
   readonly parent?: string
   /** The nested calls it made, in the order they were made. */
@@ -235,5 +247,6 @@ export type LiveEvent =
   | { readonly type: 'journal'; readonly turnId: string }
   | ({ readonly type: 'approvals' } & ApprovalQueueView)
   | { readonly type: 'provider'; readonly provider: ProviderView }
+  | { readonly type: 'progress'; readonly progress: ProgressView }
 
 export type JournalPage = TurnPage

@@ -25,6 +25,35 @@ export interface ToolCall {
   readonly log?: CallLogSink
 }
 
+/**
+ * What a body (or provider) reports with `ctx.progress()`: `done` units of work so far, of `total`
+ * when it is known, and a short line for people. `done` never goes down within a call.
+ */
+export interface ToolProgress {
+  readonly done: number
+  readonly total?: number
+  readonly message?: string
+}
+
+/** One progress report of a running call, as observers hear it (`root.on('progress')`, `onProgress`). */
+export interface ProgressEvent extends ToolProgress {
+  readonly callId: string
+  readonly name: string
+  readonly turnId: string
+  readonly session: string
+  readonly generation: number
+  /** Epoch milliseconds of the report. */
+  readonly at: number
+}
+
+/** What `execute`, `executeBatch` and `resume` take besides the call. */
+export interface ExecuteOptions {
+  /** Cancels this call (or batch) only; the turn's signal still applies. */
+  readonly signal?: AbortSignal
+  /** Told of each call's progress (throttled, as `root.on('progress')`); MUST NOT throw or block. */
+  readonly onProgress?: (event: ProgressEvent) => void
+}
+
 /** Where a call's `ctx.log` lines go besides the plugin's log (see `ToolCall.log`). */
 export type CallLogSink = (level: 'debug' | 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void
 

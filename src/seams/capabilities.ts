@@ -19,6 +19,8 @@ export interface ToolCapability {
   /** Seam tools only: the provider's static concurrency declaration. */
   readonly concurrencySafe?: boolean
   readonly timeoutMs?: number
+  /** Set when progress may extend the deadline: up to this long from the body's start. */
+  readonly maxTimeoutMs?: number
   /** Set when the tool declares an idempotency key: where its keys are unique. */
   readonly idempotencyScope?: IdempotencyScope
   /** Seam tools only: the argument names whose values make the key. */

@@ -19,12 +19,13 @@ import { redactText, scrubValues } from '../../runtime/base/redact.js'
 import type { ApprovalPort } from '../../seams/approval.js'
 import type { Root } from '../../runtime/root.js'
 import { traceContextOf } from '../../seams/trace.js'
-import type { CallLogSink, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
+import type { CallLogSink, ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { createTurnIngress } from '../../runtime/turns/turn-ingress.js'
-import type { TurnEnvelope, TurnOrigin } from '../../seams/types.js'
+import type { QuestionPort, TurnEnvelope, TurnOrigin } from '../../seams/types.js'
 import type { McpServeOptions } from './serve-options.js'
 import { firstAnswer } from '../../runtime/approvals/first-answer.js'
 import { elicitationApproval, supportsFormElicitation } from './serve-approval.js'
+import { elicitationQuestions } from './serve-question.js'
 import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js'
 import { ApprovalRounds, type ApprovalRoundState, argumentsDigest } from './serve-rounds.js'
 import { SessionTurns } from './serve-turns.js'
@@ -290,8 +291,10 @@ export class McpBridge {
     this.#active += 1
     try {
       const approval = parking?.port ?? this.#approvalFor(server, ctx)
+      const onProgress = progressSender(ctx)
+      const question = this.#questionFor(server, ctx)
       outcome = await context.with(trace.setSpan(parent, span), () =>
-        round ? this.#resume(turns, round, ctx, approval) : turns.run(call, ctx.mcpReq.signal, approval),
+        round ? this.#resume(turns, round, ctx, approval, onProgress) : turns.run(call, ctx.mcpReq.signal, approval, onProgress, question),
       )
       endRequestSpan(span, outcome.status === 'failed' ? (outcome.code ?? 'TOOL_ERROR') : undefined, outcomeAttributes(outcome))
     } catch (error) {
@@ -340,7 +343,13 @@ export class McpBridge {
    * made elsewhere stands; a reply past the call's deadline finds it expired), then the call
    * continues in this session's live turn, which answers with the result that stands.
    */
-  async #resume(turns: SessionTurns, round: ApprovalRoundState, ctx: ServerContext, approval: ApprovalPort | undefined): Promise<ToolCallOutcome> {
+  async #resume(
+    turns: SessionTurns,
+    round: ApprovalRoundState,
+    ctx: ServerContext,
+    approval: ApprovalPort | undefined,
+    onProgress: ((event: ProgressEvent) => void) | undefined,
+  ): Promise<ToolCallOutcome> {
     try {
       await this.#root.approvals.decide(round.token, this.#rounds.answer(ctx, round), { by: 'mcp client' })
     } catch (error) {
@@ -352,7 +361,7 @@ export class McpBridge {
     const [parked] = await this.#root.journal.coordination.parked({ token: round.token, settled: true }).catch(() => [])
     const own = parked !== undefined && parked.session !== turns.session ? this.#turns(parked.session) : turns
     try {
-      return await own.resume(round.callId, round.token, ctx.mcpReq.signal, approval)
+      return await own.resume(round.callId, round.token, ctx.mcpReq.signal, approval, onProgress)
     } finally {
       if (own !== turns) this.#track(own.close())
       this.#track(this.#endParkedSession(turns, round.token))
@@ -380,6 +389,15 @@ export class McpBridge {
     // `send` relates the question to the call, so over HTTP it travels on the call's own stream.
     const client = elicitationApproval((params, options) => ctx.mcpReq.send({ method: 'elicitation/create', params }, options))
     return fallback ? firstAnswer([client, fallback]) : client
+  }
+
+  /**
+   * Where a running tool's question (`ctx.ask`) goes: the client, through `elicitation/create`,
+   * when it declared form elicitation on a 2025-era connection. Otherwise none: it is declined.
+   */
+  #questionFor(server: Server, ctx: ServerContext): QuestionPort | undefined {
+    if (!this.#elicits.has(server) || ctx.mcpReq.envelope !== undefined) return undefined
+    return elicitationQuestions((params, options) => ctx.mcpReq.send({ method: 'elicitation/create', params }, options))
   }
 
   /** Announces a publish to every ready session, once per change of the served lists. */
@@ -425,6 +443,26 @@ export class McpBridge {
 function callIdOf(count: number, id: string | number): string {
   const wire = typeof id === 'number' ? String(id) : JSON.stringify(String(id))
   return `mcp-${count}.${wire.length > 40 ? `${wire.slice(0, 39)}…` : wire}`
+}
+
+/**
+ * The call's progress as `notifications/progress` on the request's progress token (both eras: the
+ * notification relates to the request, so over HTTP it travels on the call's own stream), when
+ * the client sent one. MCP wants `progress` to increase with each one: a report that does not
+ * (a new message at the same count) is not sent.
+ */
+function progressSender(ctx: ServerContext): ((event: ProgressEvent) => void) | undefined {
+  const token = ctx.mcpReq._meta?.progressToken
+  if (token === undefined) return undefined
+  let last = Number.NEGATIVE_INFINITY
+  return (event) => {
+    if (event.done <= last) return
+    last = event.done
+    const params = { progressToken: token, progress: event.done, ...(event.total === undefined ? {} : { total: event.total }), ...(event.message === undefined ? {} : { message: redactText(event.message) }) }
+    ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {
+      // The client went away: the call's own signal tells the body.
+    })
+  }
 }
 
 /**

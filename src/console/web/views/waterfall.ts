@@ -121,8 +121,7 @@ function laneOf(call: CallView, depth: number): Lane {
     questions.map((q) => q.element),
   )
   const lane: Lane = { call, depth, track, total: h('span', { class: 'muted wf-total' }), segments, questions }
-  const progress = (call as { progress?: BarProgress }).progress
-  if (progress !== undefined && call.result === undefined) lane.progress = progress
+  if (call.progress !== undefined && call.result === undefined) lane.progress = call.progress
   return lane
 }
 
