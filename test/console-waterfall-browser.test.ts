@@ -24,8 +24,13 @@ export default defineTool({
   input: z.object({ ms: z.number().int(), label: z.string() }),
   approval: 'never',
   isConcurrencySafe: () => true,
-  async execute({ ms, label }) {
-    await new Promise((resolve) => setTimeout(resolve, ms))
+  async execute({ ms, label }, ctx) {
+    // A report every 200 ms: the console fills the running bar with it.
+    const steps = Math.max(1, Math.floor(ms / 200))
+    for (let done = 1; done <= steps; done++) {
+      await new Promise((resolve) => setTimeout(resolve, ms / steps))
+      ctx.progress({ done, total: steps, message: label + ' step ' + done })
+    }
     return label + ' done after ' + ms + ' ms'
   },
   render: (_args, value) => value,
@@ -53,6 +58,24 @@ function millis(text: string): number {
   return Number(value) * (unit === 's' ? 1_000 : 1)
 }
 
+/** Asks which colour, halfway through its work. */
+const PAINT = `
+import { defineTool } from 'seam-runtime'
+import { z } from 'zod'
+export default defineTool({
+  description: 'Paint a fence, asking the colour.',
+  input: z.object({}),
+  approval: 'never',
+  async execute(_args, ctx) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const answer = await ctx.ask({ message: 'Which colour?', schema: { type: 'object', properties: { colour: { type: 'string', enum: ['red', 'green'] } }, required: ['colour'] } })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    return answer.action === 'accept' ? 'painted ' + answer.content.colour : 'left bare'
+  },
+  render: (_args, value) => value,
+})
+`
+
 /** The left and right edges of an element, in CSS pixels. */
 async function edges(locator: Locator): Promise<{ left: number; right: number; width: number }> {
   const box = await locator.boundingBox()
@@ -73,6 +96,7 @@ describe('the turn waterfall in a real browser, on seam dev', () => {
     plugin = await servePlugin()
     await plugin.put('tools/slow.ts', SLOW)
     await plugin.put('tools/tag.ts', TAG)
+    await plugin.put('tools/paint.ts', PAINT)
     await mkdir(SHOTS, { recursive: true })
     dev = spawn(process.execPath, [BIN, 'dev', plugin.dir, '--port', '0', '--debounce', '30', '--no-check'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
     const collect = (chunk: Buffer) => {
@@ -111,14 +135,18 @@ describe('the turn waterfall in a real browser, on seam dev', () => {
     })
     let turnId = ''
     try {
-      const turn = await runner.beginTurn({ session: 'waterfall', principal: { subjectId: 'ann', roles: [] } })
+      // Its questions answered after 300 ms, as a person would.
+      const question = { elicit: () => new Promise<{ action: 'accept'; content: { colour: string } }>((resolve) => setTimeout(() => resolve({ action: 'accept', content: { colour: 'green' } }), 300)) }
+      const turn = await runner.beginTurn({ session: 'waterfall', principal: { subjectId: 'ann', roles: [] }, ports: { question } })
       turnId = turn.turnId
       const outcomes = await turn.tools.executeBatch([
         { callId: 'a', name: 'slow', arguments: { ms: 700, label: 'a' } },
         { callId: 'b', name: 'slow', arguments: { ms: 500, label: 'b' } },
         { callId: 't', name: 'tag', arguments: { id: 7, label: 'urgent' } },
+        { callId: 'p', name: 'paint', arguments: {} },
       ])
-      expect(outcomes.map((o) => o.status)).toEqual(['completed', 'completed', 'completed'])
+      expect(outcomes.map((o) => o.status)).toEqual(['completed', 'completed', 'completed', 'completed'])
+      expect(outcomes[3]!.content).toEqual([{ type: 'text', text: 'painted green' }])
       const code = 'const one = await tools.slow({ ms: 150, label: "one" })\nconst two = await tools.slow({ ms: 250, label: "two" })\nreturn [one, two]'
       expect((await turn.tools.execute({ callId: 'r1', name: 'run_code', arguments: { code } })).status).toBe('completed')
       await turn.end()
@@ -136,6 +164,7 @@ describe('the turn waterfall in a real browser, on seam dev', () => {
         ['a', '0'],
         ['b', '0'],
         ['t', '0'],
+        ['p', '0'],
         ['r1', '0'],
         ['r1/1', '1'],
         ['r1/2', '1'],
@@ -154,6 +183,13 @@ describe('the turn waterfall in a real browser, on seam dev', () => {
       expect((await edges(approval)).width).toBeGreaterThan(20)
       expect(await approval.getAttribute('title')).toMatch(/^approval (\d{3}) ms \(allowed-once\)$/)
       expect(Number(/approval (\d+)/.exec((await approval.getAttribute('title'))!)![1])).toBeGreaterThanOrEqual(380)
+      // The question sits on the paint call's bar, inside its body, from asked to answered.
+      const asked = lane('p').locator('.wf-q.accept')
+      expect(await asked.getAttribute('title')).toMatch(/^question: Which colour\? → accept \{"colour":"green"\} after (\d{3}) ms$/)
+      const paintBody = await edges(lane('p').locator('.wf-seg.body'))
+      const mark = await edges(asked)
+      expect(mark.left).toBeGreaterThan(paintBody.left)
+      expect(mark.right).toBeLessThanOrEqual(paintBody.right + 1)
       // Each bar says its durations in words: its accessible name and its tooltip.
       const label = await lane('a').locator('.wf-track').getAttribute('aria-label')
       expect(label).toMatch(/^slow: completed, \d+ ms; (waited [\d.]+ ms, )?body (\d+) ms, commit [\d.]+ ms$/)
@@ -192,6 +228,14 @@ describe('the turn waterfall in a real browser, on seam dev', () => {
     await page.waitForTimeout(800)
     const later = millis(/running (.+) so far/.exec((await open.getAttribute('title'))!)![1]!)
     expect(later).toBeGreaterThan(first + 400)
+    // Its progress fills the open stretch, and is said in its tooltip.
+    const fill = open.locator('.wf-fill')
+    await fill.waitFor({ timeout: 3_000 })
+    const filled = async () => (await edges(fill)).width / (await edges(open)).width
+    const share = await filled()
+    expect(share).toBeGreaterThan(0)
+    await expect.poll(filled, { timeout: 3_000 }).toBeGreaterThan(share + 0.05)
+    expect(await open.getAttribute('title')).toMatch(/, progress \d+ of 15 \(\d+ %\) · long step \d+$/)
     // The axis grows with it: the bar stays as wide as the track while it is the only call.
     expect((await edges(open)).width).toBeGreaterThanOrEqual(wide - 2)
     await page.locator('.waterfall').screenshot({ path: path.join(SHOTS, 'console-waterfall-running.png') })

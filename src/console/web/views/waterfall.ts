@@ -162,6 +162,7 @@ function layout(lanes: readonly Lane[], axis: HTMLElement, now: number, turnEnde
       words.push(element.title)
     }
     const progress = lane.progress
+    let shown = ''
     if (progress !== undefined && fillInto !== undefined) {
       const known = progress.total !== undefined && progress.total > 0
       const share = known ? Math.min(1, progress.done / progress.total!) : undefined
@@ -172,10 +173,11 @@ function layout(lanes: readonly Lane[], axis: HTMLElement, now: number, turnEnde
       const said = `${known ? `${progress.done} of ${progress.total} (${Math.round(share! * 100)} %)` : `${progress.done} done`}${progress.message ? ` · ${progress.message}` : ''}`
       fillInto.title = `${fillInto.title}, progress ${said}`
       words.push(`progress ${said}`)
+      shown = known ? ` · ${Math.round(share! * 100)} %` : ` · ${progress.done} done`
     }
     const { result } = lane.call
     const total = (result?.at ?? now) - lane.call.startedAt
-    lane.total.textContent = result ? duration(total) : `running ${duration(total)}`
+    lane.total.textContent = result ? duration(total) : `running ${duration(total)}${shown}`
     lane.track.setAttribute('aria-label', `${lane.call.name}${lane.depth > 0 ? ` (nested, level ${lane.depth})` : ''}: ${result ? result.status : 'running'}, ${duration(total)}; ${words.join(', ')}`)
     lane.track.title = lane.track.getAttribute('aria-label')!
   }
