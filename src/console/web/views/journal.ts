@@ -132,7 +132,7 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
         // The open turn's running call: its bar moves in place (a reload would lose focus and scroll).
         if (event.progress.turnId !== open) return
         bars?.progress(event.progress.callId, event.progress)
-        const call = detail.querySelector(`li[data-call="${CSS.escape(event.progress.callId)}"]`)
+        const call = detail.querySelector(`li.call[data-call="${CSS.escape(event.progress.callId)}"]`)
         if (call === null || call.classList.contains('settled')) return
         const bar = progressBar(event.progress)
         const old = call.querySelector('.progress')
