@@ -38,6 +38,8 @@ export { SeamIntegration, capabilitySeamToken, seamIntegrationToken } from './se
 export { SeamProviderRegistry } from './seams/registry.js'
 export { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } from './features/service-adapters.js'
 export { McpToolService } from './mcp/client/mcp-tool-service.js'
+export type { McpAuthorizationCodeOptions, McpClientCredentialsOptions, McpOAuthOptions, OAuthSignInRequest } from './mcp/client/oauth.js'
+export { MemoryOAuthTokenStore, type OAuthRecord, type OAuthTokenStore } from './seams/oauth-tokens.js'
 export type {
   McpHttpTransportOptions,
   McpProtocolChoice,
@@ -78,22 +80,8 @@ export { deferApprovals } from './seams/approval.js'
 export type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest, PermissionHost } from './seams/approval.js'
 export type { Approvals, PendingApproval, PendingQuery } from './runtime/approvals/approvals.js'
 export type { AnswerValue, QuestionAnswer, QuestionField, QuestionRequest, QuestionSchema, ToolQuestion } from './seams/questions.js'
-export type {
-  DispatchResult,
-  ExecuteWrapper,
-  Guard,
-  PostDecision,
-  PostExecuteHook,
-  PreDecision,
-  PreExecuteHook,
-  ResultObserver,
-  ExecuteOptions,
-  ProgressEvent,
-  ToolCall,
-  ToolCallOutcome,
-  ToolExecution,
-  ToolProgress,
-} from './seams/calls.js'
+export type { DispatchResult, ExecuteWrapper, Guard, PostDecision, PostExecuteHook, PreDecision, PreExecuteHook, ResultObserver, ExecuteOptions, ProgressEvent, ToolCall, ToolCallOutcome, ToolExecution } from './seams/calls.js'
+export type { ToolProgress } from './seams/types.js'
 
 // ── Journal ────────────────────────────────────────────────────────────────────────────────
 export { memoryJournal, postgresJournal, redactText, registerSecret, sqliteJournal } from './runtime/journal/index.js'

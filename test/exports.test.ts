@@ -10,6 +10,7 @@ describe('public surface', () => {
         "CapabilityIngress",
         "ErrorCode",
         "McpToolService",
+        "MemoryOAuthTokenStore",
         "Root",
         "SeamError",
         "SeamIntegration",

@@ -75,6 +75,18 @@ export interface SkillView {
   readonly instructions: string
 }
 
+export interface ResourceView {
+  readonly uri: string
+  readonly template: boolean
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly mimeType?: string
+  readonly size?: number
+  readonly source: string
+  readonly owner: string
+}
+
 export interface CatalogView {
   readonly generation: number
   /** `false` when the generation asked for is no longer live: the catalog shown is its snapshot from publish time. */
@@ -83,6 +95,7 @@ export interface CatalogView {
   readonly defaultTimeoutMs: number
   readonly tools: ToolView[]
   readonly skills: SkillView[]
+  readonly resources: ResourceView[]
 }
 
 /** A running call's last progress report (see `RunningProgress`). */

@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import { SeamError } from '../errors.js'
 import type { ContentBlock } from '../seams/journal.js'
-import type { ToolProgress } from '../seams/calls.js'
+import type { ToolProgress } from '../seams/types.js'
 import type { QuestionAnswer, ToolQuestion } from '../seams/questions.js'
 import type { Token } from '../seams/tokens.js'
 import type { TurnEnvelope } from '../seams/types.js'
@@ -232,6 +232,20 @@ export interface SkillSpec {
   tools?: string[]
   /** Always included in the prompt's skill section. */
   always?: boolean
+  /** Served as the prompt's arguments; `{{name}}` in the instructions is replaced by the value. */
+  arguments?: SkillArgument[]
+  /**
+   * What the prompt embeds besides its text: resource URIs (`{{name}}` substituted), or, in a
+   * skill file, paths relative to it (`./` or `../`) of files under the plugin's `agent/resources/`.
+   */
+  resources?: string[]
+}
+
+/** One argument of a skill served as a prompt. */
+export interface SkillArgument {
+  name: string
+  description?: string
+  required?: boolean
 }
 
 export interface SkillDefinition extends Readonly<SkillSpec> {

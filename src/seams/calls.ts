@@ -1,6 +1,6 @@
 import type { TraceContext } from './trace.js'
 import type { ContentBlock } from './journal.js'
-import type { TurnEnvelope } from './types.js'
+import type { ToolProgress, TurnEnvelope } from './types.js'
 import type { ToolCallOutcome } from './outcome.js'
 
 export type { DeferredContext, NestedTools, ToolCallOutcome } from './outcome.js'
@@ -23,16 +23,6 @@ export interface ToolCall {
    * served MCP call forwards them to its client as logging notifications.
    */
   readonly log?: CallLogSink
-}
-
-/**
- * What a body (or provider) reports with `ctx.progress()`: `done` units of work so far, of `total`
- * when it is known, and a short line for people. `done` never goes down within a call.
- */
-export interface ToolProgress {
-  readonly done: number
-  readonly total?: number
-  readonly message?: string
 }
 
 /** One progress report of a running call, as observers hear it (`root.on('progress')`, `onProgress`). */

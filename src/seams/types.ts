@@ -1,5 +1,4 @@
 import type { TraceContext } from './trace.js'
-import type { ToolProgress } from './calls.js'
 import type { QuestionAnswer, QuestionRequest, ToolQuestion } from './questions.js'
 /**
  * The Root Capability Seam contracts (seeds/004). A `ToolService` supplies schemas and the final
@@ -223,4 +222,14 @@ export interface TurnEnvelope {
   readonly signal: AbortSignal
   readonly ports: TurnPorts
   readonly journal: JournalStore
+}
+
+/**
+ * What a body (or provider) reports with `ctx.progress()`: `done` units of work so far, of `total`
+ * when it is known, and a short line for people. `done` never goes down within a call.
+ */
+export interface ToolProgress {
+  readonly done: number
+  readonly total?: number
+  readonly message?: string
 }

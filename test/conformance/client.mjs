@@ -3,6 +3,7 @@
 // MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION and, for some scenarios,
 // MCP_CONFORMANCE_CONTEXT (the calls to make). Without a context it lists the tools and calls each
 // once, with a value of its type for every required argument: that is what a model would do.
+// The auth scenarios answer 401: the service authorizes as `auth` (below) says.
 import { McpToolService } from 'seam-runtime'
 
 const url = process.argv.at(-1)
@@ -10,14 +11,33 @@ const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION
 const protocol = version === '2025-11-25' || version === '2026-07-28' ? version : 'auto'
 const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {}
 
-const service = new McpToolService({ id: 'conformance', transport: { url }, protocol, timeoutMs: 20_000, reconnect: { initialDelayMs: 50, maxDelayMs: 500 } })
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? ''
+const auth = authFor(scenario, context)
+const service = new McpToolService({
+  id: 'conformance',
+  transport: { url },
+  protocol,
+  timeoutMs: 20_000,
+  reconnect: { initialDelayMs: 50, maxDelayMs: 500 },
+  ...(auth ? { auth } : {}),
+})
 let failed = false
 try {
-  await service.connect()
+  // The service connects again by itself after a failed attempt; on a loaded machine (the suite runs
+  // every scenario at once) an authorization flow of eight round trips can outlast one attempt.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await service.connect()
+      break
+    } catch (error) {
+      if (attempt === 4) throw error
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+  }
   const schemas = await service.schema('global')
   const calls = Array.isArray(context.toolCalls)
     ? context.toolCalls
-    : process.env.MCP_CONFORMANCE_SCENARIO === 'json-schema-2020-12-preservation'
+    : scenario === 'json-schema-2020-12-preservation'
       ? echoSchema(schemas)
       : schemas.map((schema) => ({ name: schema.function.name, arguments: sampleArguments(schema.function.parameters) }))
   for (const call of calls) {
@@ -37,6 +57,34 @@ try {
   await service.dispose()
 }
 process.exitCode = failed ? 1 : 0
+
+/**
+ * The scenario's credentials: a client id with a secret or a private key for the client credentials
+ * scenarios, a pre-registered client for `pre-registration`, else a person's sign-in with dynamic
+ * registration (or the suite's client metadata document where the server supports it). The suite's
+ * authorization server signs in at once: its authorize URL redirects to the callback with the code,
+ * so "the person" here is a fetch that reads the redirect.
+ */
+function authFor(name, ctx) {
+  if (!name.startsWith('auth/')) return undefined
+  if (name.startsWith('auth/client-credentials')) {
+    return ctx.private_key_pem
+      ? { grant: 'client_credentials', clientId: ctx.client_id, privateKey: ctx.private_key_pem, signingAlgorithm: ctx.signing_algorithm }
+      : { grant: 'client_credentials', clientId: ctx.client_id, clientSecret: ctx.client_secret }
+  }
+  return {
+    grant: 'authorization_code',
+    redirectUrl: 'http://localhost:3000/callback',
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+    ...(ctx.client_id ? { clientId: ctx.client_id, clientSecret: ctx.client_secret } : {}),
+    signIn: async ({ url }) => {
+      const response = await fetch(url, { redirect: 'manual' })
+      const location = response.headers.get('location')
+      if (!location) throw new Error(`the authorization server answered ${response.status} without a redirect`)
+      return new URL(location, url)
+    },
+  }
+}
 
 /** The scenario's echo tool, given the schema another tool was mounted with, as the service holds it. */
 function echoSchema(schemas) {

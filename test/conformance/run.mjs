@@ -51,7 +51,7 @@ try {
     for (const era of ERAS) {
       const target =
         mode === 'server' ? ['--url', dev.url] : ['--command', `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(here, 'client.mjs'))}`]
-      const run = await suiteRun([mode, ...target, '--requirements', era, '--timeout', '20000', '-o', path.join(scratch, `${mode}-${era}`)])
+      const run = await suiteRun([mode, ...target, '--requirements', era, '--timeout', '60000', '-o', path.join(scratch, `${mode}-${era}`)])
       const results = parseSummary(run.stdout)
       if (results.size === 0) {
         problems.push(`${mode} ${era}: the suite printed no summary (exit ${run.code}):\n${run.stdout.slice(-2000)}${run.stderr.slice(-2000)}`)

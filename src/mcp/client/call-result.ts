@@ -1,4 +1,4 @@
-import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client'
+import { OAuthClientFlowError, OAuthError, ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from '@modelcontextprotocol/client'
 import type { ContentBlock } from '../../seams/content.js'
 import type { ToolExecutionResult } from '../../seams/types.js'
 import { type Redactor, safeMessage } from './redact.js'
@@ -86,6 +86,8 @@ export function fromCallError(error: unknown, context: CallFailureContext): Tool
  */
 export function isConnectionFailure(error: unknown): boolean {
   if (ProtocolError.isInstance(error)) return false
+  // An authorization failure is the server answering: probing it would only start another sign-in.
+  if (UnauthorizedError.isInstance(error) || OAuthError.isInstance(error) || OAuthClientFlowError.isInstance(error)) return false
   if (SdkError.isInstance(error)) return !HEALTHY_SDK_CODES.has(error.code)
   return true
 }

@@ -1,7 +1,20 @@
-import { Client, type ElicitRequestParams, type ElicitResult, type McpSubscription, type PriorDiscovery, type RequestOptions, StreamableHTTPClientTransport, type VersionNegotiationOptions } from '@modelcontextprotocol/client'
+import {
+  Client,
+  type ElicitRequestParams,
+  type ElicitResult,
+  type McpSubscription,
+  type PriorDiscovery,
+  type RequestOptions,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type VersionNegotiationOptions,
+} from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { withoutSecrets } from '../../runtime/base/secret-env.js'
 import { isConnectionFailure } from './call-result.js'
+import { type StoredOAuthProvider, singleRefresh } from './oauth.js'
 import { isStdioTransport, type McpProtocolChoice, type McpTransportOptions } from './options.js'
 import { keepProgressOrder } from './progress-order.js'
 import type { Redactor } from './redact.js'
@@ -18,6 +31,8 @@ export interface ConnectionSettings {
   redact: Redactor
   /** Which revision to speak: `auto` negotiates the newest the server supports. */
   protocol: McpProtocolChoice
+  /** The server's OAuth client (HTTP only): the transport sends its token and answers 401 and 403 with it. */
+  oauth?: StoredOAuthProvider
 }
 
 export interface ConnectionHooks {
@@ -58,9 +73,20 @@ export class McpConnection {
 
   /** Spawns or dials the server and completes the MCP handshake; cleans up after itself on failure. */
   static async open(settings: ConnectionSettings, hooks: ConnectionHooks, signal?: AbortSignal, prior?: PriorDiscovery): Promise<McpConnection> {
+    try {
+      return await McpConnection.#open(settings, hooks, signal, prior)
+    } catch (error) {
+      // A 401 that started a sign-in: once the person is back and the code redeemed, dial again.
+      if (!settings.oauth?.signingIn || isStdioTransport(settings.transport)) throw error
+      await settings.oauth.finishSignIn(new URL(settings.transport.url))
+      return McpConnection.#open(settings, hooks, signal, prior)
+    }
+  }
+
+  static async #open(settings: ConnectionSettings, hooks: ConnectionHooks, signal?: AbortSignal, prior?: PriorDiscovery): Promise<McpConnection> {
     // Form elicitation is declared: a server's question reaches the person behind the call's turn.
     const client = new Client({ name: 'seam-runtime', version: '0.1.0' }, { listMaxPages: 50, versionNegotiation: negotiation(settings), capabilities: { elicitation: { form: {} } } })
-    const connection = new McpConnection(client, createTransport(settings.transport), settings, hooks)
+    const connection = new McpConnection(client, createTransport(settings), settings, hooks)
     try {
       await connection.#start(signal, prior)
       return connection
@@ -92,8 +118,31 @@ export class McpConnection {
 
   /** Every page of `tools/list`, untouched; the SDK follows `nextCursor` up to 50 pages. */
   async listTools(): Promise<unknown[]> {
-    const { tools } = await this.#client.listTools(undefined, { timeout: this.#settings.setupTimeoutMs })
+    const { tools } = await this.#signedIn(() => this.#client.listTools(undefined, { timeout: this.#settings.setupTimeoutMs }))
     return tools
+  }
+
+  /** Every page of `resources/list` and `resources/templates/list`; none when the server has no resources. */
+  async listResources(): Promise<{ resources: unknown[]; templates: unknown[] }> {
+    if (!this.#client.getServerCapabilities()?.resources) return { resources: [], templates: [] }
+    const options = { timeout: this.#settings.setupTimeoutMs }
+    const [{ resources }, { resourceTemplates }] = await this.#signedIn(() => Promise.all([this.#client.listResources(undefined, options), this.#client.listResourceTemplates(undefined, options)]))
+    return { resources, templates: resourceTemplates }
+  }
+
+  readResource(uri: string, options: { signal?: AbortSignal; timeout: number }) {
+    return this.#signedIn(() => this.#client.readResource({ uri }, options))
+  }
+
+  /** Every page of `prompts/list`; none when the server has no prompts. */
+  async listPrompts(): Promise<unknown[]> {
+    if (!this.#client.getServerCapabilities()?.prompts) return []
+    const { prompts } = await this.#signedIn(() => this.#client.listPrompts(undefined, { timeout: this.#settings.setupTimeoutMs }))
+    return prompts
+  }
+
+  getPrompt(name: string, options: { timeout: number }) {
+    return this.#signedIn(() => this.#client.getPrompt({ name }, options))
   }
 
   /**
@@ -101,12 +150,40 @@ export class McpConnection {
    * `meta` (the caller's W3C trace context) travels as the request's `_meta`.
    */
   callTool(name: string, args: Record<string, unknown>, options: RequestOptions, meta?: Record<string, string>) {
-    return this.#client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options)
+    return this.#signedIn(() => this.#client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options))
+  }
+
+  /**
+   * A request that met a 401 the token could not answer, or a step-up (403 insufficient_scope),
+   * started a sign-in: once the person is back and the code redeemed, it runs once more. A 401
+   * that survives a refresh may mean the server moved to another authorization server: the cached
+   * discovery is dropped and the request tried again (which may start that sign-in).
+   */
+  async #signedIn<T>(request: () => Promise<T>): Promise<T> {
+    const { oauth, transport } = this.#settings
+    if (!oauth || isStdioTransport(transport)) return request()
+    let rediscovered = false
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await request()
+      } catch (error) {
+        if (attempt >= 2) throw error
+        if (oauth.signingIn) {
+          await oauth.finishSignIn(new URL(transport.url))
+        } else if (!rediscovered && isAuthRefusal(error)) {
+          rediscovered = true
+          await oauth.invalidateCredentials('discovery')
+        } else {
+          throw error
+        }
+      }
+    }
   }
 
   /** After a suspicious failure, pings the server; a ping that fails the same way marks it lost. */
   suspect(error: unknown): void {
-    if (this.#state !== 'open' || this.#probe || !isConnectionFailure(error)) return
+    // A sign-in in progress is not a dead server; a probe would only start a second one.
+    if (this.#state !== 'open' || this.#probe || this.#settings.oauth?.signingIn || !isConnectionFailure(error)) return
     this.#probe = this.#client
       .ping({ timeout: Math.min(this.#settings.setupTimeoutMs, PROBE_TIMEOUT_MS) })
       .then(
@@ -213,7 +290,8 @@ function negotiation(settings: ConnectionSettings): VersionNegotiationOptions {
   return { mode: 'auto', probe: { timeoutMs: Math.min(settings.setupTimeoutMs, PROBE_TIMEOUT_MS) } }
 }
 
-function createTransport(options: McpTransportOptions): ClientTransport {
+function createTransport(settings: ConnectionSettings): ClientTransport {
+  const options = settings.transport
   if (isStdioTransport(options)) {
     return new StdioClientTransport({
       command: options.command,
@@ -225,7 +303,14 @@ function createTransport(options: McpTransportOptions): ClientTransport {
   }
   return new StreamableHTTPClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
+    ...(settings.oauth ? { authProvider: settings.oauth, fetch: singleRefresh() } : {}),
   })
+}
+
+/** The server still answers 401 after the transport's own re-authorization. */
+function isAuthRefusal(error: unknown): boolean {
+  if (UnauthorizedError.isInstance(error)) return true
+  return SdkError.isInstance(error) && error.code === SdkErrorCode.ClientHttpAuthentication
 }
 
 function isTimeout(error: unknown): boolean {

@@ -9,15 +9,20 @@ import type {
   StatusReportingService,
   ToolExecutionResult,
   ToolInvocationContext,
+  SkillService,
   ToolSchema,
   ToolService,
 } from '../../seams/types.js'
+import type { ResourceContents, ResourceDescriptor, ResourceService, ResourceTemplateDescriptor } from '../../seams/resources.js'
 import { endRequestSpan, parentFor, startRequestSpan, traceMeta } from '../trace-context.js'
+import { scrubValues } from '../../runtime/base/redact.js'
 import { fromCallError, fromCallResult } from './call-result.js'
 import type { McpConnection } from './connection.js'
+import { StoredOAuthProvider } from './oauth.js'
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   describeTarget,
+  isStdioTransport,
   type McpProtocolChoice,
   type McpToolServiceOptions,
   SETUP_TIMEOUT_MS,
@@ -41,7 +46,7 @@ export const CHANGE_DEBOUNCE_MS = 20
  */
 const PROTOCOLS: readonly McpProtocolChoice[] = ['auto', '2025-11-25', '2026-07-28']
 
-export class McpToolService implements ToolService, ChangeNotifyingService, StatusReportingService {
+export class McpToolService implements ToolService, ResourceService, SkillService, ChangeNotifyingService, StatusReportingService {
   readonly id: string
   readonly description: string
   readonly #options: McpToolServiceOptions
@@ -58,6 +63,8 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
   /** The contexts of the calls in flight: where a server's question is forwarded (see `#elicit`). */
   readonly #running = new Set<ToolInvocationContext>()
   readonly #unobserve: () => void
+  readonly #oauth: StoredOAuthProvider | undefined
+  readonly #lifetime = new AbortController()
 
   constructor(options: McpToolServiceOptions) {
     this.id = options.id
@@ -80,7 +87,10 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     if (options.protocol !== undefined && !PROTOCOLS.includes(options.protocol)) {
       throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": protocol must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(options.protocol)}`)
     }
-    this.#redact = redactorFor(options.transport)
+    this.#oauth = oauthProvider(options, this.#lifetime.signal)
+    // The registered secrets too: the tokens this service obtains are known only once it has them.
+    const byTransport = redactorFor(options.transport)
+    this.#redact = (text) => scrubValues(byTransport(text))
     this.#supervisor = new ConnectionSupervisor(
       {
         serverId: options.id,
@@ -89,6 +99,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
         redact: this.#redact,
         reconnect: options.reconnect,
         protocol: options.protocol ?? 'auto',
+        ...(this.#oauth ? { oauth: this.#oauth } : {}),
       },
       {
         onToolsChanged: () => this.#changed(),
@@ -154,7 +165,8 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     clearTimeout(this.#changeTimer)
     this.#listeners.clear()
     this.#unobserve()
-    return this.#supervisor.dispose()
+    this.#lifetime.abort(new SeamError('PROVIDER_UNAVAILABLE', `McpToolService "${this.id}" was disposed`))
+    return this.#supervisor.dispose().finally(() => this.#oauth?.dispose())
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -267,6 +279,67 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     }
   }
 
+  /**
+   * The server's resources (`resources/list`, every page), as a `ResourceService`: register the
+   * service with `registerResourceService` too to project them. Rejects with `PROVIDER_UNAVAILABLE`
+   * while the server is down; a server without resources lists none.
+   */
+  async list(_scope: string): Promise<ResourceDescriptor[]> {
+    return (await this.#resources()).resources
+  }
+
+  /** The server's resource templates (`resources/templates/list`). */
+  async templates(_scope: string): Promise<ResourceTemplateDescriptor[]> {
+    return (await this.#resources()).templates
+  }
+
+  /** One `resources/read` under `context.signal`; the server's contents as it sent them (text or blobs). */
+  async read(_scope: string, uri: string, context?: { signal?: AbortSignal }): Promise<ResourceContents[]> {
+    const connection = await this.#supervisor.current(false)
+    const result = await connection.readResource(uri, { signal: context?.signal, timeout: this.#timeoutMs })
+    return (result.contents as Record<string, unknown>[])
+      .filter((c) => typeof c?.uri === 'string' && (typeof c.text === 'string' || typeof c.blob === 'string'))
+      .map((c) => {
+        const mime = typeof c.mimeType === 'string' ? { mimeType: c.mimeType } : {}
+        return typeof c.text === 'string' ? { uri: c.uri as string, ...mime, text: c.text } : { uri: c.uri as string, ...mime, blob: c.blob as string }
+      })
+  }
+
+  /**
+   * The server's prompts as skills (`prompts/list`), as a `SkillService`: register the service
+   * with `registerSkillService` too. A prompt's instructions are its text messages without arguments.
+   */
+  async catalog(_scope: string): Promise<{ name: string; description: string }[]> {
+    const connection = await this.#supervisor.current(false)
+    const prompts = (await connection.listPrompts()) as { name?: unknown; description?: unknown; arguments?: { required?: boolean }[] }[]
+    // A prompt that needs arguments cannot be read as fixed instructions.
+    return prompts
+      .filter((p) => typeof p?.name === 'string' && TOOL_NAME.test(p.name) && !(p.arguments ?? []).some((a) => a?.required === true))
+      .map((p) => ({ name: this.#options.prefix ? `${this.#options.prefix}__${p.name as string}` : (p.name as string), description: typeof p.description === 'string' ? p.description : `Prompt ${p.name as string} of MCP server "${this.id}".` }))
+  }
+
+  async describe(_scope: string, skillId: string): Promise<string> {
+    const connection = await this.#supervisor.current(false)
+    const remote = remoteName(skillId, this.#options.prefix) ?? skillId
+    const { messages } = await connection.getPrompt(remote, { timeout: this.#timeoutMs })
+    return messages
+      .map((m) => (m.content.type === 'text' ? m.content.text : m.content.type === 'resource' && 'text' in m.content.resource ? m.content.resource.text : ''))
+      .filter((text) => text !== '')
+      .join('\n\n')
+  }
+
+  async #resources(): Promise<{ resources: ResourceDescriptor[]; templates: ResourceTemplateDescriptor[] }> {
+    const connection = await this.#supervisor.current(false)
+    let listed: { resources: unknown[]; templates: unknown[] }
+    try {
+      listed = await connection.listResources()
+    } catch (error) {
+      connection.suspect(error)
+      throw new SeamError('PROVIDER_UNAVAILABLE', `MCP server "${this.id}" did not list its resources: ${safeMessage(error, this.#redact)}`, { cause: redactedError(error, this.#redact) })
+    }
+    return { resources: listed.resources as ResourceDescriptor[], templates: listed.templates as ResourceTemplateDescriptor[] }
+  }
+
   onDidChange(listener: () => void): () => void {
     this.#listeners.add(listener)
     return () => {
@@ -323,4 +396,20 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
       }
     }, CHANGE_DEBOUNCE_MS).unref()
   }
+}
+
+function oauthProvider(options: McpToolServiceOptions, signal: AbortSignal): StoredOAuthProvider | undefined {
+  const auth = options.auth
+  if (auth === undefined) return undefined
+  const fail = (why: string) => new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": ${why}`)
+  if (isStdioTransport(options.transport)) throw fail('auth needs a streamable HTTP transport (a stdio server takes its credentials in env)')
+  if (auth.grant === 'client_credentials') {
+    if (!auth.clientId) throw fail('auth.clientId is required for the client_credentials grant')
+    if (auth.clientSecret === undefined && auth.privateKey === undefined) throw fail('auth needs a clientSecret or a privateKey for the client_credentials grant')
+  } else if (auth.grant === 'authorization_code') {
+    if (!auth.redirectUrl || typeof auth.signIn !== 'function') throw fail('auth needs a redirectUrl and a signIn function for the authorization_code grant')
+  } else {
+    throw fail(`auth.grant must be client_credentials or authorization_code, got ${JSON.stringify((auth as { grant?: unknown }).grant)}`)
+  }
+  return new StoredOAuthProvider(auth, { server: options.id, url: String(options.transport.url), signal })
 }

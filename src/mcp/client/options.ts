@@ -1,4 +1,5 @@
 import type { ApprovalMode } from '../../seams/types.js'
+import type { McpOAuthOptions } from './oauth.js'
 
 /**
  * The options a host gives `McpToolService`, and the defaults it falls back to. Values in `env` and
@@ -88,6 +89,12 @@ export interface McpToolServiceOptions {
    * read-only hint skip the question, as it does for local tools.
    */
   trustAnnotations?: boolean
+  /**
+   * OAuth for a server that requires it (streamable HTTP only): client credentials (secret or
+   * `private_key_jwt`) or a person's sign-in (authorization code with PKCE). See `McpOAuthOptions`.
+   * Tokens are kept in `auth.store` (memory by default) and never reach logs, errors or the journal.
+   */
+  auth?: McpOAuthOptions
 }
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000

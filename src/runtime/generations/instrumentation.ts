@@ -80,6 +80,8 @@ export interface ReloadProbe {
 export interface GenerationDiff {
   readonly tools: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
   readonly skills: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
+  /** By URI; `changed` when what a read returns changed (a file's content, a re-run `addResource`). */
+  readonly resources?: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
 }
 
 export interface GenerationEvent {

@@ -2,7 +2,7 @@ import type { Pool } from 'pg'
 import { SeamError } from '../../errors.js'
 import { turnIndexesSql } from './postgres-turns.js'
 
-const SCHEMA_VERSION = 3
+const SCHEMA_VERSION = 4
 
 /** `name` as a PostgreSQL identifier, quoted so any schema name is taken literally. */
 export function quoteIdent(name: string): string {
@@ -71,7 +71,16 @@ function createCoordination(q: string): string {
       lease_ms integer NOT NULL
     );
     ${addFencing(q)}
+    ${createOAuth(q)}
   `
+}
+
+/**
+ * Version 4: the OAuth records of mounted MCP servers (`McpToolService({ auth })`), one JSON
+ * document per server; credentials, so never in the events.
+ */
+function createOAuth(q: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${q}.seam_journal_oauth (key text PRIMARY KEY, record json NOT NULL, at bigint NOT NULL);`
 }
 
 /**
@@ -106,7 +115,10 @@ export async function ensurePostgresSchema(pool: Pool, schema: string, location:
         await client.query(`${createCoordination(q)} UPDATE ${q}.seam_journal_meta SET version = ${SCHEMA_VERSION};`)
       } else if (version === 2) {
         // Version 2 had leases without epochs: add them (leases written before have none, so are never held).
-        await client.query(`${addFencing(q)} UPDATE ${q}.seam_journal_meta SET version = ${SCHEMA_VERSION};`)
+        await client.query(`${addFencing(q)} ${createOAuth(q)} UPDATE ${q}.seam_journal_meta SET version = ${SCHEMA_VERSION};`)
+      } else if (version === 3) {
+        // Version 3 had no OAuth table.
+        await client.query(`${createOAuth(q)} UPDATE ${q}.seam_journal_meta SET version = ${SCHEMA_VERSION};`)
       } else if (version !== SCHEMA_VERSION) {
         throw corrupt(location, schema, `holds a seam-runtime journal of schema version ${version}; this build reads ${SCHEMA_VERSION}`)
       }

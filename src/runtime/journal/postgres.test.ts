@@ -76,7 +76,7 @@ describe('postgresJournal', () => {
     await Promise.all([a.append(begin('t1', 1)), b.append(begin('t2', 1))])
     expect(await a.tail(10)).toHaveLength(2)
     const { rows } = await admin.query('SELECT version FROM ' + schema + '.seam_journal_meta')
-    expect(rows).toEqual([{ version: 3 }])
+    expect(rows).toEqual([{ version: 4 }])
   })
 
   it('adds the coordination tables to a version 1 journal and keeps its events', async () => {
@@ -89,7 +89,7 @@ describe('postgresJournal', () => {
     const upgraded = open(schema, 'host-a')
     expect(await upgraded.read('t1')).toHaveLength(1)
     await upgraded.coordination.grant({ session: 's1', subjectId: 'u1', source: 'x', fingerprint: 'f' })
-    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 3 }])
+    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 4 }])
   })
 
   it('upgrades a version 2 schema to fencing (lease epochs) and keeps its events, parked calls, keys, grants and heartbeats', async () => {
@@ -111,7 +111,7 @@ describe('postgresJournal', () => {
     expect(await columns()).toEqual(['host', 'beat_at', 'lease_ms'])
     const upgraded = open(schema, 'host-new')
     expect((await upgraded.read('t1')).map((event) => event.kind)).toEqual(['turn/begin', 'tool/call'])
-    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 3 }])
+    expect((await admin.query(`SELECT version FROM ${schema}.seam_journal_meta`)).rows).toEqual([{ version: 4 }])
     expect(await columns()).toEqual(['host', 'beat_at', 'lease_ms', 'epoch', 'fenced_at'])
     expect(await upgraded.coordination.parked()).toMatchObject([{ turnId: 't1', callId: 'c9' }])
     expect(await upgraded.coordination.readKey('k1')).toMatchObject({ callId: 'c1', host: 'host-old' })

@@ -1,3 +1,4 @@
+import type { OAuthTokenStore } from '../../seams/oauth-tokens.js'
 import pg from 'pg'
 import { SeamError } from '../../errors.js'
 import { checkEvent, closedError, duplicateError, type EventRow, toRow } from './events.js'
@@ -10,6 +11,7 @@ import { leaseHeld, PostgresCoordination } from './postgres-coordination.js'
 import { countRepaired, type OpenCall, ownersAfterParking, planRepair, withReservedSeqs } from './repair.js'
 import { planTurnQuery } from './turn-query.js'
 import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from '../../seams/journal.js'
+import { PostgresOAuthTokens } from './oauth-tokens.js'
 
 export interface PostgresJournalOptions extends PrivacyOptions {
   /** The schema holding the journal tables (default `public`); created when missing. */
@@ -34,15 +36,21 @@ export interface PostgresJournalOptions extends PrivacyOptions {
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5_000
 
+/** A PostgreSQL journal store. */
+export interface PostgresJournal extends JournalStore {
+  /** The OAuth records of mounted MCP servers, in the journal's schema: `McpToolService({ auth: { store } })`. */
+  readonly oauthTokens: OAuthTokenStore
+}
+
 /**
  * A journal in PostgreSQL that several hosts share. The store is usable at once; the connection and
  * the tables are set up in the background, and the first operation waits for (or fails with) that.
  */
-export function postgresJournal(connectionString: string, options: PostgresJournalOptions = {}): JournalStore {
+export function postgresJournal(connectionString: string, options: PostgresJournalOptions = {}): PostgresJournal {
   return new PostgresJournalStore(connectionString, options)
 }
 
-class PostgresJournalStore implements JournalStore {
+class PostgresJournalStore implements PostgresJournal {
   readonly kind = 'postgres'
   readonly location: string
   readonly #pool: pg.Pool
@@ -60,6 +68,7 @@ class PostgresJournalStore implements JournalStore {
   #closing: Promise<void> | undefined
   readonly #group: PipelinedGroupCommit<EventRow> | undefined
   readonly coordination: PostgresCoordination
+  readonly oauthTokens: OAuthTokenStore
 
   constructor(connectionString: string, options: PostgresJournalOptions) {
     const schema = options.schema ?? 'public'
@@ -80,6 +89,7 @@ class PostgresJournalStore implements JournalStore {
     this.#schema = schema
     this.#ready = this.#prepare()
     this.coordination = new PostgresCoordination(this.#pool, this.#host, quoteIdent(schema), this.location, (operation) => this.#run(operation))
+    this.oauthTokens = new PostgresOAuthTokens(this.#pool, quoteIdent(schema), (operation) => this.#run(operation))
     this.#group = options.groupCommit === false ? undefined : new PipelinedGroupCommit((rows) => this.#commit(rows), isRowFault)
   }
 

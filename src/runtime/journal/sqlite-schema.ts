@@ -5,7 +5,7 @@ import { openSqlite, type SqliteDatabase, type SqliteDriver, sqliteErrorCode } f
 
 /** `PRAGMA application_id` of a seam-runtime journal ("SEAM"): marks the file as ours. */
 const APPLICATION_ID = 0x5345_414d
-const SCHEMA_VERSION = 3
+const SCHEMA_VERSION = 4
 
 // Events point at a turn number, not the turn id: the numbers of turns in flight are neighbours,
 // so a commit touches a few index pages instead of one page per (random) turn id, several times
@@ -38,6 +38,18 @@ const CREATE_SCHEMA = `
 const FENCING = `
   ALTER TABLE seam_journal_hosts ADD COLUMN epoch INTEGER;
   ALTER TABLE seam_journal_hosts ADD COLUMN fenced_at INTEGER;
+`
+
+/**
+ * Version 4: the OAuth records of mounted MCP servers (`McpToolService({ auth })`), one JSON
+ * document per server; credentials, so never in the events.
+ */
+const OAUTH = `
+  CREATE TABLE IF NOT EXISTS seam_journal_oauth (
+    key TEXT PRIMARY KEY,
+    record TEXT NOT NULL,
+    at INTEGER NOT NULL
+  ) STRICT;
 `
 
 /** Version 2: the coordination tables (parked calls, idempotency keys, session grants, heartbeats). */
@@ -78,6 +90,7 @@ const CREATE_COORDINATION = `
     lease_ms INTEGER NOT NULL
   ) STRICT;
   ${FENCING}
+  ${OAUTH}
   PRAGMA user_version = ${SCHEMA_VERSION};
 `
 
@@ -110,7 +123,9 @@ function ensureSchema(db: SqliteDatabase, path: string): void {
     // Version 1 had the events only: add the coordination tables, keep every event.
     if (version === 1) return void db.exec(CREATE_COORDINATION)
     // Version 2 had leases without epochs: add them (leases written before have none, so are never held).
-    if (version === 2) return void db.exec(`${FENCING} PRAGMA user_version = ${SCHEMA_VERSION};`)
+    if (version === 2) return void db.exec(`${FENCING} ${OAUTH} PRAGMA user_version = ${SCHEMA_VERSION};`)
+    // Version 3 had no OAuth table.
+    if (version === 3) return void db.exec(`${OAUTH} PRAGMA user_version = ${SCHEMA_VERSION};`)
     throw corrupt(path, `${path} is a seam-runtime journal of schema version ${version}; this build reads version ${SCHEMA_VERSION}.`)
   }
   const objects = db.prepare('SELECT count(*) FROM sqlite_schema', { pluck: true }).get() as number

@@ -128,7 +128,7 @@ describe.each(sqliteDriversUnderTest())('sqliteJournal (%s)', (driver) => {
     onTestFinished(() => upgraded.close())
     const check = openSqlite(path, { driver, readonly: true })
     onTestFinished(() => check.close())
-    expect(check.prepare('PRAGMA user_version', { pluck: true }).get()).toBe(3)
+    expect(check.prepare('PRAGMA user_version', { pluck: true }).get()).toBe(4)
     expect(check.prepare('SELECT name FROM pragma_table_info(?)', { pluck: true }).all('seam_journal_hosts')).toEqual(['host', 'beat_at', 'lease_ms', 'epoch', 'fenced_at'])
     expect((await upgraded.read('t1')).map((event) => event.kind)).toEqual(['turn/begin', 'tool/call'])
     expect(await upgraded.coordination.parked()).toMatchObject([{ turnId: 't1', callId: 'c9' }])

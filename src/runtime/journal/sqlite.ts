@@ -1,3 +1,4 @@
+import type { OAuthTokenStore } from '../../seams/oauth-tokens.js'
 import { resolve } from 'node:path'
 import { type EventRow, checkEvent, closedError, duplicateError, toRow } from './events.js'
 import { GroupCommit } from './group-commit.js'
@@ -10,6 +11,7 @@ import { journalFault, openJournalDatabase } from './sqlite-schema.js'
 import { ensureTurnIndexes, SqliteTurnQueries } from './sqlite-turns.js'
 import { planTurnQuery } from './turn-query.js'
 import type { JournalEvent, JournalStore, RepairOptions, RepairReport, TurnPage, TurnQuery } from '../../seams/journal.js'
+import { SqliteOAuthTokens } from './oauth-tokens.js'
 
 export interface SqliteJournalOptions extends PrivacyOptions {
   /** `FULL` (default) syncs every commit to disk; `NORMAL` may lose the last commits on power loss, never the file. */
@@ -35,6 +37,8 @@ export interface SqliteJournalOptions extends PrivacyOptions {
 /** A SQLite journal store; `driver` says which library runs it. */
 export interface SqliteJournal extends JournalStore {
   readonly driver: SqliteDriver
+  /** The OAuth records of mounted MCP servers, in this file: `McpToolService({ auth: { store } })`. */
+  readonly oauthTokens: OAuthTokenStore
 }
 
 /** Turn numbers are never reused, so cached ones stay valid; the cache is only bounded. */
@@ -87,6 +91,7 @@ class SqliteJournalStore implements SqliteJournal {
   readonly #commit: (rows: readonly EventRow[]) => (Error | undefined)[]
   readonly #group: GroupCommit<EventRow> | undefined
   readonly coordination: SqliteCoordination
+  readonly oauthTokens: OAuthTokenStore
   readonly #turnQueries: SqliteTurnQueries
   #closed = false
 
@@ -124,6 +129,7 @@ class SqliteJournalStore implements SqliteJournal {
     }
     this.#group = options.groupCommit === false ? undefined : new GroupCommit(this.#commit)
     this.coordination = new SqliteCoordination(this.#db, this.#host, path, () => this.#assertOpen())
+    this.oauthTokens = new SqliteOAuthTokens(this.#db, () => this.#assertOpen())
     ensureTurnIndexes(this.#db)
     this.#turnQueries = new SqliteTurnQueries(this.#db)
   }

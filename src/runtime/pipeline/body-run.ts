@@ -14,7 +14,7 @@ import { type CallState, settle } from './state.js'
 import { RunSignals, RunTimer } from './run-signals.js'
 import { seamId, seamResult } from './seam-result.js'
 import { CallProgress, checkProgress } from './progress.js'
-import { askQuestion } from '../questions/ask.js'
+import { askQuestion } from './ask.js'
 import type { QuestionAnswer } from '../../seams/questions.js'
 import type { DispatchResult } from '../../seams/calls.js'
 

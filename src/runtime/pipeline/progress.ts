@@ -9,7 +9,8 @@
  */
 import { performance } from 'node:perf_hooks'
 import { SeamError } from '../../errors.js'
-import type { ProgressEvent, ToolProgress } from '../../seams/calls.js'
+import type { ProgressEvent } from '../../seams/calls.js'
+import type { ToolProgress } from '../../seams/types.js'
 import type { CallState } from './state.js'
 
 /** Reports closer together than this reach observers once: the latest of them. */

@@ -6,8 +6,8 @@
  * An answer's content must match it: no other keys, every required key, each value of its type and
  * within its bounds; an absent field with a `default` takes it.
  */
-import { SeamError } from '../../errors.js'
-import type { AnswerValue, QuestionField, QuestionSchema } from '../../seams/questions.js'
+import { SeamError } from '../errors.js'
+import type { AnswerValue, QuestionField, QuestionSchema } from '../seams/questions.js'
 
 const FORMATS = new Set(['email', 'uri', 'date', 'date-time'])
 

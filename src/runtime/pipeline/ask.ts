@@ -13,8 +13,8 @@
 import type { QuestionReason } from '../../seams/journal.js'
 import type { QuestionAnswer, QuestionRequest, ToolQuestion } from '../../seams/questions.js'
 import { ABORTED, TIMED_OUT, untilDue } from '../base/abort.js'
-import type { CallState } from '../pipeline/state.js'
-import { checkContent, checkQuestion } from './question-schema.js'
+import type { CallState } from './state.js'
+import { checkContent, checkQuestion } from '../../features/question-schema.js'
 
 const DECLINE: QuestionAnswer = Object.freeze({ action: 'decline' })
 const CANCEL: QuestionAnswer = Object.freeze({ action: 'cancel' })
