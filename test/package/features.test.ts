@@ -32,7 +32,7 @@ export default defineTool({
 `
 
 const FILES: Record<string, string> = {
-  'plugin/tools/greet.ts': tool('greet', 'never', 'name: z.string()', 'return { greeting: `hello ${args.name}` }'),
+  'plugin/tools/greet.ts': tool('greet', 'never', 'name: z.string()', "return { greeting: 'hello ' + args.name }"),
   'plugin/tools/double.ts': tool('double', 'never', 'n: z.number()', 'return args.n * 2'),
   // A nested call: the body calls another tool of its turn.
   'plugin/tools/sum_doubles.ts': tool(
@@ -41,7 +41,7 @@ const FILES: Record<string, string> = {
     'ns: z.array(z.number())',
     "const outcomes = await Promise.all(args.ns.map((n) => ctx.tools.call('double', { n })))\n    return outcomes.reduce((sum, o) => sum + (o.status === 'completed' ? o.value : 0), 0)",
   ),
-  'plugin/tools/launch.ts': tool('launch', 'always', 'id: z.string()', 'return `launched ${args.id}`'),
+  'plugin/tools/launch.ts': tool('launch', 'always', 'id: z.string()', "return 'launched ' + args.id"),
 }
 
 const CODE_HOST = `import { createRoot } from 'seam-runtime'
@@ -75,7 +75,13 @@ const root = await createRoot({
         description: 'Finishes after ms.',
         input: z.object({ ms: z.number() }),
         approval: 'never',
-        execute: ({ ms }) => new Promise((resolve) => setTimeout(() => resolve('slow done'), ms)),
+        execute: ({ ms }) => {
+          // The body runs once its tool/call is durable. The host hangs here, outside any write
+          // transaction (one stopped inside its heartbeat's would hold the SQLite file's write lock).
+          console.log(JSON.stringify({ running: true }))
+          process.kill(process.pid, 'SIGSTOP')
+          return new Promise((resolve) => setTimeout(() => resolve('slow done'), ms))
+        },
       }))
     },
   }),
@@ -258,7 +264,7 @@ describe('the features of the packed package, from a fresh project', { timeout: 
     expect(init.message?.result).toMatchObject({ serverInfo: { name: expect.any(String) }, capabilities: { tools: expect.any(Object) } })
     await mcpRequest(mcpUrl!, init.sessionId ?? undefined, undefined, 'notifications/initialized', {})
     const list = await mcpRequest(mcpUrl!, init.sessionId ?? undefined, 2, 'tools/list', {})
-    const greet = (list.message?.result?.tools as { name: string; inputSchema: unknown }[]).find((t) => t.name === 'greet')
+    const greet = ((list.message?.result?.tools ?? []) as { name: string; inputSchema: unknown }[]).find((t) => t.name === 'greet')
     expect(greet?.inputSchema).toMatchObject({ type: 'object', properties: { name: { type: 'string' } } })
     const called = await mcpRequest(mcpUrl!, init.sessionId ?? undefined, 3, 'tools/call', { name: 'greet', arguments: { name: 'mcp' } })
     expect(JSON.stringify(called.message?.result)).toContain('hello mcp')
@@ -299,7 +305,7 @@ describe('the features of the packed package, from a fresh project', { timeout: 
     await b.until(/"ready":true/)
     const a = background(['fence-host.mjs', file, 'host-a', 'slow'], project)
     const [, turnId] = await a.until(/"turnId":"([^"]+)"/)
-    process.kill(a.child.pid!, 'SIGSTOP')
+    await a.until(/"running":true/)
     onTestFinished(() => {
       try {
         process.kill(a.child.pid!, 'SIGCONT')
@@ -315,8 +321,8 @@ describe('the features of the packed package, from a fresh project', { timeout: 
     }
     expect(result).toMatchObject({ code: 'OUTCOME_UNKNOWN', host: 'host-b' })
     process.kill(a.child.pid!, 'SIGCONT')
-    const [, outcome] = await a.until(/"outcome":(\{.*\})/)
-    expect(JSON.parse(outcome!)).toMatchObject({ status: 'failed', code: 'OUTCOME_UNKNOWN' })
+    const [line] = await a.until(/^\{"outcome":.*$/m)
+    expect((JSON.parse(line) as { outcome: unknown }).outcome).toMatchObject({ status: 'failed', code: 'OUTCOME_UNKNOWN' })
     b.child.stdin!.end()
     expect(await b.closed).toBe(0)
   })
