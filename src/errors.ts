@@ -127,6 +127,10 @@ export const ErrorCode = {
   APPROVAL_FORBIDDEN: 'APPROVAL_FORBIDDEN',
   /** The retry of an approval round carries other arguments than the parked call it continues: nothing was decided or run. */
   APPROVAL_ARGUMENTS_CHANGED: 'APPROVAL_ARGUMENTS_CHANGED',
+  /** A `ctx.progress()` report is malformed (`done` not a finite number ≥ 0, or lower than the last). */
+  INVALID_PROGRESS: 'INVALID_PROGRESS',
+  /** A `ctx.ask()` question is malformed: no message, or a schema MCP elicitation does not allow (a flat object of string, number, integer, boolean and multi-select fields). */
+  INVALID_QUESTION: 'INVALID_QUESTION',
 } as const
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode]

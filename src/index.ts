@@ -77,19 +77,9 @@ export type { TurnToolRuntimeOptions } from './runtime/turns/turn-tool-runtime.j
 export { deferApprovals } from './seams/approval.js'
 export type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest, PermissionHost } from './seams/approval.js'
 export type { Approvals, PendingApproval, PendingQuery } from './runtime/approvals/approvals.js'
-export type {
-  DispatchResult,
-  ExecuteWrapper,
-  Guard,
-  PostDecision,
-  PostExecuteHook,
-  PreDecision,
-  PreExecuteHook,
-  ResultObserver,
-  ToolCall,
-  ToolCallOutcome,
-  ToolExecution,
-} from './seams/calls.js'
+export type { AnswerValue, QuestionAnswer, QuestionField, QuestionRequest, QuestionSchema, ToolQuestion } from './seams/questions.js'
+export type { DispatchResult, ExecuteWrapper, Guard, PostDecision, PostExecuteHook, PreDecision, PreExecuteHook, ResultObserver, ExecuteOptions, ProgressEvent, ToolCall, ToolCallOutcome, ToolExecution } from './seams/calls.js'
+export type { ToolProgress } from './seams/types.js'
 
 // ── Journal ────────────────────────────────────────────────────────────────────────────────
 export { memoryJournal, postgresJournal, redactText, registerSecret, sqliteJournal } from './runtime/journal/index.js'

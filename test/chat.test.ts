@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { chatReply, modelServer } from '../src/adapters/fixtures/model-server.js'
 import { chunk, sseServer } from '../src/adapters/fixtures/sse-server.js'
+import { EVERY_SHAPE } from './question-shapes.js'
 
 const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
 
@@ -130,6 +131,68 @@ describe('seam chat', { timeout: 60_000 }, () => {
     expect(await third.closed).toMatchObject({ code: 0 })
     expect((server.requests.chat[2]!.messages as { role: string }[]).map((m) => m.role)).toEqual(['assistant', 'tool', 'assistant', 'tool', 'user'])
     expect(server.refusals).toEqual([])
+  })
+
+  it('shows a running call’s progress as a line per second when its output is not a terminal', async () => {
+    const server = await modelServer({ chat: [chatReply(null, [{ id: 'call_1', name: 'crawl', arguments: '{"id":"site"}' }]), chatReply('Crawled it.')] })
+    onTestFinished(() => server.close())
+    const crawl = tool('crawl', 'never', `
+    for (let done = 1; done <= 12; done++) {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      arguments[1].progress({ done, total: 12, message: 'page ' + done })
+    }
+    return 'crawled ' + id`)
+    const dir = await pluginFolder({ 'tools/crawl.ts': crawl })
+    const run = chat([dir, '--base-url', `${server.url}/v1`, '--model', 'scripted'])
+    await run.until(/session/)
+    run.say('Crawl the site.')
+    await run.until(/Crawled it\./)
+    run.child.stdin!.end()
+    expect(await run.closed).toMatchObject({ code: 0 })
+    const lines = run.text.split('\n').filter((l) => l.startsWith('⋯ crawl'))
+    // 12 reports over 2.4 s, a line at most once a second: the first, then about two more.
+    expect(lines[0]).toBe('⋯ crawl 1/12 (8 %) page 1')
+    expect(lines.length).toBeGreaterThanOrEqual(2)
+    expect(lines.length).toBeLessThanOrEqual(4)
+    for (const l of lines) expect(l).toMatch(/^⋯ crawl \d+\/12 \(\d+ %\) page \d+$/)
+    // Between the call's start and its result.
+    expect(run.text.indexOf('→ crawl')).toBeLessThan(run.text.indexOf('⋯ crawl'))
+    expect(run.text.indexOf('⋯ crawl')).toBeLessThan(run.text.indexOf('✓ crawl'))
+  })
+
+  it('asks a tool’s question at the terminal, field by field, every schema shape, and declines on n', async () => {
+    const server = await modelServer({
+      chat: [
+        chatReply(null, [{ id: 'call_1', name: 'profile', arguments: '{"id":"me"}' }]),
+        chatReply('Profile saved.'),
+        chatReply(null, [{ id: 'call_2', name: 'profile', arguments: '{"id":"me"}' }]),
+        chatReply('Declined.'),
+      ],
+    })
+    onTestFinished(() => server.close())
+    const profile = tool('profile', 'never', `return await arguments[1].ask({ message: 'Your profile, please.', schema: ${JSON.stringify(EVERY_SHAPE)} })`)
+    const dir = await pluginFolder({ 'tools/profile.ts': profile })
+    const run = chat([dir, '--base-url', `${server.url}/v1`, '--model', 'scripted'])
+    await run.until(/session/)
+    run.say('Set up my profile.')
+    await run.until(/profile asks: Your profile, please\./)
+    // yes; name, email, age, ratio (default), subscribe, plan by number, region by title,
+    // legacy left out, tags (default), colors by numbers.
+    for (const answer of ['y', 'Ada', 'ada@example.org', '36', '', 'n', '2', 'Europe', '', '', '1, 2']) run.say(answer)
+    await run.until(/Profile saved\./)
+    run.say('Again.')
+    await run.until(/profile asks/g)
+    run.say('n')
+    await run.until(/Declined\./)
+    run.child.stdin!.end()
+    expect(await run.closed).toMatchObject({ code: 0 })
+    const tools = (i: number) => (server.requests.chat[i]!.messages as { role: string; content: string }[]).filter((m) => m.role === 'tool')
+    expect(JSON.parse(tools(1)[0]!.content)).toEqual({
+      action: 'accept',
+      content: { name: 'Ada', email: 'ada@example.org', age: 36, ratio: 0.5, subscribe: false, plan: 'pro', region: 'eu', tags: ['x'], colors: ['r', 'g'] },
+    })
+    expect(JSON.parse(tools(3).at(-1)!.content)).toEqual({ action: 'decline' })
+    expect(run.text.match(/\? profile asks: Your profile, please\./g)).toHaveLength(2)
   })
 
   it('offers run_code with --code, and the model\'s program calls the tools as nested calls', async () => {

@@ -154,5 +154,5 @@ describe('seam check with an unsupported TypeScript', () => {
     expect(broken.code).toBe(1)
     expect(broken.stdout).toMatch(/^tools\/example\.ts:\d+:\d+ TS2322 /m)
     expect(broken.stdout).toContain("Type 'number' is not assignable to type 'string'")
-  })
+  }, 60_000) // a whole type-check of a fresh project: 8 s on a quiet machine, past 20 s on a loaded one
 })

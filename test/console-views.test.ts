@@ -25,6 +25,7 @@ export default definePlugin({
     const everything = new McpToolService({ id: 'everything', prefix: 'ev', transport: ${JSON.stringify(everythingTransport())} })
     effect(() => everything.dispose(), 'mcp everything')
     seams.registerToolService('global', everything)
+    seams.registerResourceService('global', everything)
     resources.provide(capabilitySeamToken, seams, () => seams.dispose())
   },
 })
@@ -98,6 +99,19 @@ describe('the console views a newcomer reads first, in a real browser', () => {
     const lookup = page.locator('#tool-lookup')
     await lookup.waitFor()
     expect(await lookup.locator('dd', { hasText: ' ms' }).first().textContent()).toBe(`${resolveLimits(undefined).timeoutMs} ms (the root default)`)
+  })
+
+  it("lists the mounted server's resources and templates in the catalog", async () => {
+    await open('#/catalog')
+    const heading = page.getByRole('heading', { name: /^Resources \(\d+\)$/ })
+    await heading.waitFor({ timeout: 5_000 })
+    const count = Number(/\((\d+)\)/.exec((await heading.textContent()) ?? '')?.[1])
+    expect(count).toBeGreaterThan(1)
+    const template = page.locator('article[aria-label="resource demo://resource/dynamic/text/{resourceId}"]')
+    expect(await template.textContent()).toContain('template')
+    expect(await template.textContent()).toContain('seam:everything')
+    await heading.scrollIntoViewIfNeeded()
+    await shot('catalog-resources')
   })
 
   it("lists each turn's tools and outcomes, and opens a turn by the short id it shows", { timeout: 90_000 }, async () => {

@@ -7,7 +7,8 @@ import { promisify } from 'node:util'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { createRoot, deferApprovals, memoryJournal, sqliteJournal } from 'seam-runtime'
+import { z } from 'zod'
+import { createRoot, deferApprovals, defineTool, memoryJournal, sqliteJournal } from 'seam-runtime'
 import { toAnthropicHistory } from '../anthropic.js'
 import { toChatHistory, toResponsesHistory } from '../openai.js'
 import { beginTurn, rootWith } from '../../test/kit.js'
@@ -33,6 +34,7 @@ async function collect(run: AsyncIterable<AgentEvent>): Promise<string[]> {
     else if (event.type === 'tool-settled') seen.push(`settled ${event.outcome.callId} ${event.outcome.status}`)
     else if (event.type === 'assistant') seen.push(`assistant ${event.step}: ${event.text}`)
     else if (event.type === 'model-step') seen.push(`model ${event.step}`)
+    else if (event.type === 'tool-progress') seen.push(`progress ${event.progress.callId} ${event.progress.done}/${event.progress.total}`)
     else if (event.type === 'text-delta' || event.type === 'tool-call-delta') continue
     else seen.push(`${event.type} ${event.callId}`)
   }
@@ -104,6 +106,28 @@ describe('runAgent over an OpenAI-compatible endpoint', () => {
     const result = await run.result
     expect(result.reason).toBe('aborted')
     expect(result.messages.at(-1)).toMatchObject({ role: 'tool', result: { callId: 's1', status: 'cancelled' } })
+  })
+
+  it('reports a running call’s progress between its start and its result', async () => {
+    const { root } = await rootWith((ctx) => {
+      ctx.addTool('crawl', defineTool({
+        description: 'Crawls slowly.',
+        input: z.object({}),
+        approval: 'never',
+        async execute(_args, ctx) {
+          for (let done = 1; done <= 3; done++) {
+            await new Promise((resolve) => setTimeout(resolve, 110))
+            ctx.progress({ done, total: 3 })
+          }
+          return 'crawled'
+        },
+      }))
+    })
+    const turn = await beginTurn(root)
+    const replies = [{ text: '', toolCalls: [{ callId: 'p1', name: 'crawl', arguments: '{}' }] }, { text: 'Crawled.', toolCalls: [] }]
+    const model: ModelClient = { complete: async () => replies.shift()! }
+    const seen = await collect(runAgent({ turn, model, messages: [{ role: 'user', content: 'Crawl.' }] }))
+    expect(seen).toEqual(['model 1', 'assistant 1: ', 'started p1', 'progress p1 1/3', 'progress p1 2/3', 'progress p1 3/3', 'settled p1 completed', 'model 2', 'assistant 2: Crawled.'])
   })
 
   it('reports approval questions and answers live when the turn asks through observeApprovals', async () => {

@@ -1,4 +1,4 @@
-import type { ToolCall, ToolCallOutcome } from '../seams/calls.js'
+import type { ProgressEvent, ToolCall, ToolCallOutcome } from '../seams/calls.js'
 import type { Turn } from '../runtime/turns/turn.js'
 import type { ApprovalEvent, ObservedApprovals } from './agent-approvals.js'
 import type { AgentMessage } from './messages.js'
@@ -36,6 +36,8 @@ export type AgentEvent =
     }
   | { readonly type: 'assistant'; readonly step: number; readonly text: string; readonly toolCalls: readonly ToolCall[] }
   | { readonly type: 'tool-started'; readonly step: number; readonly call: ToolCall }
+  /** A running call reported progress (throttled as `root.on('progress')` is). */
+  | { readonly type: 'tool-progress'; readonly step: number; readonly progress: ProgressEvent }
   | { readonly type: 'tool-settled'; readonly step: number; readonly outcome: ToolCallOutcome }
   | ApprovalEvent
 
@@ -138,7 +140,8 @@ async function loop(options: RunAgentOptions, emit: (event: AgentEvent) => void)
     emit({ type: 'assistant', step, text: reply.text, toolCalls })
     if (toolCalls.length === 0) return { reason: 'final', text, messages, steps: step }
     for (const call of toolCalls) emit({ type: 'tool-started', step, call })
-    const outcomes = await turn.tools.executeBatch(toolCalls, { signal })
+    const onProgress = (progress: ProgressEvent) => emit({ type: 'tool-progress', step, progress })
+    const outcomes = await turn.tools.executeBatch(toolCalls, { signal, onProgress })
     for (const outcome of outcomes) {
       messages.push({ role: 'tool', result: outcome })
       emit({ type: 'tool-settled', step, outcome })

@@ -6,7 +6,7 @@ const skill = (name: string, always: boolean) => ({ name, description: `${name} 
 
 describe('the placement rule', () => {
   it('lists every skill and includes the instructions of always-on and requested ones only', () => {
-    const capabilities = { generation: 1, owner: 'root', tools: [], skills: [skill('triage', true), skill('deploy', false), skill('audit', false)] } as AgentCapabilities
+    const capabilities = { generation: 1, owner: 'root', tools: [], skills: [skill('triage', true), skill('deploy', false), skill('audit', false)], resources: [] } as AgentCapabilities
     expect(skillInstructions(capabilities, { include: ['audit'] })).toBe(
       [
         'Skills available in this session:',

@@ -61,6 +61,7 @@ describe('toStrictSchema', () => {
         "simulate-research-query": "strict",
         "toggle-simulated-logging": "strict",
         "toggle-subscriber-updates": "strict",
+        "trigger-elicitation-request": "strict",
         "trigger-long-running-operation": "strict",
       }
     `)

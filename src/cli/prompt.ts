@@ -71,6 +71,11 @@ async function ask({ input, output, style }: TerminalApprovalOptions, request: A
   return 'rejected'
 }
 
+/** `readLine` on these streams, for a tool's questions (`terminalQuestions`). */
+export function lineReader(input: InStream, output: OutStream): (prompt: string, signal: AbortSignal) => Promise<string | undefined> {
+  return (prompt, signal) => readLine(input, output, prompt, signal)
+}
+
 /** One line from `input`, or `undefined` at end of input or on abort. */
 function readLine(input: InStream, output: OutStream, question: string, signal: AbortSignal): Promise<string | undefined> {
   return new Promise((resolve) => {

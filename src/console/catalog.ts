@@ -3,7 +3,7 @@ import type { ToolBinding } from '../runtime/generations/capability-ingress.js'
 import type { AgentCapabilities, ToolCapability } from '../seams/capabilities.js'
 import { definitionOf } from '../runtime/generations/feature-capability.js'
 import type { ProviderStatus } from '../seams/types.js'
-import type { CatalogView, ProviderView, SkillView, ToolView } from './types.js'
+import type { CatalogView, ProviderView, ResourceView, SkillView, ToolView } from './types.js'
 
 const APPROVAL_MEANING: Readonly<Record<ToolView['approval'], string>> = {
   never: 'never asks (unless a hook asks)',
@@ -28,6 +28,19 @@ export function catalogView(capabilities: AgentCapabilities, live: boolean, defa
         tools: skill.tools,
         always: skill.always,
         instructions: skill.instructions,
+      }),
+    ),
+    resources: capabilities.resources.map(
+      (r): ResourceView => ({
+        uri: r.uri,
+        template: r.template,
+        name: r.name,
+        source: r.source,
+        owner: r.owner,
+        ...(r.title !== undefined ? { title: r.title } : {}),
+        ...(r.description !== undefined ? { description: r.description } : {}),
+        ...(r.mimeType !== undefined ? { mimeType: r.mimeType } : {}),
+        ...(r.size !== undefined ? { size: r.size } : {}),
       }),
     ),
   }

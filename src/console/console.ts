@@ -11,6 +11,7 @@ import { catalogView, providerView, providerViews } from './catalog.js'
 import { grantViews } from './grants.js'
 import { ConsoleGuard } from './guard.js'
 import { LiveEvents } from './live.js'
+import { RunningProgress } from './progress.js'
 import { Timeline } from './timeline.js'
 import { runTry } from './try-tool.js'
 import { findTurn, turnDetail } from './turn-detail.js'
@@ -50,6 +51,7 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
   const guard = new ConsoleGuard(options.token)
   const assets = new ConsoleAssets()
   const live = new LiveEvents(root.journal)
+  const progress = new RunningProgress()
   const approvals = options.approvals
   approvals.watchedBy(() => live.clients > 0)
   const timeline = new Timeline({ generation: root.generation, diagnostics: root.activeGeneration.diagnostics, dir: root.dir })
@@ -72,6 +74,7 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
     }),
     root.on('reload-failed', (event) => live.send({ type: 'generation', entry: timeline.failed(event) })),
     approvals.onChange((queue) => live.send({ type: 'approvals', ...queue })),
+    root.on('progress', (event) => live.send({ type: 'progress', progress: progress.heard(event) })),
     root.on('provider', (status) => {
       void bindings().then((b) => live.send({ type: 'provider', provider: providerView(b, status) }), () => {})
     }),
@@ -117,7 +120,7 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
     const turn = /^\/api\/turns\/([^/]+)$/.exec(path)
     if (req.method === 'GET' && turn) {
       const { turnId, events } = await findTurn(root.journal, decodeURIComponent(turn[1]!))
-      return json(res, 200, turnDetail(turnId, events))
+      return json(res, 200, turnDetail(turnId, events, (callId) => progress.of(turnId, callId)))
     }
     if (req.method === 'GET' && path === '/api/approvals') return json(res, 200, approvals.queue())
     // Resume tokens only as an operator the host named: the page decides by turn and call id.

@@ -1,7 +1,7 @@
 import { SeamError } from '../errors.js'
 import { MAX_TURN_PAGE } from '../runtime/journal/turn-query.js'
 import type { JournalEvent, JournalStore } from '../seams/journal.js'
-import type { CallView, TurnDetail } from './types.js'
+import type { CallView, ProgressView, TurnDetail } from './types.js'
 
 /** How many of the newest turns a short id is looked for in (the page shows ids cut to 8 characters). */
 export const SHORT_ID_TURNS = 2_000
@@ -29,7 +29,7 @@ export async function findTurn(journal: JournalStore, id: string): Promise<{ tur
 }
 
 /** A turn's events as its calls, in model order (the order of their `tool/call`), each with its approval and result. */
-export function turnDetail(turnId: string, events: readonly JournalEvent[]): TurnDetail {
+export function turnDetail(turnId: string, events: readonly JournalEvent[], progress?: (callId: string) => ProgressView | undefined): TurnDetail {
   const calls = new Map<string, { -readonly [K in keyof CallView]: CallView[K] }>()
   let host: string | undefined
   for (const event of events) {
@@ -57,6 +57,12 @@ export function turnDetail(turnId: string, events: readonly JournalEvent[]): Tur
         content: event.content,
         durationMs: event.durationMs,
       }
+    }
+  }
+  if (progress !== undefined) {
+    for (const call of calls.values()) {
+      const last = call.result === undefined ? progress(call.callId) : undefined
+      if (last !== undefined) call.progress = last
     }
   }
   // Nested calls under their outer call (a Code Mode run's sub-calls), in the order they were made.

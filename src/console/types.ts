@@ -75,6 +75,18 @@ export interface SkillView {
   readonly instructions: string
 }
 
+export interface ResourceView {
+  readonly uri: string
+  readonly template: boolean
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly mimeType?: string
+  readonly size?: number
+  readonly source: string
+  readonly owner: string
+}
+
 export interface CatalogView {
   readonly generation: number
   /** `false` when the generation asked for is no longer live: the catalog shown is its snapshot from publish time. */
@@ -83,6 +95,17 @@ export interface CatalogView {
   readonly defaultTimeoutMs: number
   readonly tools: ToolView[]
   readonly skills: SkillView[]
+  readonly resources: ResourceView[]
+}
+
+/** A running call's last progress report (see `RunningProgress`). */
+export interface ProgressView {
+  readonly turnId: string
+  readonly callId: string
+  readonly done: number
+  readonly total?: number
+  readonly message?: string
+  readonly at: number
 }
 
 export interface CallView {
@@ -99,6 +122,8 @@ export interface CallView {
     readonly content: ContentBlock[]
     readonly durationMs: number
   }
+  /** The last progress report of a call still running on this host. */
+  readonly progress?: ProgressView
   /** The outer call's id, for a nested call (a Code Mode sub-call, a tool body's `ctx.tools.call`). */
   readonly parent?: string
   /** The nested calls it made, in the order they were made. */
@@ -196,5 +221,6 @@ export type LiveEvent =
   | { readonly type: 'journal'; readonly turnId: string }
   | ({ readonly type: 'approvals' } & ApprovalQueueView)
   | { readonly type: 'provider'; readonly provider: ProviderView }
+  | { readonly type: 'progress'; readonly progress: ProgressView }
 
 export type JournalPage = TurnPage

@@ -1,6 +1,8 @@
 import type { z } from 'zod'
 import { SeamError } from '../errors.js'
 import type { ContentBlock } from '../seams/journal.js'
+import type { ToolProgress } from '../seams/types.js'
+import type { QuestionAnswer, ToolQuestion } from '../seams/questions.js'
 import type { Token } from '../seams/tokens.js'
 import type { TurnEnvelope } from '../seams/types.js'
 import type { TraceContext } from '../seams/trace.js'
@@ -38,6 +40,19 @@ export interface ToolContext {
   use<T>(token: Token<T>): T
   /** Delivers a message to the model after the whole batch has committed. */
   deferContext(message: string | { id?: string; role?: 'user' | 'system'; content: string }): void
+  /**
+   * Reports how far the call has got: observers, the console, OTel span events and a served MCP
+   * request's `notifications/progress` hear it (throttled). With `maxTimeoutMs` it also moves the
+   * deadline to `timeoutMs` from now. `done` must not go down; a malformed report throws `INVALID_PROGRESS`.
+   */
+  progress(progress: ToolProgress): void
+  /**
+   * Asks the person behind the turn a structured question (`schema`: a flat object as MCP
+   * elicitation allows) and waits for the answer: `accept` with content that matches the schema,
+   * `decline`, or `cancel`. An unattended turn, or one that cannot ask, declines at once; past
+   * `timeoutMs` the answer is `cancel`. Every question and answer is journaled.
+   */
+  ask(question: ToolQuestion): Promise<QuestionAnswer>
   readonly log: ToolLogger
   /** The W3C trace context the call came with (a served MCP request's `_meta.traceparent` / `tracestate`). */
   readonly trace?: TraceContext
@@ -91,6 +106,11 @@ export interface ToolSpecBase<I extends InputSchema = InputSchema, O = unknown> 
   scopes?: OriginScope[]
   hidden?: boolean
   timeoutMs?: number
+  /**
+   * Lets progress extend the deadline: each `ctx.progress()` moves it to `timeoutMs` from now, but
+   * never past `maxTimeoutMs` from the body's start. Omitted, progress does not move it.
+   */
+  maxTimeoutMs?: number
   /** The deadline of each policy stage of this tool's calls (hooks, `risk()`, guards); default the root's. */
   policyTimeoutMs?: number
   /** Parallel only when this returns exactly `true`. */
@@ -187,11 +207,14 @@ export function defineTool<I extends InputSchema, S extends OutputSchema | undef
   if (needs !== undefined && !(Array.isArray(needs) && needs.every((name) => CLIENT_CAPABILITIES.includes(name)))) {
     throw new SeamError('INVALID_TOOL', "defineTool: `clientCapabilities` must be a list of 'sampling', 'elicitation' and 'roots'")
   }
-  for (const key of ['timeoutMs', 'policyTimeoutMs'] as const) {
+  for (const key of ['timeoutMs', 'maxTimeoutMs', 'policyTimeoutMs'] as const) {
     const value = spec[key]
     if (value !== undefined && !(Number.isFinite(value) && value > 0 && value <= 0x7fff_ffff)) {
       throw new SeamError('INVALID_TOOL', `defineTool: \`${key}\` must be a positive number of milliseconds up to 2147483647`)
     }
+  }
+  if (spec.maxTimeoutMs !== undefined && spec.timeoutMs !== undefined && spec.maxTimeoutMs < spec.timeoutMs) {
+    throw new SeamError('INVALID_TOOL', 'defineTool: `maxTimeoutMs` must not be less than `timeoutMs`')
   }
   // `execute` returns what `output` accepts; the pipeline validates it into the value type.
   return Object.freeze({ ...spec, $seam: TOOL_BRAND }) as unknown as ToolDefinition<I, ValueOf<S, O>>
@@ -209,6 +232,20 @@ export interface SkillSpec {
   tools?: string[]
   /** Always included in the prompt's skill section. */
   always?: boolean
+  /** Served as the prompt's arguments; `{{name}}` in the instructions is replaced by the value. */
+  arguments?: SkillArgument[]
+  /**
+   * What the prompt embeds besides its text: resource URIs (`{{name}}` substituted), or, in a
+   * skill file, paths relative to it (`./` or `../`) of files under the plugin's `agent/resources/`.
+   */
+  resources?: string[]
+}
+
+/** One argument of a skill served as a prompt. */
+export interface SkillArgument {
+  name: string
+  description?: string
+  required?: boolean
 }
 
 export interface SkillDefinition extends Readonly<SkillSpec> {

@@ -36,12 +36,13 @@ describe('discoverPluginFolder', () => {
       pluginFile: join(dir, 'plugin.ts'),
       toolFiles: [join(dir, 'tools/alpha.mjs'), join(dir, 'tools/beta.js'), join(dir, 'tools/zeta.ts')],
       skillFiles: [join(dir, 'agent/skills/a-first.md'), join(dir, 'agent/skills/triage.md')],
+      resourceFiles: [],
     })
   })
 
   it('treats missing folders and a missing plugin file as empty', async () => {
     const dir = await folder([])
-    expect(await discoverPluginFolder(dir)).toEqual({ toolFiles: [], skillFiles: [] })
+    expect(await discoverPluginFolder(dir)).toEqual({ toolFiles: [], skillFiles: [], resourceFiles: [] })
   })
 
   it('picks the first of plugin.ts, plugin.mts, plugin.js and plugin.mjs', async () => {
@@ -60,6 +61,7 @@ describe('discoverPluginFolder', () => {
     expect(await discoverPluginFolder(dir)).toEqual({
       toolFiles: [join(dir, 'tools/linked.ts'), join(dir, 'tools/real.ts')],
       skillFiles: [],
+      resourceFiles: [],
     })
     const hollow = await folder([])
     await symlink(join(outside, 'tools'), join(hollow, 'tools'))

@@ -7,7 +7,13 @@ export interface PluginFolder {
   readonly pluginFile?: string
   readonly toolFiles: string[]
   readonly skillFiles: string[]
+  /** Every file below `agent/resources/` (subfolders too; dot files and links leaving the folder skipped). */
+  readonly resourceFiles: string[]
 }
+
+/** At most this many resource files per plugin, and this many folders deep. */
+export const MAX_RESOURCE_FILES = 10_000
+const MAX_RESOURCE_DEPTH = 16
 
 /** The names a plugin file may have, in the order they are looked for. */
 export const PLUGIN_FILES: readonly string[] = ['plugin.ts', 'plugin.mts', 'plugin.js', 'plugin.mjs']
@@ -33,7 +39,33 @@ export async function discoverPluginFolder(dir: string): Promise<PluginFolder> {
   }
   const toolFiles = await listFiles(join(root, 'tools'), inside, (n) => TOOL_FILE.test(n) && !NOT_A_TOOL.test(n))
   const skillFiles = await listFiles(join(root, 'agent', 'skills'), inside, (n) => SKILL_FILE.test(n))
-  return pluginFile === undefined ? { toolFiles, skillFiles } : { pluginFile, toolFiles, skillFiles }
+  const resourceFiles: string[] = []
+  await listTree(join(root, 'agent', 'resources'), inside, resourceFiles, 0)
+  resourceFiles.sort()
+  return pluginFile === undefined ? { toolFiles, skillFiles, resourceFiles } : { pluginFile, toolFiles, skillFiles, resourceFiles }
+}
+
+/** The files of `folder` and its subfolders whose real paths lie inside the plugin folder. */
+async function listTree(folder: string, inside: (real: string) => boolean, into: string[], depth: number): Promise<void> {
+  if (depth > MAX_RESOURCE_DEPTH) return
+  const real = await realpath(folder).catch(() => undefined)
+  if (real === undefined || !inside(real)) return
+  let entries: Dirent[]
+  try {
+    entries = await readdir(folder, { withFileTypes: true })
+  } catch {
+    return
+  }
+  for (const entry of entries) {
+    if (entry.name.startsWith('.') || into.length >= MAX_RESOURCE_FILES) continue
+    const path = join(folder, entry.name)
+    if (entry.isDirectory()) await listTree(path, inside, into, depth + 1)
+    else if (entry.isFile() || (entry.isSymbolicLink() && (await isFileInside(path, inside)))) into.push(path)
+    else if (entry.isSymbolicLink()) {
+      const target = await realpath(path).catch(() => undefined)
+      if (target !== undefined && inside(target) && (await stat(target)).isDirectory()) await listTree(path, inside, into, depth + 1)
+    }
+  }
 }
 
 async function listFiles(folder: string, inside: (real: string) => boolean, wanted: (name: string) => boolean) {

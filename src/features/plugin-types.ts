@@ -1,4 +1,5 @@
 import type { SkillSpec, ToolDefinition, ToolLogger } from './define-tool.js'
+import type { ResourceSpec } from './resource.js'
 import type { Resources, Token } from '../seams/tokens.js'
 import type { ExecuteWrapper, Guard, PostExecuteHook, PreExecuteHook, ResultObserver } from '../seams/calls.js'
 
@@ -27,6 +28,11 @@ export interface PluginContext {
   /** Registers a tool under `name` (qualified `<child>__<name>` in child plugins). */
   addTool(name: string, tool: ToolDefinition): Disposer
   addSkill(name: string, skill: SkillSpec): Disposer
+  /**
+   * Registers a resource under `uri`, read by `spec.read` on every read; a URI with `{name}`
+   * parameters (an RFC 6570 level-1 template, `notes://{id}`) is a template whose `read` gets them.
+   */
+  addResource(uri: string, spec: ResourceSpec): Disposer
   /** Mounts a child plugin; its owner id is `<this owner>/<child name>`. */
   plugin(child: PluginDefinition): Promise<void>
   /** Registers a disposer; disposers run once each, in reverse order. */

@@ -53,7 +53,7 @@ describe('BuiltinToolService', () => {
   })
 
   it('asks through the question port with a request id unique per call that contains the call id', async () => {
-    const ask = vi.fn<QuestionPort['ask']>(async () => 'main')
+    const ask = vi.fn<NonNullable<QuestionPort['ask']>>(async () => 'main')
     const service = new BuiltinToolService()
     const first = await service.execute('root', 'ask_user', { question: 'Which branch?', choices: ['main', 'dev'] }, invocation({ callId: 'c1', question: { ask } }))
     const second = await service.execute('root', 'ask_user', { question: 'Which branch?' }, invocation({ callId: 'c2', question: { ask } }))
@@ -70,7 +70,7 @@ describe('BuiltinToolService', () => {
   })
 
   it('gives two calls with the same call id two different request ids', async () => {
-    const ask = vi.fn<QuestionPort['ask']>(async () => 'yes')
+    const ask = vi.fn<NonNullable<QuestionPort['ask']>>(async () => 'yes')
     const service = new BuiltinToolService()
     await service.execute('root', 'ask_user', { question: 'Sure?' }, invocation({ callId: 'same', question: { ask } }))
     await service.execute('root', 'ask_user', { question: 'Sure?' }, invocation({ callId: 'same', question: { ask } }))
@@ -92,7 +92,7 @@ describe('BuiltinToolService', () => {
 
   it('runs ask_user through a turn, reaching the turn question port', async () => {
     const root = await rootServing((seams) => seams.registerToolService('global', new BuiltinToolService()))
-    const ask = vi.fn<QuestionPort['ask']>(async () => 'Friday')
+    const ask = vi.fn<NonNullable<QuestionPort['ask']>>(async () => 'Friday')
     const turn = await root.beginTurn({ session: 's', principal: { subjectId: 'u', roles: [] }, ports: { question: { ask } } })
     onTestFinished(() => turn.end())
     const outcome = await turn.tools.execute({ callId: 'q-7', name: 'ask_user', arguments: '{"question":"When?"}' })

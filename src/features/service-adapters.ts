@@ -52,13 +52,13 @@ export class BuiltinToolService implements ToolService {
 
   async execute(_scope: string, toolName: string, input: unknown, context?: ToolInvocationContext): Promise<ToolExecutionResult> {
     if (toolName !== 'ask_user') return { success: false, error: `Unknown tool: ${toolName}` }
-    if (!context?.question) {
-      return { success: false, error: 'ask_user needs an interactive turn: this turn has no question port' }
-    }
+    const ask = context?.question?.ask
+    if (!context?.question) return { success: false, error: 'ask_user needs an interactive turn: this turn has no question port' }
+    if (ask === undefined) return { success: false, error: 'ask_user needs a question port that takes free-form questions (ask()); this turn’s has elicit() only' }
     const { question, choices } = input as { question: string; choices?: string[] }
     const requestId = `${context.callId}:${randomUUID()}`
     try {
-      const answer = await context.question.ask({ requestId, question, choices, signal: context.signal })
+      const answer = await ask.call(context.question, { requestId, question, choices, signal: context.signal })
       return { success: true, output: { answer }, metadata: { requestId } }
     } catch (error) {
       if (context.signal.aborted) throw error
@@ -113,6 +113,8 @@ export class ToolRegistryAsService implements ToolService {
           throw new Error('resources are not available to tools bridged through ToolRegistryAsService')
         },
         deferContext: (m) => deferred.push(typeof m === 'string' ? m : m.content),
+        progress: (p) => context.progress?.(p),
+        ask: (q) => context.ask?.(q) ?? Promise.resolve({ action: 'decline' }),
         log: { debug() {}, info() {}, warn() {} },
         tools: context.tools ?? NO_NESTED_TOOLS,
       })

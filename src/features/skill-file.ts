@@ -1,4 +1,5 @@
 import { isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml'
+import path from 'node:path'
 import { messageOf, SeamError } from '../errors.js'
 import type { SkillSpec } from './define-tool.js'
 import { codeFrame } from './loader/code-frame.js'
@@ -60,12 +61,24 @@ export function parseSkillFile(file: string, text: string, options: SkillFileOpt
   const skill: SkillFile = { name, description, instructions: body.trim(), ...(toolsAt ? { toolsAt } : {}) }
   if (meta.tools !== undefined) skill.tools = meta.tools
   if (meta.always !== undefined) skill.always = meta.always
+  if (meta.arguments !== undefined) skill.arguments = meta.arguments
+  if (meta.resources !== undefined) {
+    // A relative path is resolved against the skill file and must stay inside its plugin folder.
+    const pluginDir = path.dirname(path.dirname(path.dirname(path.resolve(file))))
+    skill.resources = meta.resources.map((entry) => {
+      if (!entry.startsWith('./') && !entry.startsWith('../')) return entry
+      const absolute = path.resolve(path.dirname(path.resolve(file)), entry)
+      const rel = path.relative(pluginDir, absolute)
+      if (rel.startsWith('..') || path.isAbsolute(rel)) throw fail(`\`resources:\` entry ${JSON.stringify(entry)} leaves the plugin folder`)
+      return `file:${absolute}`
+    })
+  }
   return skill
 }
 
-type Fail = (message: string, line?: number, column?: number) => SeamError
+export type Fail = (message: string, line?: number, column?: number) => SeamError
 
-function splitFrontMatter(text: string, fail: Fail): { yaml?: string; body: string; yamlLine: number } {
+export function splitFrontMatter(text: string, fail: Fail): { yaml?: string; body: string; yamlLine: number } {
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text
   const open = /^---[ \t]*\r?\n/.exec(source)
   if (open === null) return { body: source, yamlLine: 1 }
@@ -83,6 +96,8 @@ interface FrontMatter {
   /** Each tools entry's line and column inside the YAML text (1-based). */
   toolsAt?: { name: string; line: number; column: number }[]
   always?: boolean
+  arguments?: { name: string; description?: string; required?: boolean }[]
+  resources?: string[]
 }
 
 /**
@@ -92,8 +107,21 @@ interface FrontMatter {
  */
 export const MAX_FRONT_MATTER = 16 * 1024
 
-/** `fail` takes a 1-based line and column inside the YAML text. */
-function readFrontMatter(yaml: string, fail: (message: string, line: number, column: number) => SeamError): FrontMatter {
+/** Front matter as data, with where each top-level key's value is written. */
+export interface FrontMatterData {
+  readonly data: Record<string, unknown>
+  /** 1-based line and column inside the YAML text of `key`'s value. */
+  positionOf(key: string): { line: number; col: number }
+  readonly doc: Document
+  /** 1-based line and column of an offset in the YAML text. */
+  at(offset: number | undefined): { line: number; col: number }
+}
+
+/**
+ * Parses front matter YAML as data only (custom tags refused, keys unique, bounded size); `fail`
+ * takes a 1-based line and column inside the YAML text. `keys` names the keys in messages.
+ */
+export function frontMatterData(yaml: string, fail: (message: string, line: number, column: number) => SeamError, known = 'name, description, tools, always, arguments, resources'): FrontMatterData {
   if (yaml.length > MAX_FRONT_MATTER) {
     throw fail(`the front matter is ${yaml.length} characters long; at most ${MAX_FRONT_MATTER} are allowed`, 1, 1)
   }
@@ -111,10 +139,14 @@ function readFrontMatter(yaml: string, fail: (message: string, line: number, col
     const { line, col } = at(offset)
     return fail(message, line, col)
   })
-  if (doc.contents === null) return {}
+  const positionOf = (key: string) => {
+    const value = doc.get(key, true)
+    return at(isNode(value) ? value.range?.[0] : undefined)
+  }
+  if (doc.contents === null) return { data: {}, positionOf, doc, at }
   if (!isMap(doc.contents)) {
     const { line, col } = at(doc.contents.range?.[0])
-    throw fail('the front matter must be a mapping of keys (name, description, tools, always)', line, col)
+    throw fail(`the front matter must be a mapping of keys (${known})`, line, col)
   }
   const keys = new Set<unknown>()
   for (const item of doc.contents.items) {
@@ -131,10 +163,12 @@ function readFrontMatter(yaml: string, fail: (message: string, line: number, col
   } catch (error) {
     throw fail(`malformed front matter: ${messageOf(error)}`, 1, 1)
   }
-  const positionOf = (key: string) => {
-    const value = doc.get(key, true)
-    return at(isNode(value) ? value.range?.[0] : undefined)
-  }
+  return { data, positionOf, doc, at }
+}
+
+/** `fail` takes a 1-based line and column inside the YAML text. */
+function readFrontMatter(yaml: string, fail: (message: string, line: number, column: number) => SeamError): FrontMatter {
+  const { data, positionOf, doc, at } = frontMatterData(yaml, fail)
   const wrong = (key: string, expected: string): SeamError => {
     const { line, col } = positionOf(key)
     return fail(`\`${key}\` must be ${expected}`, line, col)
@@ -165,6 +199,19 @@ function readFrontMatter(yaml: string, fail: (message: string, line: number, col
   if (data.always !== undefined) {
     if (typeof data.always !== 'boolean') throw wrong('always', 'true or false')
     meta.always = data.always
+  }
+  if (data.arguments !== undefined) {
+    const list = data.arguments
+    const ok = (a: unknown): a is { name: string; description?: string; required?: boolean } => {
+      const e = a as Record<string, unknown> | null
+      return typeof e?.name === 'string' && /^[A-Za-z0-9_-]+$/.test(e.name) && (e.description === undefined || typeof e.description === 'string') && (e.required === undefined || typeof e.required === 'boolean')
+    }
+    if (!Array.isArray(list) || !list.every(ok)) throw wrong('arguments', 'a list of { name, description?, required? } (names of letters, digits, _ and -)')
+    meta.arguments = list.map((a) => ({ name: a.name, ...(a.description !== undefined ? { description: a.description } : {}), ...(a.required !== undefined ? { required: a.required } : {}) }))
+  }
+  if (data.resources !== undefined) {
+    if (!Array.isArray(data.resources) || !data.resources.every((r) => typeof r === 'string' && r !== '')) throw wrong('resources', 'a list of resource URIs or paths starting with ./ or ../')
+    meta.resources = data.resources as string[]
   }
   return meta
 }

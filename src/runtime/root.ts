@@ -22,7 +22,7 @@ import type { JournalStore, RepairReport } from '../seams/journal.js'
 import { Logger, type LogSink } from './base/logger.js'
 import type { PluginDefinition } from '../features/plugin-types.js'
 import type { AbandonedCall, RuntimeLimits } from './pipeline/state.js'
-import type { PipelineHooks, ToolCallOutcome } from '../seams/calls.js'
+import type { PipelineHooks, ProgressEvent, ToolCallOutcome } from '../seams/calls.js'
 import { ProviderWatch } from './generations/provider-watch.js'
 import { DisposableScope } from './plugins/scope.js'
 import { type BeginTurnInput, openTurn, resumeParked, type Turn, type TurnHost } from './turns/turn.js'
@@ -100,6 +100,8 @@ interface RootEvents {
   abandoned: AbandonedCall
   /** A provider of the active generation connected, went down or is retrying (see `root.providers()`). */
   provider: ProviderStatus
+  /** A running call reported progress (`ctx.progress()`, a mounted server's), throttled per call. */
+  progress: ProgressEvent
 }
 
 /**
@@ -154,6 +156,7 @@ export class Root {
       telemetry: this.#telemetry,
       approval: options.approval,
       onAbandoned: this.#onAbandoned,
+      onProgress: this.#onProgress,
       locate,
       forget: (turn) => this.#turns.delete(turn),
     }
@@ -387,6 +390,7 @@ export class Root {
   }
 
   readonly #onAbandoned = (call: AbandonedCall) => this.#emit('abandoned', call)
+  readonly #onProgress = (event: ProgressEvent) => this.#emit('progress', event)
 
   #emit<K extends keyof RootEvents>(event: K, payload: RootEvents[K]): void {
     for (const listener of this.#listeners.get(event) ?? []) {

@@ -1,6 +1,6 @@
 import type { TraceContext } from './trace.js'
 import type { ContentBlock } from './journal.js'
-import type { TurnEnvelope } from './types.js'
+import type { ToolProgress, TurnEnvelope } from './types.js'
 import type { ToolCallOutcome } from './outcome.js'
 
 export type { DeferredContext, NestedTools, ToolCallOutcome } from './outcome.js'
@@ -23,6 +23,25 @@ export interface ToolCall {
    * served MCP call forwards them to its client as logging notifications.
    */
   readonly log?: CallLogSink
+}
+
+/** One progress report of a running call, as observers hear it (`root.on('progress')`, `onProgress`). */
+export interface ProgressEvent extends ToolProgress {
+  readonly callId: string
+  readonly name: string
+  readonly turnId: string
+  readonly session: string
+  readonly generation: number
+  /** Epoch milliseconds of the report. */
+  readonly at: number
+}
+
+/** What `execute`, `executeBatch` and `resume` take besides the call. */
+export interface ExecuteOptions {
+  /** Cancels this call (or batch) only; the turn's signal still applies. */
+  readonly signal?: AbortSignal
+  /** Told of each call's progress (throttled, as `root.on('progress')`); MUST NOT throw or block. */
+  readonly onProgress?: (event: ProgressEvent) => void
 }
 
 /** Where a call's `ctx.log` lines go besides the plugin's log (see `ToolCall.log`). */

@@ -19,6 +19,8 @@ export interface ToolCapability {
   /** Seam tools only: the provider's static concurrency declaration. */
   readonly concurrencySafe?: boolean
   readonly timeoutMs?: number
+  /** Set when progress may extend the deadline: up to this long from the body's start. */
+  readonly maxTimeoutMs?: number
   /** Set when the tool declares an idempotency key: where its keys are unique. */
   readonly idempotencyScope?: IdempotencyScope
   /** Seam tools only: the argument names whose values make the key. */
@@ -41,6 +43,26 @@ export interface SkillCapability {
   readonly owner: string
   readonly tools: readonly string[]
   readonly always: boolean
+  /** Its arguments when served as a prompt (`{{name}}` in `instructions`). */
+  readonly arguments?: readonly { readonly name: string; readonly description?: string; readonly required?: boolean }[]
+  /** Resource URIs (or `file:` paths of resource files) the prompt embeds. */
+  readonly resources?: readonly string[]
+}
+
+/** A projected resource or resource template: what it is, never how it is read. Frozen. */
+export interface ResourceCapability {
+  /** The URI; for a template, its RFC 6570 level-1 URI template (`notes://{id}`). */
+  readonly uri: string
+  readonly template: boolean
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly mimeType?: string
+  readonly size?: number
+  /** `agent/resources/x.md`, `addResource(<owner>)` or `seam:<providerId>`. */
+  readonly source: string
+  readonly owner: string
+  readonly kind: 'feature' | 'seam'
 }
 
 /** Everything one owner's turn can see in one generation. Frozen. */
@@ -49,4 +71,6 @@ export interface AgentCapabilities {
   readonly owner: string
   readonly tools: readonly ToolCapability[]
   readonly skills: readonly SkillCapability[]
+  /** Resources and resource templates (`template: true`), in projection order. */
+  readonly resources: readonly ResourceCapability[]
 }

@@ -2,6 +2,7 @@ import { SeamError } from '../errors.js'
 import { createToken } from './tokens.js'
 import { SeamProviderRegistry } from './registry.js'
 import type { SkillService, ToolExecutionResult, ToolService } from './types.js'
+import type { ResourceService } from './resources.js'
 
 const MIGRATION =
   'is deprecated and fails closed: project the capability into a turn and call it through TurnToolRuntime (turn.tools.execute)'
@@ -13,6 +14,7 @@ const MIGRATION =
 export class SeamIntegration {
   readonly tools = new SeamProviderRegistry<ToolService>('tool service')
   readonly skills = new SeamProviderRegistry<SkillService>('skill service')
+  readonly resources = new SeamProviderRegistry<ResourceService>('resource service')
   #disposed = false
 
   registerToolService(scope: string, service: ToolService): () => void {
@@ -31,6 +33,14 @@ export class SeamIntegration {
     return this.skills.register(scope, service)
   }
 
+  registerResourceService(scope: string, service: ResourceService): () => void {
+    this.#assertOpen()
+    if (typeof service?.list !== 'function' || typeof service.read !== 'function') {
+      throw new SeamError('INVALID_PLUGIN', 'a ResourceService needs list() and read() methods')
+    }
+    return this.resources.register(scope, service)
+  }
+
   get disposed(): boolean {
     return this.#disposed
   }
@@ -40,6 +50,7 @@ export class SeamIntegration {
     this.#disposed = true
     this.tools.clear()
     this.skills.clear()
+    this.resources.clear()
   }
 
   /** @deprecated Never calls a provider; resolves to a fail-closed migration error. */

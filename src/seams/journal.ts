@@ -9,6 +9,8 @@ export type JournalEventKind =
   | 'approval/decided'
   | 'tool/result'
   | 'turn/end'
+  | 'question/asked'
+  | 'question/answered'
 
 export type { ContentBlock }
 
@@ -21,6 +23,8 @@ export interface SourceLocation {
 
 export type OutcomeStatus = 'completed' | 'denied' | 'failed' | 'cancelled'
 export type DenialPolicy = 'permission' | 'hook' | 'approval' | 'guard'
+/** Why a question was answered without a person's answer (see `question/answered`). */
+export type QuestionReason = 'unattended' | 'no-port' | 'timeout' | 'aborted' | 'invalid' | 'failed'
 export type ApprovalDecision = 'allowed-once' | 'allowed-session' | 'rejected' | 'unavailable' | 'timeout' | 'cancelled'
 
 interface EventBase {
@@ -69,6 +73,14 @@ export type JournalEvent =
       parent?: string
     })
   | (EventBase & { kind: 'turn/end'; reason: 'ended' | 'interrupted' })
+  /** A running call asked a question (`ctx.ask`); `schema` is its JSON text. Unique per `(turn, call, questionId)`. */
+  | (EventBase & { kind: 'question/asked'; callId: string; questionId: string; name: string; message: string; schema: string })
+  /**
+   * Its answer. `content` (JSON text, redacted as arguments are) with `accept`; `reason` when no
+   * person answered: `unattended`, `no-port`, `timeout`, `aborted`, `invalid` (content that does
+   * not match), `failed` (the port threw).
+   */
+  | (EventBase & { kind: 'question/answered'; callId: string; questionId: string; action: 'accept' | 'decline' | 'cancel'; content?: string; reason?: QuestionReason })
 
 /** Which owners `repair` may treat as gone besides dead processes of this machine; see `JournalStore.repair`. */
 export type RepairHosts = 'dead-local' | 'all'

@@ -1,4 +1,5 @@
 import type { TraceContext } from './trace.js'
+import type { QuestionAnswer, QuestionRequest, ToolQuestion } from './questions.js'
 /**
  * The Root Capability Seam contracts (seeds/004). A `ToolService` supplies schemas and the final
  * provider call; a `SkillService` is a declarative catalog. Policy metadata on `ToolSchema` is copied
@@ -69,6 +70,10 @@ export interface ToolSchema {
   idempotencyScope?: IdempotencyScope
   /** After a crash left this key's earlier call `OUTCOME_UNKNOWN`; default `'fail'`. */
   onUnknown?: UnknownOutcomePolicy
+  /** The call's deadline in milliseconds (default: the turn's, else the root's). */
+  timeoutMs?: number
+  /** How far progress may extend the deadline, from the call's start (see `defineTool`'s `maxTimeoutMs`). */
+  maxTimeoutMs?: number
 }
 
 /**
@@ -108,13 +113,28 @@ export interface ToolInvocationContext {
    * external system that takes one (an `Idempotency-Key` header): only that makes the effect once.
    */
   readonly idempotencyKey?: string
+  /**
+   * Reports the call's progress, as a tool body's `ctx.progress()` does (always set by
+   * TurnToolRuntime). `McpToolService` forwards a mounted server's `notifications/progress` here.
+   */
+  readonly progress?: (progress: ToolProgress) => void
+  /**
+   * Asks the person behind the turn a structured question, as a tool body's `ctx.ask()` does
+   * (always set by TurnToolRuntime; journaled). `McpToolService` forwards a mounted server's
+   * elicitation here.
+   */
+  readonly ask?: (question: ToolQuestion) => Promise<QuestionAnswer>
   /** Calls other tools of the turn as nested calls of this one (see `NestedTools`; always set by TurnToolRuntime). */
   readonly tools?: NestedTools
 }
 
-/** Asks the person behind a turn a free-form question. */
+/**
+ * Asks the person behind a turn: `ask` a free-form question (the `ask_user` tool), `elicit` a
+ * structured one from a running tool (`ctx.ask`). A port has at least one of the two.
+ */
 export interface QuestionPort {
-  ask(request: { requestId: string; question: string; choices?: string[]; signal: AbortSignal }): Promise<string>
+  ask?(request: { requestId: string; question: string; choices?: string[]; signal: AbortSignal }): Promise<string>
+  elicit?(request: QuestionRequest): Promise<QuestionAnswer>
 }
 
 export interface ToolService {
@@ -202,4 +222,14 @@ export interface TurnEnvelope {
   readonly signal: AbortSignal
   readonly ports: TurnPorts
   readonly journal: JournalStore
+}
+
+/**
+ * What a body (or provider) reports with `ctx.progress()`: `done` units of work so far, of `total`
+ * when it is known, and a short line for people. `done` never goes down within a call.
+ */
+export interface ToolProgress {
+  readonly done: number
+  readonly total?: number
+  readonly message?: string
 }

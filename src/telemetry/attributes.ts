@@ -23,6 +23,9 @@ export const ATTR = {
   decision: 'seam.approval.decision',
   waitMs: 'seam.approval.wait_ms',
   timeoutMs: 'seam.timeout_ms',
+  progressDone: 'seam.progress.done',
+  progressTotal: 'seam.progress.total',
+  progressMessage: 'seam.progress.message',
   durationMs: 'seam.duration_ms',
   file: 'seam.file',
   reloadOk: 'seam.reload.ok',
@@ -37,6 +40,7 @@ export const EVENT = {
   guardDenied: 'seam.guard.denied',
   timeout: 'seam.tool.timeout',
   abandoned: 'seam.tool.abandoned',
+  progress: 'seam.tool.progress',
 } as const
 
 /** The instrumentation scope every span and instrument is created in. */

@@ -1,5 +1,7 @@
 import { type Attributes, type Context, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api'
 import type { ApprovalDecision } from '../seams/journal.js'
+import type { ProgressEvent } from '../seams/calls.js'
+import { redactText } from '../runtime/base/redact.js'
 import type { CallProbe, SettledCall } from '../runtime/generations/instrumentation.js'
 import type { ToolCall } from '../seams/calls.js'
 import { ATTR, EVENT, MAX_REASON_BYTES } from './attributes.js'
@@ -60,6 +62,15 @@ export class CallSpan implements CallProbe {
 
   guardDenied(reason: string): void {
     if (this.#recording) this.#span.addEvent(EVENT.guardDenied, { [ATTR.reason]: bounded(reason, MAX_REASON_BYTES) })
+  }
+
+  /** One span event per report observers heard (already throttled); the message redacted as the journal is. */
+  progress(event: ProgressEvent): void {
+    if (!this.#recording) return
+    const attributes: Attributes = { [ATTR.progressDone]: event.done }
+    if (event.total !== undefined) attributes[ATTR.progressTotal] = event.total
+    if (event.message !== undefined) attributes[ATTR.progressMessage] = bounded(redactText(event.message), MAX_REASON_BYTES)
+    this.#span.addEvent(EVENT.progress, attributes)
   }
 
   timedOut(timeoutMs: number): void {

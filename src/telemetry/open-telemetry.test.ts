@@ -20,6 +20,19 @@ function tools(ctx: PluginContext): void {
   ctx.addTool('lookup', lookup)
   ctx.addTool('delete_ticket', defineTool({ description: 'Delete a ticket.', input: z.object({ id: z.string() }), approval: 'always', execute: () => ({ deleted: true }) }))
   ctx.addTool('slow', defineTool({ description: 'Takes its time.', input: z.object({}), approval: 'never', timeoutMs: 20, execute: () => sleep(150) }))
+  ctx.addTool('crawl', defineTool({
+    description: 'Reports progress.',
+    input: z.object({}),
+    approval: 'never',
+    async execute(_args, ctx) {
+      ctx.progress({ done: 0, total: 2, message: 'starting' })
+      await sleep(120)
+      ctx.progress({ done: 1, total: 2 })
+      await sleep(120)
+      ctx.progress({ done: 2, total: 2, message: 'done' })
+      return 'crawled'
+    },
+  }))
   ctx.guards.add((exec) => (exec.name === 'lookup' && exec.arguments.id === 'T-0' ? 'ticket T-0 is sealed' : undefined))
 }
 
@@ -109,6 +122,18 @@ describe('openTelemetry: spans', () => {
     const calls = sdk.spans().filter((s) => s.name === 'execute_tool delete_ticket')
     expect(calls.map((s) => s.attributes['seam.outcome.status'])).toEqual(['suspended', 'completed'])
     expect(parentOf(calls[1]!)).toBe(turns[1]!.spanContext().spanId)
+  })
+
+  it('records each progress report observers heard as a span event on the call span', async () => {
+    const { sdk, root } = await telemetryRoot()
+    const turn = await beginTurn(root)
+    expect(await turn.tools.execute({ callId: 'c1', name: 'crawl', arguments: '{}' })).toMatchObject({ status: 'completed' })
+    const span = sdk.span('execute_tool crawl')
+    expect(span.events.map((e) => [e.name, e.attributes])).toEqual([
+      ['seam.tool.progress', { 'seam.progress.done': 0, 'seam.progress.total': 2, 'seam.progress.message': 'starting' }],
+      ['seam.tool.progress', { 'seam.progress.done': 1, 'seam.progress.total': 2 }],
+      ['seam.tool.progress', { 'seam.progress.done': 2, 'seam.progress.total': 2, 'seam.progress.message': 'done' }],
+    ])
   })
 
   it('marks a timeout and the abandoned body, with the error status', async () => {

@@ -9,7 +9,8 @@ import { EXIT } from '../errors.js'
 import { shortPath } from '../../features/diagnostic.js'
 import { ms, printable, printableLines } from '../format.js'
 import { type CliContext, type InStream, line, type Style, styleFor } from '../io.js'
-import { terminalApproval } from '../prompt.js'
+import { lineReader, terminalApproval } from '../prompt.js'
+import { terminalQuestions } from '../question-prompt.js'
 import { untilStopped } from '../signals.js'
 import { loadRuntime, openJournal, pluginDir } from '../workspace.js'
 
@@ -68,6 +69,7 @@ async function callLocally(cli: CliContext, dir: string, tool: string, args: str
   // With --json, stdout carries only the outcome object, so the question goes to stderr.
   const prompt = flags.json ? io.stderr : io.stdout
   const approval = interactive ? terminalApproval({ input: io.stdin, output: prompt, style: styleFor(prompt, io.env) }) : undefined
+  const question = interactive ? terminalQuestions(lineReader(io.stdin, prompt), prompt, styleFor(prompt, io.env)) : undefined
   const { createRoot } = await loadRuntime()
   const root = await createRoot({ dir, journal: await openJournal(dir) })
   noteWhich(io.stderr, io.env, local, `loaded the folder (${ms(performance.now() - started)})`)
@@ -78,7 +80,7 @@ async function callLocally(cli: CliContext, dir: string, tool: string, args: str
       principal: { subjectId: currentUser(), roles: [] },
       origin: { kind: 'cli' },
       signal: stopping.signal,
-      ports: approval ? { approval } : {},
+      ports: approval ? { approval, question } : {},
     })
     try {
       return { turnId: turn.turnId, outcome: await turn.tools.execute({ callId: `cli-${randomUUID().slice(0, 8)}`, name: tool, arguments: args }) }

@@ -10,6 +10,8 @@ import { messageOf } from '../../errors.js'
 import { contentText } from '../../seams/content.js'
 import { ChatLog } from '../chat-log.js'
 import { chatApproval, LineReader } from '../chat-input.js'
+import { terminalQuestions } from '../question-prompt.js'
+import type { QuestionPort } from '../../seams/types.js'
 import { EXIT, UsageError } from '../errors.js'
 import { follow } from '../follow.js'
 import { ms, printable, printableLines } from '../format.js'
@@ -63,6 +65,7 @@ async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<
   const model = openAiChatModel({ baseUrl, model: modelName, apiKey: io.env.OPENAI_API_KEY, strict: flags.strict })
   const reader = new LineReader(io.stdin, out)
   const approvals = observeApprovals(chatApproval(reader, out, style))
+  const questions = terminalQuestions((prompt, signal) => reader.next(prompt, signal), out, style)
   const { createRoot } = await loadRuntime()
   const root = await createRoot({ dir, watch: true, journal: await openJournal(dir), codeMode: flags.code === true })
   const stopping = untilStopped()
@@ -88,7 +91,7 @@ async function chat(cli: CliContext, dirArg: string, flags: ChatFlags): Promise<
     for (;;) {
       const text = await reader.next(style.cyan('> '), stopping.signal)
       if (text === undefined || text.trim() === '') break
-      history = await exchange({ root, log, model, approvals, history, text, maxSteps, signal: stopping.signal, out, style })
+      history = await exchange({ root, log, model, approvals, questions, history, text, maxSteps, signal: stopping.signal, out, style })
       if (stopping.signal.aborted) break
     }
   } finally {
@@ -104,6 +107,7 @@ interface Exchange {
   log: ChatLog
   model: ModelClient
   approvals: ObservedApprovals
+  questions: QuestionPort
   history: AgentMessage[]
   text: string
   maxSteps: number
@@ -119,7 +123,7 @@ async function exchange(x: Exchange): Promise<AgentMessage[]> {
     principal: { subjectId: currentUser(), roles: [] },
     origin: { kind: 'cli' },
     signal: x.signal,
-    ports: { approval: x.approvals },
+    ports: { approval: x.approvals, question: x.questions },
   })
   const messages: AgentMessage[] = [...x.history, { role: 'user', content: x.text }]
   const shown = { streamed: false }
@@ -142,12 +146,51 @@ async function exchange(x: Exchange): Promise<AgentMessage[]> {
   }
 }
 
-/** Text already streamed in this model step: `assistant` only ends its line. */
+/**
+ * Text already streamed in this model step: `assistant` only ends its line. `progress`: a
+ * terminal's live progress line is showing (the next line replaces it); `printedAt`: when each
+ * call's progress was last printed where lines cannot be replaced (a pipe, a log).
+ */
 interface Shown {
   streamed: boolean
+  progress?: boolean
+  printedAt?: Map<string, number>
+}
+
+/** Off a terminal, a call's progress is printed at most this often. */
+const PIPED_PROGRESS_MS = 1_000
+
+/** `⋯ crawl 3/5 (60 %) page 3`: the call's latest report, one line. */
+function progressLine(event: Extract<AgentEvent, { type: 'tool-progress' }>, style: Style): string {
+  const { name, done, total, message } = event.progress
+  const count = total === undefined ? `${done}` : `${done}/${total}${total > 0 ? ` (${Math.min(100, Math.round((done / total) * 100))} %)` : ''}`
+  const text = `⋯ ${name} ${count}${message === undefined ? '' : ` ${printable(message)}`}`
+  return style.dim(text.length > 100 ? `${text.slice(0, 99)}…` : text)
+}
+
+function showProgress(event: Extract<AgentEvent, { type: 'tool-progress' }>, out: OutStream, style: Style, shown: Shown): void {
+  if (out.isTTY === true) {
+    // One line, redrawn in place; whatever is printed next starts by clearing it.
+    out.write(`\r\x1b[2K${progressLine(event, style)}`)
+    shown.progress = true
+    return
+  }
+  shown.printedAt ??= new Map()
+  const last = shown.printedAt.get(event.progress.callId)
+  if (last !== undefined && event.progress.at - last < PIPED_PROGRESS_MS) return
+  shown.printedAt.set(event.progress.callId, event.progress.at)
+  line(out, progressLine(event, style))
 }
 
 function show(event: AgentEvent, out: OutStream, style: Style, shown: Shown): void {
+  if (event.type === 'tool-progress') {
+    showProgress(event, out, style, shown)
+    return
+  }
+  if (shown.progress) {
+    out.write('\r\x1b[2K')
+    shown.progress = false
+  }
   switch (event.type) {
     case 'text-delta':
       shown.streamed = true

@@ -120,6 +120,12 @@ function describe(event: JournalEvent, style: Style, dir: string | undefined): s
     }
     case 'turn/end':
       return printable(event.reason)
+    case 'question/asked':
+      return `${event.questionId} ${printable(clip(event.message, 120))}`
+    case 'question/answered': {
+      const action = event.action === 'accept' ? style.green(event.action) : style.red(event.action)
+      return `${event.questionId} ${action}${event.reason ? style.dim(` (${event.reason})`) : ''}${event.content ? ` ${style.dim(printable(clip(event.content, 80)))}` : ''}`
+    }
   }
 }
 

@@ -12,7 +12,7 @@ import { loadRuntime, pluginDir } from '../workspace.js'
 export function registerTools(program: Command, cli: CliContext): void {
   program
     .command('tools')
-    .description('list the tools and skills a plugin folder provides (its running `seam dev`\'s generation, else loading it once; no journal writes)')
+    .description('list the tools, skills and resources a plugin folder provides (its running `seam dev`\'s generation, else loading it once; no journal writes)')
     .argument('[dir]', 'the plugin folder', '.')
     .option('--json', 'print the catalog as JSON')
     .option('--local', 'load the folder here even when a `seam dev` of it is running')
@@ -37,7 +37,9 @@ async function tools(cli: CliContext, dirArg: string, flags: ToolsFlags): Promis
     return EXIT.ok
   }
   const style = styleFor(out, cli.io.env)
-  line(out, style.dim(`generation ${catalog.generation}: ${catalog.tools.length} tools, ${catalog.skills.length} skills`))
+  // A `seam dev` of an older version answers without resources.
+  const resources = catalog.resources ?? []
+  line(out, style.dim(`generation ${catalog.generation}: ${catalog.tools.length} tools, ${catalog.skills.length} skills, ${resources.length} resources`))
   if (catalog.tools.length > 0) {
     // Names, sources and schemas may come from remote providers: shown with control characters escaped.
     const rows = catalog.tools.map((t) => [style.bold(printable(t.name)), printable(t.source), approvalText(t), printable(t.summary)])
@@ -47,6 +49,11 @@ async function tools(cli: CliContext, dirArg: string, flags: ToolsFlags): Promis
     line(out)
     const rows = catalog.skills.map((s) => [style.bold(printable(s.name)), printable(s.source), printable(oneLine(s.description))])
     for (const row of table([['SKILL', 'SOURCE', 'DESCRIPTION'].map(style.dim), ...rows])) line(out, row)
+  }
+  if (resources.length > 0) {
+    line(out)
+    const rows = resources.map((r) => [style.bold(printable(r.uri)), printable(r.source), printable(r.mimeType ?? ''), printable(oneLine(r.title ?? r.description ?? (r.template ? 'template' : '')))])
+    for (const row of table([['RESOURCE', 'SOURCE', 'TYPE', 'DESCRIPTION'].map(style.dim), ...rows])) line(out, row)
   }
   // A provider that is down contributed no tools: said, so `0 tools` is never a mystery.
   const down = providers.filter((status) => status.state !== 'connected')
@@ -99,6 +106,17 @@ export function catalogJson(capabilities: AgentCapabilities) {
       ...(t.timeoutMs !== undefined ? { timeoutMs: t.timeoutMs } : {}),
     })),
     skills: capabilities.skills.map((s) => ({ name: s.name, description: s.description, source: s.source, owner: s.owner, tools: s.tools, always: s.always })),
+    resources: capabilities.resources.map((r) => ({
+      uri: r.uri,
+      template: r.template,
+      name: r.name,
+      source: r.source,
+      owner: r.owner,
+      ...(r.title !== undefined ? { title: r.title } : {}),
+      ...(r.description !== undefined ? { description: r.description } : {}),
+      ...(r.mimeType !== undefined ? { mimeType: r.mimeType } : {}),
+      ...(r.size !== undefined ? { size: r.size } : {}),
+    })),
   }
 }
 

@@ -1,8 +1,9 @@
-import { Client, type McpSubscription, type PriorDiscovery, StreamableHTTPClientTransport, type VersionNegotiationOptions } from '@modelcontextprotocol/client'
+import { Client, type ElicitRequestParams, type ElicitResult, type McpSubscription, type PriorDiscovery, type RequestOptions, StreamableHTTPClientTransport, type VersionNegotiationOptions } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { withoutSecrets } from '../../runtime/base/secret-env.js'
 import { isConnectionFailure } from './call-result.js'
 import { isStdioTransport, type McpProtocolChoice, type McpTransportOptions } from './options.js'
+import { keepProgressOrder } from './progress-order.js'
 import type { Redactor } from './redact.js'
 
 /**
@@ -24,6 +25,8 @@ export interface ConnectionHooks {
   onToolsChanged(): void
   /** The child exited or a health probe failed; called at most once, never after `close()`. */
   onLost(reason: string): void
+  /** The server asks the user something (see `McpToolService`): the answer to send back. */
+  onElicit(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>
 }
 
 /** A stopped child gets this long to exit on stdin EOF before it is sent SIGTERM. */
@@ -55,7 +58,8 @@ export class McpConnection {
 
   /** Spawns or dials the server and completes the MCP handshake; cleans up after itself on failure. */
   static async open(settings: ConnectionSettings, hooks: ConnectionHooks, signal?: AbortSignal, prior?: PriorDiscovery): Promise<McpConnection> {
-    const client = new Client({ name: 'seam-runtime', version: '0.1.0' }, { listMaxPages: 50, versionNegotiation: negotiation(settings) })
+    // Form elicitation is declared: a server's question reaches the person behind the call's turn.
+    const client = new Client({ name: 'seam-runtime', version: '0.1.0' }, { listMaxPages: 50, versionNegotiation: negotiation(settings), capabilities: { elicitation: { form: {} } } })
     const connection = new McpConnection(client, createTransport(settings.transport), settings, hooks)
     try {
       await connection.#start(signal, prior)
@@ -92,11 +96,34 @@ export class McpConnection {
     return tools
   }
 
+  /** Every page of `resources/list` and `resources/templates/list`; none when the server has no resources. */
+  async listResources(): Promise<{ resources: unknown[]; templates: unknown[] }> {
+    if (!this.#client.getServerCapabilities()?.resources) return { resources: [], templates: [] }
+    const options = { timeout: this.#settings.setupTimeoutMs }
+    const [{ resources }, { resourceTemplates }] = await Promise.all([this.#client.listResources(undefined, options), this.#client.listResourceTemplates(undefined, options)])
+    return { resources, templates: resourceTemplates }
+  }
+
+  readResource(uri: string, options: { signal?: AbortSignal; timeout: number }) {
+    return this.#client.readResource({ uri }, options)
+  }
+
+  /** Every page of `prompts/list`; none when the server has no prompts. */
+  async listPrompts(): Promise<unknown[]> {
+    if (!this.#client.getServerCapabilities()?.prompts) return []
+    const { prompts } = await this.#client.listPrompts(undefined, { timeout: this.#settings.setupTimeoutMs })
+    return prompts
+  }
+
+  getPrompt(name: string, options: { timeout: number }) {
+    return this.#client.getPrompt({ name }, options)
+  }
+
   /**
    * `tools/call`; an abort of `signal` (or the timeout) sends `notifications/cancelled` to the server.
    * `meta` (the caller's W3C trace context) travels as the request's `_meta`.
    */
-  callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeout: number }, meta?: Record<string, string>) {
+  callTool(name: string, args: Record<string, unknown>, options: RequestOptions, meta?: Record<string, string>) {
     return this.#client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options)
   }
 
@@ -131,10 +158,12 @@ export class McpConnection {
     }
     this.#client.onclose = () => this.#lose()
     this.#client.onerror = (error) => this.suspect(error)
+    this.#client.setRequestHandler('elicitation/create', (request, ctx) => this.#hooks.onElicit(request.params, ctx.mcpReq.signal))
     this.#client.setNotificationHandler('notifications/tools/list_changed', () => {
       if (this.#state === 'open') this.#hooks.onToolsChanged()
     })
     await this.#client.connect(transport, { timeout: this.#settings.setupTimeoutMs, signal, ...(prior ? { prior } : {}) })
+    keepProgressOrder(transport)
     if (transport instanceof StdioClientTransport) this.#pid = transport.pid ?? undefined
     await this.#listen()
     if (this.#state === 'opening') this.#state = 'open'

@@ -25,7 +25,7 @@ describe('McpToolService against our own low-level fixture server over stdio', (
 
   it('follows pagination cursors and drops a tool with an invalid name, with a diagnostic', async () => {
     const names = (await service.schema('global')).map((schema) => schema.function.name)
-    expect(names).toEqual(['echo', 'slow', 'stats', 'fail', 'add_tool', 'crash'])
+    expect(names).toEqual(['echo', 'slow', 'ticking', 'stats', 'fail', 'add_tool', 'crash'])
     expect(service.diagnostic).toMatch(/dropped tool "bad name!": invalid name/)
   })
 

@@ -1,3 +1,4 @@
+import type { ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client'
 import { context as contexts, trace } from '@opentelemetry/api'
 import { messageOf, SeamError } from '../../errors.js'
 import { deepFreeze } from '../../features/schema.js'
@@ -8,9 +9,11 @@ import type {
   StatusReportingService,
   ToolExecutionResult,
   ToolInvocationContext,
+  SkillService,
   ToolSchema,
   ToolService,
 } from '../../seams/types.js'
+import type { ResourceContents, ResourceDescriptor, ResourceService, ResourceTemplateDescriptor } from '../../seams/resources.js'
 import { endRequestSpan, parentFor, startRequestSpan, traceMeta } from '../trace-context.js'
 import { fromCallError, fromCallResult } from './call-result.js'
 import type { McpConnection } from './connection.js'
@@ -40,11 +43,12 @@ export const CHANGE_DEBOUNCE_MS = 20
  */
 const PROTOCOLS: readonly McpProtocolChoice[] = ['auto', '2025-11-25', '2026-07-28']
 
-export class McpToolService implements ToolService, ChangeNotifyingService, StatusReportingService {
+export class McpToolService implements ToolService, ResourceService, SkillService, ChangeNotifyingService, StatusReportingService {
   readonly id: string
   readonly description: string
   readonly #options: McpToolServiceOptions
   readonly #timeoutMs: number
+  readonly #maxTimeoutMs: number | undefined
   readonly #redact: Redactor
   readonly #supervisor: ConnectionSupervisor
   readonly #listeners = new Set<() => void>()
@@ -53,6 +57,8 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
   #epoch = 0
   #cache: { connection: McpConnection; epoch: number; schemas: Promise<readonly ToolSchema[]> } | undefined
   #notes: string[] = []
+  /** The contexts of the calls in flight: where a server's question is forwarded (see `#elicit`). */
+  readonly #running = new Set<ToolInvocationContext>()
   readonly #unobserve: () => void
 
   constructor(options: McpToolServiceOptions) {
@@ -60,6 +66,16 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     this.description = options.description ?? `MCP server "${options.id}" (${describeTarget(options.transport)})`
     this.#options = options
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+    for (const key of ['timeoutMs', 'maxTimeoutMs'] as const) {
+      const value = options[key]
+      if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= 0x7fff_ffff)) {
+        throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": ${key} must be a positive number of milliseconds up to 2147483647`)
+      }
+    }
+    if (options.maxTimeoutMs !== undefined && options.maxTimeoutMs < this.#timeoutMs) {
+      throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": maxTimeoutMs must not be less than timeoutMs (${this.#timeoutMs})`)
+    }
+    this.#maxTimeoutMs = options.maxTimeoutMs
     if (options.prefix !== undefined && !/^[a-zA-Z0-9_-]{1,20}$/.test(options.prefix)) {
       throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": prefix must be 1-20 of [a-zA-Z0-9_-], got ${JSON.stringify(options.prefix)}`)
     }
@@ -80,6 +96,7 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
         onToolsChanged: () => this.#changed(),
         onAvailabilityChanged: () => this.#changed(),
         onStatus: () => this.#statusChanged(),
+        onElicit: (params, signal) => this.#elicit(params, signal),
       },
     )
     this.#unobserve = observeStatus(this.id, () => this.status)
@@ -200,13 +217,21 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     // The request's span; its trace context rides in `_meta`, so the server's spans join this trace.
     const parent = parentFor(context?.trace, contexts.active())
     const span = startRequestSpan('client', toolName, parent, this.id)
+    // Always with a progress token (the SDK sends one only with `onprogress`): the server's reports
+    // reach the turn, and with `maxTimeoutMs` each restarts the deadline, up to that in all.
+    const report = context?.progress
+    const onprogress = (progress: { progress: number; total?: number; message?: string }) => {
+      try {
+        report?.({ done: progress.progress, total: progress.total, message: progress.message === undefined ? undefined : this.#redact(progress.message) })
+      } catch {
+        // A report the runtime refuses (a count that went down) is dropped; the call goes on.
+      }
+    }
+    const max = this.#maxTimeoutMs
+    const timing = max === undefined ? { timeout: this.#timeoutMs } : { timeout: this.#timeoutMs, resetTimeoutOnProgress: true, maxTotalTimeout: max }
+    if (context !== undefined) this.#running.add(context)
     try {
-      const result = await connection.callTool(
-        remote,
-        args as Record<string, unknown>,
-        { signal, timeout: this.#timeoutMs },
-        traceMeta(trace.setSpan(parent, span)),
-      )
+      const result = await connection.callTool(remote, args as Record<string, unknown>, { signal, onprogress, ...timing }, traceMeta(trace.setSpan(parent, span)))
       const mapped = fromCallResult(toolName, result, this.#redact)
       endRequestSpan(span, mapped.success ? undefined : 'tool_error')
       return mapped
@@ -220,7 +245,89 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
         timeoutMs: this.#timeoutMs,
         redact: this.#redact,
       })
+    } finally {
+      if (context !== undefined) this.#running.delete(context)
     }
+  }
+
+  /**
+   * The server asks the user something. MCP does not say which of its requests a question belongs
+   * to, so it is forwarded (as the call's own `ask`, journaled in its turn) only while exactly one
+   * call to this server is in flight; with none or several, or for a URL-mode question, the answer
+   * is `decline`: a question must never reach the person behind another turn.
+   */
+  async #elicit(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+    const [only, other] = this.#running
+    if (only?.ask === undefined || other !== undefined || params.mode === 'url' || !('requestedSchema' in params)) return { action: 'decline' }
+    try {
+      const answer = await only.ask({ message: this.#redact(params.message), schema: params.requestedSchema as never })
+      if (signal.aborted) return { action: 'cancel' }
+      return answer as ElicitResult
+    } catch {
+      // A schema seam-runtime refuses (`INVALID_QUESTION`) is declined; the server decides what then.
+      return { action: 'decline' }
+    }
+  }
+
+  /**
+   * The server's resources (`resources/list`, every page), as a `ResourceService`: register the
+   * service with `registerResourceService` too to project them. Rejects with `PROVIDER_UNAVAILABLE`
+   * while the server is down; a server without resources lists none.
+   */
+  async list(_scope: string): Promise<ResourceDescriptor[]> {
+    return (await this.#resources()).resources
+  }
+
+  /** The server's resource templates (`resources/templates/list`). */
+  async templates(_scope: string): Promise<ResourceTemplateDescriptor[]> {
+    return (await this.#resources()).templates
+  }
+
+  /** One `resources/read` under `context.signal`; the server's contents as it sent them (text or blobs). */
+  async read(_scope: string, uri: string, context?: { signal?: AbortSignal }): Promise<ResourceContents[]> {
+    const connection = await this.#supervisor.current(false)
+    const result = await connection.readResource(uri, { signal: context?.signal, timeout: this.#timeoutMs })
+    return (result.contents as Record<string, unknown>[])
+      .filter((c) => typeof c?.uri === 'string' && (typeof c.text === 'string' || typeof c.blob === 'string'))
+      .map((c) => {
+        const mime = typeof c.mimeType === 'string' ? { mimeType: c.mimeType } : {}
+        return typeof c.text === 'string' ? { uri: c.uri as string, ...mime, text: c.text } : { uri: c.uri as string, ...mime, blob: c.blob as string }
+      })
+  }
+
+  /**
+   * The server's prompts as skills (`prompts/list`), as a `SkillService`: register the service
+   * with `registerSkillService` too. A prompt's instructions are its text messages without arguments.
+   */
+  async catalog(_scope: string): Promise<{ name: string; description: string }[]> {
+    const connection = await this.#supervisor.current(false)
+    const prompts = (await connection.listPrompts()) as { name?: unknown; description?: unknown; arguments?: { required?: boolean }[] }[]
+    // A prompt that needs arguments cannot be read as fixed instructions.
+    return prompts
+      .filter((p) => typeof p?.name === 'string' && TOOL_NAME.test(p.name) && !(p.arguments ?? []).some((a) => a?.required === true))
+      .map((p) => ({ name: this.#options.prefix ? `${this.#options.prefix}__${p.name as string}` : (p.name as string), description: typeof p.description === 'string' ? p.description : `Prompt ${p.name as string} of MCP server "${this.id}".` }))
+  }
+
+  async describe(_scope: string, skillId: string): Promise<string> {
+    const connection = await this.#supervisor.current(false)
+    const remote = remoteName(skillId, this.#options.prefix) ?? skillId
+    const { messages } = await connection.getPrompt(remote, { timeout: this.#timeoutMs })
+    return messages
+      .map((m) => (m.content.type === 'text' ? m.content.text : m.content.type === 'resource' && 'text' in m.content.resource ? m.content.resource.text : ''))
+      .filter((text) => text !== '')
+      .join('\n\n')
+  }
+
+  async #resources(): Promise<{ resources: ResourceDescriptor[]; templates: ResourceTemplateDescriptor[] }> {
+    const connection = await this.#supervisor.current(false)
+    let listed: { resources: unknown[]; templates: unknown[] }
+    try {
+      listed = await connection.listResources()
+    } catch (error) {
+      connection.suspect(error)
+      throw new SeamError('PROVIDER_UNAVAILABLE', `MCP server "${this.id}" did not list its resources: ${safeMessage(error, this.#redact)}`, { cause: redactedError(error, this.#redact) })
+    }
+    return { resources: listed.resources as ResourceDescriptor[], templates: listed.templates as ResourceTemplateDescriptor[] }
   }
 
   onDidChange(listener: () => void): () => void {
@@ -245,7 +352,10 @@ export class McpToolService implements ToolService, ChangeNotifyingService, Stat
     const { concurrencySafe, prefix, include, exclude, approval, trustAnnotations } = this.#options
     const { schemas, notes } = mapTools(tools, { serverId: this.id, concurrencySafe, prefix, include, exclude, approval, trustAnnotations })
     this.#notes = notes.map(this.#redact)
-    return Object.freeze(schemas.map(deepFreeze))
+    // The pipeline's deadline for these calls: the one given here, extended by progress as the request's is.
+    const { timeoutMs, maxTimeoutMs } = this.#options
+    const timed = timeoutMs === undefined && maxTimeoutMs === undefined ? schemas : schemas.map((schema) => ({ ...schema, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(maxTimeoutMs === undefined ? {} : { maxTimeoutMs }) }))
+    return Object.freeze(timed.map(deepFreeze))
   }
 
   #statusChanged(): void {

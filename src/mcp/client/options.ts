@@ -43,8 +43,18 @@ export interface McpToolServiceOptions {
   id: string
   description?: string
   transport: McpTransportOptions
-  /** Per-call deadline for `tools/call`. Default 60 s. (The handshake and `tools/list` have their own 15 s.) */
+  /**
+   * Per-call deadline for `tools/call`. Default 60 s. (The handshake and `tools/list` have their own
+   * 15 s.) Given, it is also the deadline the pipeline gives these tools' calls.
+   */
   timeoutMs?: number
+  /**
+   * Lets the server's progress extend a call: each `notifications/progress` restarts `timeoutMs`
+   * (the SDK's `resetTimeoutOnProgress`), never past this long from the call's start
+   * (`maxTotalTimeout`); the pipeline's deadline for these tools extends the same way. Omitted,
+   * progress is still forwarded but does not extend the deadline.
+   */
+  maxTimeoutMs?: number
   /**
    * Which tools may run in parallel batches: `true` for all, `false` for none, or a list of names.
    * Omitted, the tools the server hints are read-only (`readOnlyHint`): a hint may let calls

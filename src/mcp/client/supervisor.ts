@@ -1,3 +1,4 @@
+import type { ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client'
 import { SeamError } from '../../errors.js'
 import type { PriorDiscovery } from '@modelcontextprotocol/client'
 import { backoffDelay } from './backoff.js'
@@ -20,6 +21,8 @@ export interface SupervisorHooks {
   onAvailabilityChanged(): void
   /** Any change of `status` (and of the diagnostic or retry time that go with it). */
   onStatus(): void
+  /** The server asks the user something (`elicitation/create`, or a 2026-07-28 input request). */
+  onElicit(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>
 }
 
 export interface SupervisorSettings extends ConnectionSettings {
@@ -134,6 +137,7 @@ export class ConnectionSupervisor {
       onLost: (reason: string) => {
         if (live) this.#onLost(live, reason)
       },
+      onElicit: (params: ElicitRequestParams, signal: AbortSignal) => this.#hooks.onElicit(params, signal),
     }
     const attempt = McpConnection.open(this.#settings, hooks, this.#lifetime.signal, this.#prior).then(
       (connection) => {

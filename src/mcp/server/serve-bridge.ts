@@ -8,6 +8,9 @@ import {
   MissingRequiredClientCapabilityError,
   type Prompt,
   ProtocolError,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplateType,
   ProtocolErrorCode,
   Server,
   type ServerContext,
@@ -19,15 +22,19 @@ import { redactText, scrubValues } from '../../runtime/base/redact.js'
 import type { ApprovalPort } from '../../seams/approval.js'
 import type { Root } from '../../runtime/root.js'
 import { traceContextOf } from '../../seams/trace.js'
-import type { CallLogSink, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
+import type { CallLogSink, ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { createTurnIngress } from '../../runtime/turns/turn-ingress.js'
-import type { TurnEnvelope, TurnOrigin } from '../../seams/types.js'
+import { readResource } from '../../runtime/generations/resource-read.js'
+import { versionKey } from '../../runtime/generations/resource-slots.js'
+import type { QuestionPort, TurnEnvelope, TurnOrigin } from '../../seams/types.js'
 import type { McpServeOptions } from './serve-options.js'
 import { firstAnswer } from '../../runtime/approvals/first-answer.js'
 import { elicitationApproval, supportsFormElicitation } from './serve-approval.js'
+import { elicitationQuestions } from './serve-question.js'
 import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js'
 import { ApprovalRounds, type ApprovalRoundState, argumentsDigest } from './serve-rounds.js'
 import { SessionTurns } from './serve-turns.js'
+import { promptOf } from './serve-prompts.js'
 import { endSessionGrants } from './session-end.js'
 import { contextFromMeta, endRequestSpan, startRequestSpan } from '../trace-context.js'
 
@@ -39,6 +46,9 @@ const DEFAULT_PRINCIPAL = Object.freeze({ subjectId: 'mcp', roles: Object.freeze
 export interface CatalogChange {
   readonly tools: boolean
   readonly prompts: boolean
+  readonly resources: boolean
+  /** Listed resources whose content changed or that went away (`resources/updated` to subscribers). */
+  readonly updated: readonly string[]
 }
 
 /**
@@ -65,6 +75,10 @@ export class McpBridge {
   readonly #ready = new Set<Server>()
   /** The sessions whose client declared form elicitation (approval questions can be asked there). */
   readonly #elicits = new WeakSet<Server>()
+  /** The URIs each 2025-era session subscribed to with `resources/subscribe`. */
+  readonly #subscriptions = new WeakMap<Server, Set<string>>()
+  /** 2026-07-28 servers: their subscriptions are the SDK's (`subscriptions/listen` filters), which it applies. */
+  readonly #modern = new WeakSet<Server>()
   /** The listeners told of each publish that changed the served lists (the HTTP `subscriptions/listen` bus). */
   readonly #changeListeners = new Set<(change: CatalogChange) => void>()
   readonly #rounds: ApprovalRounds
@@ -149,9 +163,10 @@ export class McpBridge {
     const cached = this.#catalog
     if (cached?.generation === generation.number) return cached.value
     const listed = generation
+    const versions = new Map(generation.resources.map((slot) => [slot.uri, versionKey(slot)]))
     const value = this.#root.ingress
       .read(generation, this.#owner, this.#listing)
-      .then((capabilities) => toCatalog(this.#root.withCodeMode(capabilities, listed)))
+      .then((capabilities) => toCatalog(this.#root.withCodeMode(capabilities, listed), versions))
     this.#catalog = { generation: generation.number, value }
     value.catch(() => {
       if (this.#catalog?.value === value) this.#catalog = undefined
@@ -210,7 +225,10 @@ export class McpBridge {
       onClose?.()
     }
     this.#servers.set(server, turns)
-    if (era === 'modern') this.#ready.add(server)
+    if (era === 'modern') {
+      this.#ready.add(server)
+      this.#modern.add(server)
+    }
     return server
   }
 
@@ -222,32 +240,68 @@ export class McpBridge {
     const server = new Server(
       { name: 'seam-runtime', version: VERSION },
       {
-        capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, completions: {}, logging: {} },
+        capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true }, completions: {}, logging: {} },
         requestState: { verify: this.#rounds.verify },
       },
     )
     server.setRequestHandler('tools/list', async () => ({ tools: (await this.catalog()).tools as Tool[] }))
     server.setRequestHandler('tools/call', (request, ctx) => this.#call(server, turns, request.params, ctx))
     server.setRequestHandler('prompts/list', async () => ({ prompts: (await this.catalog()).prompts as Prompt[] }))
-    server.setRequestHandler('prompts/get', async (request) => {
+    server.setRequestHandler('prompts/get', async (request, ctx) => {
       const skill = (await this.catalog()).skills.get(request.params.name)
       if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${scrubValues(request.params.name)}`)
-      return { description: skill.description, messages: [{ role: 'user', content: { type: 'text', text: skill.instructions } }] }
+      const generation = this.#root.activeGeneration
+      await this.#root.ingress.project(generation, this.#owner)
+      return promptOf(skill, request.params.arguments, generation, this.#owner, ctx.mcpReq.signal)
+    })
+    server.setRequestHandler('resources/list', async () => ({ resources: (await this.catalog()).resources as Resource[] }))
+    server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: (await this.catalog()).resourceTemplates as ResourceTemplateType[] }))
+    server.setRequestHandler('resources/read', (request, ctx) => this.#read(request.params.uri, ctx.mcpReq.signal))
+    server.setRequestHandler('resources/subscribe', async (request) => {
+      const uris = this.#subscriptions.get(server) ?? new Set<string>()
+      this.#subscriptions.set(server, uris)
+      uris.add(request.params.uri)
+      return {}
+    })
+    server.setRequestHandler('resources/unsubscribe', async (request) => {
+      this.#subscriptions.get(server)?.delete(request.params.uri)
+      return {}
     })
     server.setRequestHandler('completion/complete', (request) => this.#complete(request.params.ref))
     return server
   }
 
   /**
-   * `completion/complete`: a served prompt (a skill) is known, and has no argument values to offer
-   * yet, so it answers with none; anything else (no resource templates are served) is refused.
+   * Reads a resource in the live generation, as the served owner sees it. A URI that is neither
+   * listed nor matched by a template is `-32602` with the URI in `data`, as the specification gives.
+   */
+  async #read(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    await this.catalog()
+    const generation = this.#root.activeGeneration
+    await this.#root.ingress.project(generation, this.#owner)
+    let read: Awaited<ReturnType<typeof readResource>>
+    try {
+      read = await readResource(generation, this.#owner, uri, signal)
+    } catch (error) {
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `reading ${scrubValues(uri)} failed: ${redactText(messageOf(error))}`)
+    }
+    if (read === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${scrubValues(uri)}`, { uri })
+    return { contents: read.contents }
+  }
+
+  /**
+   * `completion/complete`: a served prompt (a skill) or resource template is known, and has no
+   * values to offer yet, so it answers with none; anything else is refused.
    */
   async #complete(ref: { type: string; name?: string; uri?: string }): Promise<{ completion: { values: string[]; hasMore: false } }> {
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       if (!(await this.catalog()).skills.has(ref.name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${scrubValues(ref.name)}`)
       return { completion: { values: [], hasMore: false } }
     }
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Nothing to complete for ${scrubValues(ref.uri ?? ref.type)}: no resource templates are served`)
+    if (ref.type === 'ref/resource' && typeof ref.uri === 'string' && (await this.catalog()).resourceTemplates.some((t) => t.uriTemplate === ref.uri)) {
+      return { completion: { values: [], hasMore: false } }
+    }
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Nothing to complete for ${scrubValues(ref.uri ?? ref.type)}: no such prompt or resource template is served`)
   }
 
   /** Stops announcing, closes every session (aborting their calls) and waits for the calls to settle. */
@@ -290,8 +344,10 @@ export class McpBridge {
     this.#active += 1
     try {
       const approval = parking?.port ?? this.#approvalFor(server, ctx)
+      const onProgress = progressSender(ctx)
+      const question = this.#questionFor(server, ctx)
       outcome = await context.with(trace.setSpan(parent, span), () =>
-        round ? this.#resume(turns, round, ctx, approval) : turns.run(call, ctx.mcpReq.signal, approval),
+        round ? this.#resume(turns, round, ctx, approval, onProgress) : turns.run(call, ctx.mcpReq.signal, approval, onProgress, question),
       )
       endRequestSpan(span, outcome.status === 'failed' ? (outcome.code ?? 'TOOL_ERROR') : undefined, outcomeAttributes(outcome))
     } catch (error) {
@@ -340,7 +396,13 @@ export class McpBridge {
    * made elsewhere stands; a reply past the call's deadline finds it expired), then the call
    * continues in this session's live turn, which answers with the result that stands.
    */
-  async #resume(turns: SessionTurns, round: ApprovalRoundState, ctx: ServerContext, approval: ApprovalPort | undefined): Promise<ToolCallOutcome> {
+  async #resume(
+    turns: SessionTurns,
+    round: ApprovalRoundState,
+    ctx: ServerContext,
+    approval: ApprovalPort | undefined,
+    onProgress: ((event: ProgressEvent) => void) | undefined,
+  ): Promise<ToolCallOutcome> {
     try {
       await this.#root.approvals.decide(round.token, this.#rounds.answer(ctx, round), { by: 'mcp client' })
     } catch (error) {
@@ -352,7 +414,7 @@ export class McpBridge {
     const [parked] = await this.#root.journal.coordination.parked({ token: round.token, settled: true }).catch(() => [])
     const own = parked !== undefined && parked.session !== turns.session ? this.#turns(parked.session) : turns
     try {
-      return await own.resume(round.callId, round.token, ctx.mcpReq.signal, approval)
+      return await own.resume(round.callId, round.token, ctx.mcpReq.signal, approval, onProgress)
     } finally {
       if (own !== turns) this.#track(own.close())
       this.#track(this.#endParkedSession(turns, round.token))
@@ -382,6 +444,15 @@ export class McpBridge {
     return fallback ? firstAnswer([client, fallback]) : client
   }
 
+  /**
+   * Where a running tool's question (`ctx.ask`) goes: the client, through `elicitation/create`,
+   * when it declared form elicitation on a 2025-era connection. Otherwise none: it is declined.
+   */
+  #questionFor(server: Server, ctx: ServerContext): QuestionPort | undefined {
+    if (!this.#elicits.has(server) || ctx.mcpReq.envelope !== undefined) return undefined
+    return elicitationQuestions((params, options) => ctx.mcpReq.send({ method: 'elicitation/create', params }, options))
+  }
+
   /** Announces a publish to every ready session, once per change of the served lists. */
   #publish(): void {
     this.#announced = this.#announced.then(async (previous) => {
@@ -394,21 +465,26 @@ export class McpBridge {
       }
       const tools = previous?.toolsText !== next.toolsText
       const prompts = previous?.promptsText !== next.promptsText
-      if ((tools || prompts) && !this.#closing) {
+      const resources = previous?.resourcesText !== next.resourcesText
+      const updated = previous === undefined ? [] : [...previous.resourceVersions].filter(([uri, version]) => next.resourceVersions.get(uri) !== version).map(([uri]) => uri)
+      if ((tools || prompts || resources || updated.length > 0) && !this.#closing) {
         await Promise.allSettled(
           [...this.#ready].map(async (server) => {
             if (tools) await server.sendToolListChanged()
             if (prompts) await server.sendPromptListChanged()
+            if (resources) await server.sendResourceListChanged()
+            const subscribed = this.#subscriptions.get(server)
+            for (const uri of updated) if (this.#modern.has(server) || subscribed?.has(uri)) await server.sendResourceUpdated({ uri })
           }),
         )
         for (const listener of this.#changeListeners) {
           try {
-            listener({ tools, prompts })
+            listener({ tools, prompts, resources, updated })
           } catch (error) {
             this.#log(`could not announce the published generation: ${messageOf(error)}`)
           }
         }
-        const what = [tools ? 'tools' : '', prompts ? 'prompts' : ''].filter(Boolean).join(' and ')
+        const what = [tools ? 'tools' : '', prompts ? 'prompts' : '', resources ? 'resources' : '', updated.length > 0 ? `${updated.length} resource update(s)` : ''].filter(Boolean).join(' and ')
         // Said only when someone is listening: `seam dev` prints every log line.
         if (this.#ready.size > 0) this.#log(`generation ${next.generation}: ${what} list_changed sent to ${this.#ready.size} session(s)`)
       }
@@ -425,6 +501,26 @@ export class McpBridge {
 function callIdOf(count: number, id: string | number): string {
   const wire = typeof id === 'number' ? String(id) : JSON.stringify(String(id))
   return `mcp-${count}.${wire.length > 40 ? `${wire.slice(0, 39)}…` : wire}`
+}
+
+/**
+ * The call's progress as `notifications/progress` on the request's progress token (both eras: the
+ * notification relates to the request, so over HTTP it travels on the call's own stream), when
+ * the client sent one. MCP wants `progress` to increase with each one: a report that does not
+ * (a new message at the same count) is not sent.
+ */
+function progressSender(ctx: ServerContext): ((event: ProgressEvent) => void) | undefined {
+  const token = ctx.mcpReq._meta?.progressToken
+  if (token === undefined) return undefined
+  let last = Number.NEGATIVE_INFINITY
+  return (event) => {
+    if (event.done <= last) return
+    last = event.done
+    const params = { progressToken: token, progress: event.done, ...(event.total === undefined ? {} : { total: event.total }), ...(event.message === undefined ? {} : { message: redactText(event.message) }) }
+    ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {
+      // The client went away: the call's own signal tells the body.
+    })
+  }
 }
 
 /**

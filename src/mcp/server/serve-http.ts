@@ -112,9 +112,11 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<Mc
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror: (error) => log(`mcp http: ${error.message}`),
   })
-  bridge.onChange(({ tools, prompts }) => {
+  bridge.onChange(({ tools, prompts, resources, updated }) => {
     if (tools) modern.notify.toolsChanged()
     if (prompts) modern.notify.promptsChanged()
+    if (resources) modern.notify.resourcesChanged()
+    for (const uri of updated) modern.notify.resourceUpdated(uri)
   })
   // Known once the port is bound (it may be 0 until then).
   let origins = new Set<string>()

@@ -1,5 +1,5 @@
-import type { CallToolResult, Prompt, Tool } from '@modelcontextprotocol/server'
-import type { AgentCapabilities, SkillCapability, ToolCapability } from '../../seams/capabilities.js'
+import type { CallToolResult, Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/server'
+import type { AgentCapabilities, ResourceCapability, SkillCapability, ToolCapability } from '../../seams/capabilities.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
 import { redactedContent } from '../../runtime/base/privacy.js'
 import { scrubValues } from '../../runtime/base/redact.js'
@@ -15,12 +15,22 @@ export interface McpCatalog {
   /** The serialised lists: a publish announces `list_changed` only when one of these differs. */
   readonly toolsText: string
   readonly promptsText: string
+  readonly resources: readonly Resource[]
+  readonly resourceTemplates: readonly ResourceTemplateType[]
+  /** Both resource lists serialised: `resources/list_changed` is announced when it differs. */
+  readonly resourcesText: string
+  /** Each listed resource's version: a subscribed client is told `resources/updated` when it differs. */
+  readonly resourceVersions: ReadonlyMap<string, string>
 }
 
 /** Projects capabilities once; the result is served for every `tools/list` of that generation. */
-export function toCatalog(capabilities: AgentCapabilities): McpCatalog {
+export function toCatalog(capabilities: AgentCapabilities, versions: ReadonlyMap<string, string> = new Map()): McpCatalog {
   const tools = capabilities.tools.map(toMcpTool)
-  const prompts = capabilities.skills.map((skill): Prompt => ({ name: skill.name, description: skill.description }))
+  const resources = capabilities.resources.filter((r) => !r.template).map((r): Resource => ({ uri: r.uri, name: r.name, ...described(r) }))
+  const resourceTemplates = capabilities.resources.filter((r) => r.template).map((r): ResourceTemplateType => ({ uriTemplate: r.uri, name: r.name, ...described(r) }))
+  const prompts = capabilities.skills.map(
+    (skill): Prompt => ({ name: skill.name, description: skill.description, ...(skill.arguments ? { arguments: skill.arguments.map((a) => ({ ...a })) } : {}) }),
+  )
   return {
     generation: capabilities.generation,
     tools,
@@ -29,7 +39,20 @@ export function toCatalog(capabilities: AgentCapabilities): McpCatalog {
     needs: new Map(capabilities.tools.flatMap((tool) => (tool.clientCapabilities ? [[tool.name, tool.clientCapabilities] as const] : []))),
     toolsText: JSON.stringify(tools),
     promptsText: JSON.stringify(prompts),
+    resources,
+    resourceTemplates,
+    resourcesText: JSON.stringify([resources, resourceTemplates]),
+    resourceVersions: new Map(resources.map((r) => [r.uri, versions.get(r.uri) ?? ''])),
   }
+}
+
+function described(r: ResourceCapability): { title?: string; description?: string; mimeType?: string; size?: number } {
+  const out: { title?: string; description?: string; mimeType?: string; size?: number } = {}
+  if (r.title !== undefined) out.title = r.title
+  if (r.description !== undefined) out.description = r.description
+  if (r.mimeType !== undefined) out.mimeType = r.mimeType
+  if (r.size !== undefined && !r.template) out.size = r.size
+  return out
 }
 
 /** The annotations MCP defines, served as the tool declares them. */

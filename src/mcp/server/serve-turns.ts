@@ -1,7 +1,9 @@
 import { context, ROOT_CONTEXT } from '@opentelemetry/api'
 import { messageOf } from '../../errors.js'
 import type { ApprovalPort, ApprovalRequest } from '../../seams/approval.js'
-import type { ToolCall, ToolCallOutcome } from '../../seams/calls.js'
+import type { ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
+import type { QuestionAnswer, QuestionRequest } from '../../seams/questions.js'
+import type { QuestionPort } from '../../seams/types.js'
 import type { BeginTurnInput, Root } from '../../runtime/root.js'
 import type { Turn } from '../../runtime/turns/turn.js'
 
@@ -22,6 +24,8 @@ export class SessionTurns {
   readonly #log: (line: string) => void
   /** The approval port of each running call, by call id: the turn's own port forwards to it. */
   readonly #ports = new Map<string, ApprovalPort>()
+  /** The question port of each running call that can be asked, by call id (a tool's `ctx.ask`). */
+  readonly #questions = new Map<string, QuestionPort>()
   readonly #ending = new Set<Promise<void>>()
   #current: { generation: number; turn: Promise<Turn>; ready?: Turn } | undefined
   #closed = false
@@ -37,22 +41,30 @@ export class SessionTurns {
    * Runs one call in the live generation's turn. `approval` answers for this call only; a call
    * without one cannot be asked about, so if it needs approval it fails closed (`unavailable`).
    */
-  run(call: ToolCall, signal: AbortSignal, approval?: ApprovalPort): Promise<ToolCallOutcome> {
+  run(call: ToolCall, signal: AbortSignal, approval?: ApprovalPort, onProgress?: (event: ProgressEvent) => void, question?: QuestionPort): Promise<ToolCallOutcome> {
     this.retireStale()
     // The common case: this generation's turn has begun and the call cannot ask anyone.
     const ready = this.#current?.ready
-    if (ready !== undefined && approval === undefined) return ready.tools.execute(call, { signal })
-    return this.#run(call, signal, approval)
+    if (ready !== undefined && approval === undefined && question === undefined) return ready.tools.execute(call, { signal, onProgress })
+    return this.#run(call, signal, approval, onProgress, question)
   }
 
-  async #run(call: ToolCall, signal: AbortSignal, approval: ApprovalPort | undefined): Promise<ToolCallOutcome> {
+  async #run(
+    call: ToolCall,
+    signal: AbortSignal,
+    approval: ApprovalPort | undefined,
+    onProgress: ((event: ProgressEvent) => void) | undefined,
+    question: QuestionPort | undefined,
+  ): Promise<ToolCallOutcome> {
     const turn = await this.#turn()
     // No await between here and execute: a retiring turn's idle() must see this call running.
     if (approval) this.#ports.set(call.callId, approval)
+    if (question) this.#questions.set(call.callId, question)
     try {
-      return await turn.tools.execute(call, { signal })
+      return await turn.tools.execute(call, { signal, onProgress })
     } finally {
       this.#ports.delete(call.callId)
+      this.#questions.delete(call.callId)
     }
   }
 
@@ -60,11 +72,11 @@ export class SessionTurns {
    * Continues the parked call `callId` (its `resumeToken`) in the live generation's turn, with
    * `approval` answering should the call be asked again (its tool changed while it was parked).
    */
-  async resume(callId: string, token: string, signal: AbortSignal, approval?: ApprovalPort): Promise<ToolCallOutcome> {
+  async resume(callId: string, token: string, signal: AbortSignal, approval?: ApprovalPort, onProgress?: (event: ProgressEvent) => void): Promise<ToolCallOutcome> {
     const turn = await this.#turn()
     if (approval) this.#ports.set(callId, approval)
     try {
-      return await turn.tools.resume(token, { signal })
+      return await turn.tools.resume(token, { signal, onProgress })
     } finally {
       this.#ports.delete(callId)
     }
@@ -99,9 +111,10 @@ export class SessionTurns {
     const generation = this.#root.generation
     this.#begun = true
     const port: ApprovalPort = { request: (request) => this.#ask(request) }
+    const question: QuestionPort = { elicit: (request) => this.#elicit(request) }
     // Always attended: which calls can be asked is decided per call (the port forwards to theirs),
     // so a session's first call, or one of several clients sharing a stateless session, decides nothing.
-    const input = { ...this.#input, ports: { approval: port } }
+    const input = { ...this.#input, ports: { approval: port, question } }
     // Begun outside the request's trace: the session's turn outlives the request that began it.
     const turn = context.with(ROOT_CONTEXT, () => this.#root.beginTurn(input))
     const current: { generation: number; turn: Promise<Turn>; ready?: Turn } = { generation, turn }
@@ -121,6 +134,13 @@ export class SessionTurns {
     const port = this.#ports.get(request.callId)
     if (!port) return Promise.reject(new Error('this call cannot ask for approval'))
     return port.request(request)
+  }
+
+  /** A call whose client cannot be asked (no form elicitation) is declined at once. */
+  #elicit(request: QuestionRequest): Promise<QuestionAnswer> {
+    const port = this.#questions.get(request.callId)
+    if (port?.elicit === undefined) return Promise.resolve({ action: 'decline' })
+    return port.elicit(request)
   }
 
   #retire(): void {

@@ -143,6 +143,17 @@ export function protectEvent(event: JournalEvent, maxBytes: number = DEFAULT_MAX
       const content = protectContent(event.content, maxBytes)
       return content === event.content ? event : { ...event, content }
     }
+    case 'question/asked': {
+      const message = truncateText(redactText(event.message), maxBytes)
+      const schema = truncateText(event.schema, maxBytes)
+      return message === event.message && schema === event.schema ? event : { ...event, message, schema }
+    }
+    case 'question/answered': {
+      // What a person typed is redacted as arguments are: a field may well hold a password.
+      if (event.content === undefined) return event
+      const content = truncateText(redactArguments(event.content), maxBytes)
+      return content === event.content ? event : { ...event, content }
+    }
     default:
       return event
   }
@@ -175,6 +186,10 @@ export function scrubEvent(event: JournalEvent, maxBytes: number): JournalEvent 
       const name = scrubValues(event.name)
       return summary === event.summary && reason === event.reason && name === event.name ? event : { ...event, name, summary, reason }
     }
+    case 'question/asked':
+    case 'question/answered':
+      // Rare, and small: protected whole at once.
+      return undefined
     case 'tool/result': {
       const { content } = event
       let copy: ContentBlock[] | undefined

@@ -11,7 +11,9 @@ import type { Generation, SkillSlot, ToolSlot } from './generation.js'
 import type { TurnEnvelope } from '../../seams/types.js'
 import { planOf, type ToolPlan } from './tool-plan.js'
 
-import type { AgentCapabilities, SkillCapability, ToolCapability } from '../../seams/capabilities.js'
+import type { AgentCapabilities, ResourceCapability, SkillCapability, ToolCapability } from '../../seams/capabilities.js'
+import { bindResources, type ResourceBinding } from './resource-read.js'
+import { READ_RESOURCE, readResourceTool } from './read-resource.js'
 
 /**
  * How a capability executes in one generation; kept off the public object so it cannot be swapped.
@@ -236,7 +238,19 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
     if (!ownsFor(slot.owner, owner)) continue
     claim(skillSources, 'skill', slot.name, slot.source)
     const d = slot.definition
-    skills.push(Object.freeze({ name: slot.name, description: d.description, instructions: d.instructions, source: slot.source, owner: slot.owner, tools: Object.freeze([...(d.tools ?? [])]), always: d.always ?? false }))
+    skills.push(
+      Object.freeze({
+        name: slot.name,
+        description: d.description,
+        instructions: d.instructions,
+        source: slot.source,
+        owner: slot.owner,
+        tools: Object.freeze([...(d.tools ?? [])]),
+        always: d.always ?? false,
+        ...(d.arguments ? { arguments: Object.freeze(d.arguments.map((a) => Object.freeze({ ...a }))) } : {}),
+        ...(d.resources ? { resources: Object.freeze([...d.resources]) } : {}),
+      }),
+    )
     // Checked in the skill's own owner's projection, the one its plugin's turns see.
     if (owner === slot.owner && d.tools !== undefined && d.tools.length > 0) warnUnknownTools(slot, named, diagnose)
   }
@@ -260,6 +274,8 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
     }
   }
 
+  const resources = await projectResources(generation, owner, diagnose)
+
   // Progressive disclosure: a skill whose instructions the prompt leaves out is loaded by name.
   if (skills.some((skill) => !skill.always)) {
     const taken = named.get(LOAD_SKILL)
@@ -272,10 +288,24 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
     }
   }
 
+  // Resources are read through one built-in tool, offered only when there is something to read.
+  if (resources.length > 0) {
+    const taken = named.get(READ_RESOURCE)
+    if (taken === undefined) {
+      const { capability, service } = readResourceTool(resources.map((r) => r.capability), generation, owner)
+      claimTool({ kind: 'seam', capability, generation, service, scope: owner })
+    } else {
+      const from = taken.capability.source
+      diagnose({ code: 'DUPLICATE_CAPABILITY', source: from, message: `the tool "${READ_RESOURCE}" from ${from} is offered instead of the built-in tool that reads a resource` })
+    }
+  }
+  bindResources(generation, owner, resources)
+
   const frozenTools = Object.freeze(tools)
   const frozenSkills = Object.freeze(skills)
   const gated = frozenTools.filter(restricted)
-  const base: AgentCapabilities = Object.freeze({ generation: generation.number, owner, tools: frozenTools, skills: frozenSkills })
+  const frozenResources = Object.freeze(resources.map((r) => r.capability))
+  const base: AgentCapabilities = Object.freeze({ generation: generation.number, owner, tools: frozenTools, skills: frozenSkills, resources: frozenResources })
   byName.set(base, named)
   const projection: Projection = {
     tools: frozenTools,
@@ -288,6 +318,66 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
   perOwner(projected, generation).set(owner, named)
   perOwner(settled, generation).set(owner, projection)
   return projection
+}
+
+/**
+ * The resources and templates `owner` sees: its plugins' files and `addResource`s, then each
+ * resource service's list and templates. A URI provided twice rejects with `DUPLICATE_CAPABILITY`;
+ * a service that throws contributes nothing and leaves a diagnostic.
+ */
+async function projectResources(generation: Generation, owner: string, diagnose: (d: Diagnostic) => void): Promise<ResourceBinding[]> {
+  const bindings: ResourceBinding[] = []
+  const sources = new Map<string, string>()
+  const claim = (capability: ResourceCapability, read: ResourceBinding['read']) => {
+    const earlier = sources.get(capability.uri)
+    if (earlier !== undefined) duplicate(capability.template ? 'resource template' : 'resource', capability.uri, earlier, capability.source)
+    sources.set(capability.uri, capability.source)
+    bindings.push({ capability, read })
+  }
+  for (const slot of generation.resources) {
+    if (!ownsFor(slot.owner, owner)) continue
+    const { uri, template, source, name, title, description, mimeType, size } = slot
+    const capability: ResourceCapability = Object.freeze({ uri, template, name, ...defined({ title, description, mimeType, size }), source, owner: slot.owner, kind: 'feature' as const })
+    claim(capability, (at, params, signal) => slot.read(at, params, signal))
+  }
+  for (const service of generation.seam?.resources.getFor(owner) ?? []) {
+    const source = `seam:${service.id}`
+    let listed: { plain: unknown[]; templates: unknown[] }
+    try {
+      const [plain, templates] = await Promise.all([service.list(owner), service.templates?.(owner) ?? []])
+      if (!Array.isArray(plain) || !Array.isArray(templates)) throw new Error('list() or templates() did not return an array')
+      listed = { plain, templates }
+    } catch (error) {
+      diagnose({ code: 'PROVIDER_UNAVAILABLE', source, message: `resource service "${service.id}" contributed no resources: ${messageOf(error)}` })
+      continue
+    }
+    const read: ResourceBinding['read'] = (uri, _params, signal) => service.read(owner, uri, { signal })
+    for (const [template, entries] of [[false, listed.plain], [true, listed.templates]] as const) {
+      for (const e of entries as Record<string, unknown>[]) {
+        const uri = template ? e?.uriTemplate : e?.uri
+        if (typeof uri !== 'string' || uri === '') continue
+        const text = (v: unknown) => (typeof v === 'string' ? v : undefined)
+        const size = typeof e.size === 'number' ? e.size : undefined
+        const capability: ResourceCapability = Object.freeze({
+          uri,
+          template,
+          name: text(e.name) ?? uri,
+          ...defined({ title: text(e.title), description: text(e.description), mimeType: text(e.mimeType), size }),
+          source,
+          owner,
+          kind: 'seam' as const,
+        })
+        claim(capability, read)
+      }
+    }
+  }
+  return bindings
+}
+
+function defined<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  const out: Partial<T> = {}
+  for (const key of Object.keys(fields) as (keyof T)[]) if (fields[key] !== undefined) out[key] = fields[key]
+  return out
 }
 
 function perOwner<V>(table: WeakMap<Generation, Map<string, V>>, generation: Generation): Map<string, V> {

@@ -75,6 +75,7 @@ export function featureTemplate(slot: ToolSlot): ToolCapability | undefined {
     scopes: Object.freeze([...(entry.scopes ?? [])]) as ToolCapability['scopes'],
     annotations: entry.annotations ? Object.freeze({ ...entry.annotations }) : undefined,
     timeoutMs: def.timeoutMs,
+    ...(def.maxTimeoutMs === undefined ? {} : { maxTimeoutMs: def.maxTimeoutMs }),
     ...(def.idempotencyKey === undefined ? {} : { idempotencyScope: def.idempotencyScope ?? 'session' }),
     ...(def.idempotencyKey !== undefined && def.onUnknown === 'rerun' ? { onUnknown: 'rerun' as const } : {}),
     ...(def.clientCapabilities?.length ? { clientCapabilities: Object.freeze([...def.clientCapabilities]) } : {}),

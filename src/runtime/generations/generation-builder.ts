@@ -6,7 +6,8 @@ import { isChangeNotifying } from '../../seams/types.js'
 import { type CapabilityIngress, type ToolBinding, toolsByName } from './capability-ingress.js'
 import type { ToolCapability } from '../../seams/capabilities.js'
 import { definitionOf } from './feature-capability.js'
-import { Generation, type SkillSlot, type ToolSlot } from './generation.js'
+import { Generation, type ResourceSlot, type SkillSlot, type ToolSlot } from './generation.js'
+import { addedResources, versionKey } from './resource-slots.js'
 import type { GenerationDiff, ReloadProbe } from './instrumentation.js'
 import type { Logger } from '../base/logger.js'
 import { type FolderPluginLoader, PluginInstance } from '../plugins/plugin-instance.js'
@@ -17,6 +18,8 @@ import type { PipelineHooks } from '../../seams/calls.js'
 export interface FeatureFiles {
   readonly tools: readonly ToolSlot[]
   readonly skills: readonly SkillSlot[]
+  /** Files under `agent/resources/`. */
+  readonly resources?: readonly ResourceSlot[]
   readonly diagnostics: readonly Diagnostic[]
   /** Releases what this load holds (module instances, source maps) once the generation is disposed. */
   readonly release?: () => void
@@ -70,6 +73,7 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
     // Made for this generation alone, so frozen as it is rather than copied again.
     tools: Object.freeze(files && files.tools.length > 0 ? [...programmaticTools(root), ...files.tools] : programmaticTools(root)),
     skills: [...programmaticSkills(root), ...(files?.skills ?? [])],
+    resources: [...addedResources(root), ...(files?.resources ?? [])],
     diagnostics: [],
     hooks: input.hooks,
     logger: input.logger,
@@ -184,7 +188,28 @@ export async function diffGenerations(ingress: CapabilityIngress, previous: Gene
   return {
     tools: diffTools(before && previous ? toolsByName(before.base, previous) : new Map(), toolsByName(after.base, next)),
     skills: diff(new Map((before?.skills ?? []).map((s) => [s.name, skillKey(s)])), new Map(after.skills.map((s) => [s.name, skillKey(s)]))),
+    resources: diff(resourceVersions(previous, owner), resourceVersions(next, owner)),
   }
+}
+
+/** The resources `owner` sees, by URI, each with a key that changes when what it reads changes. */
+function resourceVersions(generation: Generation | undefined, owner: string): Map<string, string> {
+  const keys = new Map<string, string>()
+  for (const r of generation?.resources ?? []) {
+    if (!ownsFor(r.owner, owner)) continue
+    keys.set(r.uri, `${versionKey(r)}|${r.source}`)
+  }
+  return keys
+}
+
+function sameResources(a: readonly ResourceSlot[], b: readonly ResourceSlot[]): boolean {
+  if (a.length !== b.length) return false
+  const before = new Map(a.map((slot) => [slot.id, slot.version]))
+  return b.every((slot) => before.get(slot.id) === slot.version)
+}
+
+function ownsFor(slotOwner: string, owner: string): boolean {
+  return slotOwner === owner || owner.startsWith(`${slotOwner}/`) || slotOwner.startsWith(`${owner}/`)
 }
 
 /**
@@ -260,9 +285,11 @@ export function sameFeatures(previous: Generation, next: Generation, diff: Gener
     previous.root === next.root &&
     same(previous.tools, next.tools) &&
     same(previous.skills, next.skills) &&
+    sameResources(previous.resources, next.resources) &&
     previous.diagnostics.length === 0 &&
     next.diagnostics.length === 0 &&
     empty(diff.tools) &&
-    empty(diff.skills)
+    empty(diff.skills) &&
+    (diff.resources === undefined || empty(diff.resources))
   )
 }

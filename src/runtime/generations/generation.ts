@@ -3,6 +3,7 @@ import type { Diagnostic } from '../../features/diagnostic.js'
 import type { SkillSpec, ToolDefinition } from '../../features/define-tool.js'
 import { capabilitySeamToken, type SeamIntegration } from '../../seams/integration.js'
 import type { PipelineHooks } from '../../seams/calls.js'
+import type { ResourceContents } from '../../seams/resources.js'
 import type { Logger } from '../base/logger.js'
 import type { PluginInstance } from '../plugins/plugin-instance.js'
 
@@ -29,11 +30,35 @@ export interface SkillSlot {
   readonly definition: Readonly<SkillSpec>
 }
 
+/** One resource file, `addResource` or template, immutable. */
+export interface ResourceSlot {
+  readonly id: string
+  readonly owner: string
+  /** The URI, or a template's URI template. */
+  readonly uri: string
+  readonly template: boolean
+  /** `agent/resources/a.md` relative to the base folder, or `addResource(<owner>)`. */
+  readonly source: string
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly mimeType?: string
+  readonly size?: number
+  /** What a read of it in this generation returns (a template's parameters filled in from `uri`). */
+  read(uri: string, params: Record<string, string>, signal: AbortSignal): Promise<ResourceContents[]>
+  /**
+   * Equal in two generations when the resource reads the same (a file's digest, an `addResource`
+   * definition object): a subscribed client is told of every other change.
+   */
+  readonly version: unknown
+}
+
 export interface GenerationParts {
   readonly number: number
   readonly root: PluginInstance
   readonly tools: readonly ToolSlot[]
   readonly skills: readonly SkillSlot[]
+  readonly resources?: readonly ResourceSlot[]
   readonly diagnostics: readonly Diagnostic[]
   /** Host-level hooks (from `createRoot`), run before any plugin's. */
   readonly hooks?: Partial<PipelineHooks>
@@ -52,6 +77,7 @@ export class Generation {
   readonly root: PluginInstance
   readonly tools: readonly ToolSlot[]
   readonly skills: readonly SkillSlot[]
+  readonly resources: readonly ResourceSlot[]
   readonly diagnostics: Diagnostic[]
   readonly hooks: PipelineHooks
   readonly seam: SeamIntegration | undefined
@@ -76,12 +102,13 @@ export class Generation {
     // A frozen array is kept as it is (the builder makes one per generation); any other is copied.
     this.tools = Object.isFrozen(parts.tools) ? parts.tools : Object.freeze([...parts.tools])
     this.skills = Object.freeze([...parts.skills])
+    this.resources = Object.freeze([...(parts.resources ?? [])])
     this.diagnostics = [...parts.diagnostics]
     this.#onDispose = parts.onDispose
     this.#logger = parts.logger
     this.seam = parts.root.resources.get(capabilitySeamToken)
     this.hooks = collectHooks(parts.root, parts.hooks ?? {})
-    const owners = new Set(['root', ...[...parts.root.walk()].map((p) => p.owner), ...(this.seam?.tools.scopes() ?? []), ...(this.seam?.skills.scopes() ?? [])])
+    const owners = new Set(['root', ...[...parts.root.walk()].map((p) => p.owner), ...(this.seam?.tools.scopes() ?? []), ...(this.seam?.skills.scopes() ?? []), ...(this.seam?.resources.scopes() ?? [])])
     owners.delete('global')
     this.owners = owners
     parts.root.retain()

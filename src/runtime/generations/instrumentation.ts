@@ -3,14 +3,14 @@ import type { ToolCapability } from '../../seams/capabilities.js'
 import type { SeamError } from '../../errors.js'
 import type { Diagnostic } from '../../features/diagnostic.js'
 import type { ApprovalDecision, JournalEventKind } from '../../seams/journal.js'
-import type { ToolCall, ToolCallOutcome } from '../../seams/calls.js'
+import type { ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import type { TurnEnvelope } from '../../seams/types.js'
 
 /**
  * The instrumentation seam: what the runtime tells an observer (the OpenTelemetry layer, or a host's
  * own) about its work, at a few points only:
  * - a turn begins and ends; each of its calls starts and settles with its outcome;
- * - inside a call: approval asked and decided (with the wait), a guard denial, the deadline, a body
+ * - inside a call: approval asked and decided (with the wait), a guard denial, progress, the deadline, a body
  *   abandoned after its grace period (and when it finally returns);
  * - a reload runs its phases (setup, bundle, evaluate, project, publish) and ends published or not;
  * - a journal append took so long; a group commit wrote so many events at once.
@@ -54,6 +54,8 @@ export interface CallProbe {
   /** `deferred`: the call is parked until someone decides (it then settles `suspended`). */
   approvalDecided(decision: ApprovalDecision | 'deferred', waitMs: number): void
   guardDenied(reason: string): void
+  /** The body reported progress (throttled as observers hear it). */
+  progress?(event: ProgressEvent): void
   /** The body passed its deadline and was told to stop. */
   timedOut(timeoutMs: number): void
   /** The body outlived its grace period; the call settles without it. */
@@ -78,6 +80,8 @@ export interface ReloadProbe {
 export interface GenerationDiff {
   readonly tools: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
   readonly skills: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
+  /** By URI; `changed` when what a read returns changed (a file's content, a re-run `addResource`). */
+  readonly resources?: { readonly added: string[]; readonly changed: string[]; readonly removed: string[] }
 }
 
 export interface GenerationEvent {

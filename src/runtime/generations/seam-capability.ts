@@ -45,6 +45,12 @@ export function seamTool(schema: ToolSchema, service: ToolService, owner: string
   if (keyScope !== undefined && !['session', 'principal', 'global'].includes(keyScope)) return skip('has an unknown `idempotencyScope`')
   const onUnknown = schema.onUnknown
   if (onUnknown !== undefined && onUnknown !== 'fail' && onUnknown !== 'rerun') return skip("has an `onUnknown` that is not 'fail' or 'rerun'")
+  const { timeoutMs, maxTimeoutMs } = schema
+  for (const [key, value] of [['timeoutMs', timeoutMs], ['maxTimeoutMs', maxTimeoutMs]] as const) {
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= 0x7fff_ffff)) {
+      return skip(`has a \`${key}\` that is not a positive number of milliseconds`)
+    }
+  }
   return {
     name,
     description,
@@ -60,6 +66,8 @@ export function seamTool(schema: ToolSchema, service: ToolService, owner: string
     annotations: schema.annotations ? Object.freeze({ ...schema.annotations }) : undefined,
     ...(schema.trustAnnotations === false ? { trustAnnotations: false as const } : {}),
     concurrencySafe: schema.concurrencySafe === true,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(maxTimeoutMs === undefined ? {} : { maxTimeoutMs }),
     ...(keyed === undefined ? {} : { idempotencyKey: strings(keyed), idempotencyScope: keyScope ?? 'session' }),
     ...(keyed !== undefined && onUnknown === 'rerun' ? { onUnknown: 'rerun' as const } : {}),
     fingerprint: toolFingerprint(name, description, parameters),

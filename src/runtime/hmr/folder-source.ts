@@ -4,7 +4,9 @@ import type { Diagnostic } from '../../features/diagnostic.js'
 import { discoverPluginFolder, PLUGIN_FILES } from '../../features/discovery.js'
 import { type LoadedPluginFile, type LoadedToolFile, type LoadOptions, loadPluginFile, loadToolFile } from '../../features/loader/index.js'
 import { parseSkillFile, type SkillFile } from '../../features/skill-file.js'
-import type { SkillSlot, ToolSlot } from '../generations/generation.js'
+import type { ResourceSlot, SkillSlot, ToolSlot } from '../generations/generation.js'
+import { parseResourceFile } from '../../features/resource-file.js'
+import { fileResource } from '../generations/resource-slots.js'
 import { diagnosticOf, type FeatureFiles } from '../generations/generation-builder.js'
 import type { ReloadProbe } from '../generations/instrumentation.js'
 import type { PluginInstance } from '../plugins/plugin-instance.js'
@@ -178,6 +180,7 @@ export class FolderSource {
   async load(root: PluginInstance, probe?: ReloadProbe): Promise<FeatureFiles> {
     const tools: ToolSlot[] = []
     const skills: SkillSlot[] = []
+    const resources: ResourceSlot[] = []
     const diagnostics: Diagnostic[] = []
     const used: ToolEntry[] = []
     // A file that fails to load keeps its replaced load: restored to that content, it is reused.
@@ -194,7 +197,7 @@ export class FolderSource {
       const nested = this.#nested.get(plugin.dir)
       if (nested) for (const d of nested.loaded.dependencies) this.#watched.add(d)
       const folder = await discoverPluginFolder(plugin.dir)
-      for (const sub of ['tools', path.join('agent', 'skills')]) this.#watched.add(path.join(plugin.dir, sub))
+      for (const sub of ['tools', path.join('agent', 'skills'), path.join('agent', 'resources')]) this.#watched.add(path.join(plugin.dir, sub))
       // Every name a plugin file may have: creating `plugin.mjs` where there was none is a change too.
       for (const name of PLUGIN_FILES) this.#watched.add(path.join(plugin.dir, name))
       for (const file of folder.toolFiles) {
@@ -239,6 +242,17 @@ export class FolderSource {
           diagnostics.push(diagnosticOf(error, 'INVALID_SKILL'))
         }
       }
+      const resourceDir = path.join(plugin.dir, 'agent', 'resources')
+      for (const file of folder.resourceFiles) {
+        const rel = path.relative(resourceDir, file).split(path.sep).join('/')
+        try {
+          // Read whole at load: a generation serves the content it was built with, whatever the file does later.
+          const parsed = parseResourceFile(file, await readFile(file), { owner: plugin.owner, rel, relativeTo: this.#base })
+          resources.push(fileResource(plugin.owner, file, path.relative(this.#base, file) || file, parsed))
+        } catch (error) {
+          diagnostics.push(diagnosticOf(error, 'LOAD_FAILED'))
+        }
+      }
     }
     for (const entry of used) entry.refs++
     for (const file of this.#replaced.keys()) if (!failed.has(file)) this.#replaced.delete(file)
@@ -246,6 +260,7 @@ export class FolderSource {
     return {
       tools,
       skills,
+      resources,
       diagnostics,
       release: () => {
         for (const entry of used) {

@@ -19,6 +19,8 @@ function scopeOf(kind: unknown): 'call' | 'turn' | undefined {
     case 'tool/result':
     case 'approval/asked':
     case 'approval/decided':
+    case 'question/asked':
+    case 'question/answered':
       return 'call'
     case 'turn/begin':
     case 'turn/end':
@@ -42,7 +44,11 @@ export interface EventRow {
 
 /** The call an event belongs to, or `undefined` for a turn event. */
 export function callIdOf(event: JournalEvent): string | undefined {
-  return scopeOf(event.kind) === 'call' ? (event as { callId: string }).callId : undefined
+  if (scopeOf(event.kind) !== 'call') return undefined
+  // A call may ask several questions: each is keyed as one of the call's own (`c1#q2`), so the
+  // uniqueness rule holds per question.
+  const { callId, questionId } = event as { callId: string; questionId?: string }
+  return questionId === undefined ? callId : `${callId}#${questionId}`
 }
 
 /**

@@ -13,6 +13,8 @@ export const KIND_BIT: Readonly<Record<JournalEvent['kind'], number>> = {
   'approval/asked': 2,
   'approval/decided': 4,
   'tool/result': 8,
+  'question/asked': 16,
+  'question/answered': 32,
 }
 
 /** `KIND_BIT[kind]` as a switch: a keyed lookup with a different key on each append goes megamorphic. */
@@ -30,6 +32,10 @@ export function kindBit(kind: JournalEvent['kind']): number {
       return 1
     case 'turn/end':
       return 2
+    case 'question/asked':
+      return 16
+    case 'question/answered':
+      return 32
   }
 }
 
@@ -221,6 +227,10 @@ export function sizeOf(event: JournalEvent): number {
       return EVENT_BYTES + event.arguments.length + event.name.length
     case 'approval/asked':
       return EVENT_BYTES + event.summary.length + event.reason.length
+    case 'question/asked':
+      return EVENT_BYTES + event.message.length + event.schema.length
+    case 'question/answered':
+      return EVENT_BYTES + (event.content?.length ?? 0)
     case 'tool/result': {
       let bytes = EVENT_BYTES
       for (let index = 0; index < event.content.length; index += 1) {

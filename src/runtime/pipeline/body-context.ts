@@ -1,5 +1,6 @@
 import type { ToolContext, ToolLogger } from '../../features/define-tool.js'
 import type { TraceContext } from '../../seams/trace.js'
+import type { QuestionAnswer } from '../../seams/questions.js'
 import type { Principal, QuestionPort, ToolInvocationContext } from '../../seams/types.js'
 import type { ToolBinding } from '../generations/capability-ingress.js'
 import { Logger, silentLogger } from '../base/logger.js'
@@ -31,6 +32,8 @@ export function nestedTools(source: SignalSource, state: CallState): NestedTools
 /** Where a body's signal comes from: created on first read (see `BodyRun`). */
 export interface SignalSource {
   readonly signal: AbortSignal
+  progress(input: unknown): void
+  ask(input: unknown): Promise<QuestionAnswer>
 }
 
 type FeatureBinding = Extract<ToolBinding, { kind: 'feature' }>
@@ -50,8 +53,8 @@ export class ToolBodyContext implements ToolContext {
   readonly trace: TraceContext | undefined
   readonly #source: SignalSource
   readonly #state: CallState
-  /** `use`, `deferContext`, `log` and `tools` once read (few bodies read any): one field, not four. */
-  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; log?: ToolLogger; tools?: NestedTools } | undefined
+  /** `use`, `deferContext`, `log`, `tools`, `progress` and `ask` once read (few bodies read any): one field. */
+  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; log?: ToolLogger; tools?: NestedTools; progress?: ToolContext['progress']; ask?: ToolContext['ask'] } | undefined
 
   constructor(source: SignalSource, state: CallState, binding: FeatureBinding) {
     this.#source = source
@@ -93,6 +96,22 @@ export class ToolBodyContext implements ToolContext {
     return made.use
   }
 
+  get progress(): ToolContext['progress'] {
+    this.#made ??= {}
+    const made = this.#made
+    const source = this.#source
+    made.progress ??= (progress) => source.progress(progress)
+    return made.progress
+  }
+
+  get ask(): ToolContext['ask'] {
+    this.#made ??= {}
+    const made = this.#made
+    const source = this.#source
+    made.ask ??= (question) => source.ask(question)
+    return made.ask
+  }
+
   get deferContext(): ToolContext['deferContext'] {
     this.#made ??= {}
     const made = this.#made
@@ -129,7 +148,7 @@ function both(first: ToolLogger, second: ToolLogger): ToolLogger {
   }
 }
 
-/** What `ToolService.execute` receives for a seam tool; `signal` is created on first read. */
+/** What `ToolService.execute` receives for a seam tool; `signal` and `progress` are made on first read. */
 export class SeamBodyContext implements ToolInvocationContext {
   readonly callId: string
   readonly turnId: string
@@ -142,6 +161,8 @@ export class SeamBodyContext implements ToolInvocationContext {
   readonly trace: TraceContext | undefined
   readonly #source: SignalSource
   readonly #state: CallState
+  #progress: ToolInvocationContext['progress'] | undefined
+  #ask: ToolInvocationContext['ask'] | undefined
   #tools: NestedTools | undefined
 
   constructor(source: SignalSource, state: CallState, binding: SeamBinding) {
@@ -166,6 +187,20 @@ export class SeamBodyContext implements ToolInvocationContext {
   get idempotencyKey(): string | undefined {
     const key = this.#state.heldKey
     return key === undefined ? undefined : keyDigest(key)
+  }
+
+  /** Reports the call's progress (a mounted MCP server's `notifications/progress` come here). */
+  get progress(): ToolInvocationContext['progress'] {
+    const source = this.#source
+    this.#progress ??= (progress) => source.progress(progress)
+    return this.#progress
+  }
+
+  /** Asks the person behind the turn (a mounted MCP server's elicitation comes here). */
+  get ask(): ToolInvocationContext['ask'] {
+    const source = this.#source
+    this.#ask ??= (question) => source.ask(question)
+    return this.#ask
   }
 
   get tools(): NestedTools {

@@ -13,6 +13,9 @@ import { type Due, deadlines } from '../base/deadlines.js'
 import { type CallState, settle } from './state.js'
 import { RunSignals, RunTimer } from './run-signals.js'
 import { seamId, seamResult } from './seam-result.js'
+import { CallProgress, checkProgress } from './progress.js'
+import { askQuestion } from './ask.js'
+import type { QuestionAnswer } from '../../seams/questions.js'
 import type { DispatchResult } from '../../seams/calls.js'
 
 /** What commits a call once its body has settled (`commitCall`), and what it hands back (`finish`). */
@@ -73,6 +76,12 @@ export class BodyRun implements Due {
     return capability?.timeoutMs ?? ctx.turn.policy.timeoutMs ?? ctx.limits.timeoutMs
   }
 
+  /** How far progress may push the deadline, from the body's start (`defineTool`'s `maxTimeoutMs`). */
+  get maxTimeoutMs(): number | undefined {
+    const max = this.state.capability?.maxTimeoutMs
+    return max === undefined ? undefined : Math.max(max, this.timeoutMs)
+  }
+
   get graceMs(): number {
     const { ctx } = this.state
     return ctx.turn.policy.graceMs ?? ctx.limits.graceMs
@@ -113,6 +122,59 @@ export class BodyRun implements Due {
       if (more.reason) more.controller.abort(more.reason.value)
     }
     return more.controller.signal
+  }
+
+  /**
+   * The body reported progress: checked (a malformed report throws `INVALID_PROGRESS` to the body),
+   * handed on (see `progress.ts`) and, for a tool with `maxTimeoutMs`, its deadline moved to
+   * `timeoutMs` from now, never past `maxTimeoutMs` from its start. Ignored once the call no
+   * longer waits for the body, or after its deadline passed.
+   */
+  progress(input: unknown): void {
+    const more = this.#more()
+    const progress = checkProgress(input, more.progress?.done ?? 0)
+    if ((this.#flags & (FINISHED | TIMED_OUT | ABANDONED_BODY)) !== 0) return
+    const max = this.maxTimeoutMs
+    if (max !== undefined) {
+      this.arm()
+      if ((this.#flags & QUEUED) !== 0) {
+        // Later only: the queue's timer, armed for the earlier time, finds this entry not yet due and re-arms.
+        const due = Math.min(performance.now() + this.timeoutMs, (this.#began ?? this.state.startedAt) + max)
+        if (due > this.#due!) this.#due = due
+      }
+    }
+    more.progress ??= new CallProgress(this.state)
+    more.progress.report(progress)
+  }
+
+  /**
+   * The body asks a question (see `questions/ask.ts`); numbered per call. While one is open the
+   * deadline waits (a person's time is not the body's); once all are answered `timeoutMs` counts
+   * again from then.
+   */
+  ask(input: unknown): Promise<QuestionAnswer> {
+    const more = this.#more()
+    more.questions += 1
+    const signal = this.signal
+    if ((this.#flags & QUEUED) !== 0) {
+      more.asking += 1
+      this.#due = Number.POSITIVE_INFINITY
+    }
+    let asked: Promise<QuestionAnswer>
+    try {
+      asked = askQuestion(this.state, signal, input, more.questions)
+    } catch (error) {
+      asked = Promise.reject(error)
+    }
+    if (more.asking === 0) return asked
+    return asked.finally(() => {
+      more.asking -= 1
+      if (more.asking > 0 || (this.#flags & QUEUED) === 0) return
+      // Re-queued: the queue's timer is armed for an earlier time only if something else is due.
+      deadlines.delete(this)
+      this.#due = performance.now() + this.timeoutMs
+      deadlines.add(this)
+    })
   }
 
   abandonedResult(): DispatchResult {
@@ -232,6 +294,8 @@ export class BodyRun implements Due {
   finish(): void {
     const flags = this.#flags
     this.#flags = (flags | FINISHED) & ~QUEUED
+    // The last report reaches observers before the outcome does.
+    if ((flags & FINISHED) === 0) this.#signals?.progress?.flush()
     if ((flags & ARMED) === 0) return
     if ((flags & QUEUED) !== 0) deadlines.delete(this)
     const more = this.#signals

@@ -9,7 +9,7 @@ import { claimIdempotency } from './idempotency.js'
 import { pendingOutcome } from './park.js'
 import { attempt, commit, execution } from './runner.js'
 import { CallState, type TurnContext, text } from './state.js'
-import type { ToolCallOutcome } from '../../seams/calls.js'
+import type { ProgressEvent, ToolCallOutcome } from '../../seams/calls.js'
 
 /** The tool as the turn's generation has it now, and the arguments checked against it again. */
 const lookup = [
@@ -41,7 +41,7 @@ const POLL_MS = [10, 25, 50, 100, 200, 400] as const
  *    round), then guards, the body and the commit run as for any call, and the `tool/result` is
  *    written at the seq the turn kept for it.
  */
-export async function resumeParked(ctx: TurnContext, round: ParkedCall, signal: AbortSignal, fresh?: () => number): Promise<ToolCallOutcome> {
+export async function resumeParked(ctx: TurnContext, round: ParkedCall, signal: AbortSignal, fresh?: () => number, onProgress?: (event: ProgressEvent) => void): Promise<ToolCallOutcome> {
   const coordination = ctx.turn.journal.coordination
   if (round.settled !== undefined) return awaitSettled(ctx, round, signal)
   if (round.decision === undefined) return pendingOutcome(round, ctx.generation.number)
@@ -55,6 +55,7 @@ export async function resumeParked(ctx: TurnContext, round: ParkedCall, signal: 
   state.journaled = true
   state.raw = round.arguments
   state.parked = round
+  state.onProgress = onProgress
   const looked = attempt(state, lookup)
   if (looked !== undefined) await looked
   const changed = state.capability !== undefined && (state.capability.fingerprint !== round.fingerprint || state.capability.source !== round.source)

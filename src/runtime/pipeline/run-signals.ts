@@ -1,5 +1,6 @@
 /** What a body run holds beyond its own fields once it is aborted, armed, abandoned or wrapped. */
 import type { Due } from '../base/deadlines.js'
+import type { CallProgress } from './progress.js'
 
 /** A run's deadline, then its grace period, in the shared deadline queue. */
 export class RunTimer implements Due {
@@ -25,4 +26,10 @@ export class RunSignals {
   release: (() => void) | undefined = undefined
   /** A wrapper's replacement for the dispatch signal. */
   substituted: AbortSignal | undefined = undefined
+  /** The body's progress reports, once it made one. */
+  progress: CallProgress | undefined = undefined
+  /** How many questions the body asked. */
+  questions = 0
+  /** How many of them are open: the deadline waits meanwhile. */
+  asking = 0
 }

@@ -11,7 +11,7 @@ import type { ParkedCall } from '../../seams/coordination.js'
 import type { AppendNow } from '../journal/memory.js'
 import type { ContentBlock, DenialPolicy, JournalEvent, OutcomeStatus } from '../../seams/journal.js'
 import type { TurnEnvelope } from '../../seams/types.js'
-import type { DispatchResult, ToolCall, ToolCallOutcome, ToolExecution } from '../../seams/calls.js'
+import type { DispatchResult, ProgressEvent, ToolCall, ToolCallOutcome, ToolExecution } from '../../seams/calls.js'
 
 /** Resolved runtime limits, in milliseconds (`maxParallel` counts calls). */
 export interface RuntimeLimits {
@@ -66,6 +66,8 @@ export interface TurnContext {
   /** Keeps the generation alive for a body that outlived its deadline. */
   readonly lease: () => () => void
   readonly onAbandoned: (info: AbandonedCall) => void
+  /** Told of every call's progress (the root's `progress` event); `undefined` when no one listens. */
+  readonly progress?: ((event: ProgressEvent) => void) | undefined
   /** Maps a thrown error to the tool source location (file, line), when known. */
   readonly locate: (error: unknown) => Record<string, unknown> | undefined
   /** The turn's instrumentation; `undefined` (nothing reported) without one. */
@@ -384,6 +386,14 @@ export class CallState {
     if (value !== undefined || this.#rare !== undefined) this.#more().resumeToken = value
   }
 
+  /** Told of this call's progress (`execute`'s `onProgress`: an MCP request's progress token). */
+  get onProgress(): ((event: ProgressEvent) => void) | undefined {
+    return this.#rare?.onProgress
+  }
+  set onProgress(value: ((event: ProgressEvent) => void) | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().onProgress = value
+  }
+
   /** The idempotency key this call holds while it runs (see `idempotency.ts`). */
   get heldKey(): string | undefined {
     return this.#rare?.heldKey
@@ -412,6 +422,7 @@ class RareCallState {
   parked: ParkedCall | undefined = undefined
   resumeToken: string | undefined = undefined
   heldKey: string | undefined = undefined
+  onProgress: ((event: ProgressEvent) => void) | undefined = undefined
   exec: ToolExecution | undefined = undefined
   parent: CallState | undefined = undefined
   nested = 0

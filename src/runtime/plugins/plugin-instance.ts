@@ -4,6 +4,7 @@ import { SeamError, messageOf } from '../../errors.js'
 import type { SkillSpec, ToolDefinition } from '../../features/define-tool.js'
 import { codeFrame, locateError } from '../../features/loader/index.js'
 import { defineSkill, isToolDefinition } from '../../features/define-tool.js'
+import { defineResource, type ResourceDefinition, type ResourceSpec } from '../../features/resource.js'
 import type { Logger } from '../base/logger.js'
 import type { Disposer, PluginContext, PluginDefinition, PluginHooks } from '../../features/plugin-types.js'
 import { assertPluginName } from './plugin.js'
@@ -57,6 +58,8 @@ export class PluginInstance {
   readonly children: PluginInstance[] = []
   readonly tools = new Map<string, ToolDefinition>()
   readonly skills = new Map<string, SkillSpec>()
+  /** `addResource` registrations by URI (or URI template); not `resources`, the plugin's resource table. */
+  readonly published = new Map<string, ResourceDefinition>()
   readonly hooks: HookLists = { preExecute: [], execute: [], postExecute: [], result: [], guards: [] }
   #refs = 0
   #prefix: string | undefined
@@ -173,6 +176,7 @@ export class PluginInstance {
       use: (token) => this.resources.use(token),
       addTool: (name, tool) => this.#addTool(name, tool),
       addSkill: (name, skill) => this.#addSkill(name, skill),
+      addResource: (uri, spec) => this.#addResource(uri, spec),
       plugin: (child) => this.#mountChild(child, options),
       effect: (dispose, label) => this.scope.add(dispose, label),
       hooks: Object.freeze<PluginHooks>({
@@ -215,6 +219,15 @@ export class PluginInstance {
     if (this.skills.has(name)) throw new SeamError('DUPLICATE_CAPABILITY', `${this.owner}: skill "${name}" is added twice`)
     this.skills.set(name, defineSkill(skill))
     return this.scope.add(() => this.skills.delete(name), `skill ${name}`)
+  }
+
+  #addResource(uri: string, spec: ResourceSpec): Disposer {
+    const definition = defineResource(uri, spec)
+    if (this.published.has(uri)) throw new SeamError('DUPLICATE_CAPABILITY', `${this.owner}: resource "${uri}" is added twice`)
+    this.published.set(uri, definition)
+    return this.scope.add(() => {
+      if (this.published.get(uri) === definition) this.published.delete(uri)
+    }, `resource ${uri}`)
   }
 }
 

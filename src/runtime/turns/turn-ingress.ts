@@ -69,8 +69,8 @@ export function createTurnIngress(input: TurnIngressInput): TurnEnvelope {
   if (ports.approval !== undefined && typeof ports.approval?.request !== 'function') {
     invalid('`ports.approval` must have a request() method')
   }
-  if (ports.question !== undefined && typeof ports.question?.ask !== 'function') {
-    invalid('`ports.question` must have an ask() method')
+  if (ports.question !== undefined && typeof ports.question?.ask !== 'function' && typeof ports.question?.elicit !== 'function') {
+    invalid('`ports.question` must have an ask() or elicit() method')
   }
   const policy = input.policy ?? {}
   for (const [key, value] of Object.entries(policy)) {

@@ -14,7 +14,7 @@ import { runCall } from '../pipeline/runner.js'
 import { runBatch } from './batch.js'
 import { type AbandonedCall, CallState, type NestedCaller, type RuntimeLimits, type TurnContext } from '../pipeline/state.js'
 import { nestedCall, runNested } from '../pipeline/nested.js'
-import type { ToolCall, ToolCallOutcome } from '../../seams/calls.js'
+import type { ExecuteOptions, ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { notYours, ownsRound, reservedSeqs, resumeParked } from '../pipeline/resume.js'
 import type { ParkedCall } from '../../seams/coordination.js'
 import { NEVER_ABORTED } from '../base/abort.js'
@@ -65,6 +65,8 @@ export interface TurnToolRuntimeOptions {
   /** Called once per `execute`/`executeBatch`, after every result has committed, in model order. */
   readonly onContexts?: (contexts: readonly DeferredContext[]) => void
   readonly onAbandoned?: (call: AbandonedCall) => void
+  /** Told of every call's progress (the root's `progress` event). */
+  readonly onProgress?: (event: ProgressEvent) => void
   readonly locate?: (error: unknown) => Record<string, unknown> | undefined
   /**
    * True once the turn has ended: new calls are then refused (`TURN_ENDED`) before anything is
@@ -140,6 +142,7 @@ export class TurnToolRuntime {
       unusedSeq,
       lease: () => generation.lease(),
       onAbandoned: options.onAbandoned ?? (() => {}),
+      progress: options.onProgress,
       locate: options.locate ?? (() => undefined),
       probe,
       callNested: this.#callNested,
@@ -160,11 +163,12 @@ export class TurnToolRuntime {
    * applies). A call id the turn already used settles as `DUPLICATE_CALL` without running or
    * journaling anything; after the turn ended, the call is refused (`TURN_ENDED`).
    */
-  execute(call: ToolCall, options?: { signal?: AbortSignal }): Promise<ToolCallOutcome> {
+  execute(call: ToolCall, options?: ExecuteOptions): Promise<ToolCallOutcome> {
     const own = options?.signal
     try {
       assertCall(call)
       assertSignal(own, 'execute')
+      assertListener(options?.onProgress, 'execute')
       this.#assertOpen()
     } catch (error) {
       return Promise.reject(error)
@@ -172,7 +176,7 @@ export class TurnToolRuntime {
     const signal = this.#signal(own)
     // A signal other than the turn's belongs to this call alone (its own, or the two fused for it):
     // the run listens to it directly and removes its listener when it ends.
-    return this.#execute(call, signal, signal !== this.#ctx.turn.signal)
+    return this.#execute(call, signal, signal !== this.#ctx.turn.signal, options?.onProgress)
   }
 
   /** The turn's signal with a call's or batch's own, fused only when both can abort. */
@@ -191,9 +195,10 @@ export class TurnToolRuntime {
    * that process's result (`replayed: true`). An unknown token throws `UNKNOWN_APPROVAL`; a call
    * parked by another session, principal or owner throws `APPROVAL_FORBIDDEN` and nothing runs.
    */
-  async resume(token: string, options?: { signal?: AbortSignal }): Promise<ToolCallOutcome> {
+  async resume(token: string, options?: ExecuteOptions): Promise<ToolCallOutcome> {
     if (typeof token !== 'string' || token === '') throw new SeamError('INVALID_CALL', 'resume needs a resume token')
     assertSignal(options?.signal, 'resume')
+    assertListener(options?.onProgress, 'resume')
     const journal = this.#ctx.turn.journal
     const [round] = await journal.coordination.parked({ token, settled: true })
     if (round === undefined) {
@@ -206,7 +211,7 @@ export class TurnToolRuntime {
       // A Code Mode run's replay writes more than the two seqs its turn kept: in its own live turn
       // it takes the turn's next ones, else the ones after everything its turn holds.
       const fresh = round.code === undefined ? undefined : this.#liveSeqs && this.#ctx.turn.turnId === round.turnId ? this.#ctx.nextSeq : await freshSeqs(journal, round.turnId)
-      return await resumeParked(this.#resumeContext(round), round, this.#signal(options?.signal), fresh)
+      return await resumeParked(this.#resumeContext(round), round, this.#signal(options?.signal), fresh, options?.onProgress)
     } finally {
       this.#done()
     }
@@ -240,9 +245,10 @@ export class TurnToolRuntime {
     return this.#idle.promise
   }
 
-  #execute(call: ToolCall, signal: AbortSignal, ownSignal: boolean): Promise<ToolCallOutcome> {
+  #execute(call: ToolCall, signal: AbortSignal, ownSignal: boolean, onProgress: ExecuteOptions['onProgress']): Promise<ToolCallOutcome> {
     const state = this.#state(call, signal)
     state.ownSignal = ownSignal
+    state.onProgress = onProgress
     this.#active += 1
     this.#activity?.begin()
     return runCall(state, this.#finish)
@@ -271,10 +277,11 @@ export class TurnToolRuntime {
    * after the whole batch has committed. After an abort no call starts; each unstarted call still
    * gets its `tool/call` + `tool/result` pair (`ABORTED_BEFORE_DISPATCH`).
    */
-  executeBatch(calls: readonly ToolCall[], options: { signal?: AbortSignal } = {}): Promise<ToolCallOutcome[]> {
+  executeBatch(calls: readonly ToolCall[], options: ExecuteOptions = {}): Promise<ToolCallOutcome[]> {
     try {
       assertBatch(calls)
       assertSignal(options?.signal, 'executeBatch')
+      assertListener(options?.onProgress, 'executeBatch')
       this.#assertOpen()
     } catch (error) {
       return Promise.reject(error)
@@ -284,9 +291,10 @@ export class TurnToolRuntime {
     return this.#executeBatch(calls, options).finally(() => this.#done())
   }
 
-  async #executeBatch(calls: readonly ToolCall[], options: { signal?: AbortSignal }): Promise<ToolCallOutcome[]> {
+  async #executeBatch(calls: readonly ToolCall[], options: ExecuteOptions): Promise<ToolCallOutcome[]> {
     const signal = this.#signal(options.signal)
     const states = calls.map((call) => this.#state(call, signal))
+    if (options.onProgress !== undefined) for (const state of states) state.onProgress = options.onProgress
     await runBatch(states, signal, Math.max(1, this.#ctx.turn.policy.maxParallel ?? this.#ctx.limits.maxParallel))
     this.#deliver(states)
     return states.map((s) => s.outcome!)
@@ -359,6 +367,10 @@ function assertBatch(calls: readonly ToolCall[]): void {
   if (!Array.isArray(calls)) throw new SeamError('INVALID_CALL', 'executeBatch expects an array of calls')
   // A call id repeated in the batch is settled like any reused id: DUPLICATE_CALL, in model order.
   for (const call of calls) assertCall(call)
+}
+
+function assertListener(listener: unknown, method: string): void {
+  if (listener !== undefined && typeof listener !== 'function') throw new SeamError('INVALID_CALL', `${method}: \`onProgress\` must be a function`)
 }
 
 function assertSignal(signal: unknown, method: string): void {

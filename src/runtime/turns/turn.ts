@@ -7,7 +7,7 @@ import type { ApprovalPort } from '../../seams/approval.js'
 import type { CapabilityIngress } from '../generations/capability-ingress.js'
 import type { AgentCapabilities } from '../../seams/capabilities.js'
 import type { ParkedCall } from '../../seams/coordination.js'
-import type { ToolCallOutcome } from '../../seams/calls.js'
+import type { ProgressEvent, ToolCallOutcome } from '../../seams/calls.js'
 import type { Generation } from '../generations/generation.js'
 import type { Instrumentation, TurnProbe } from '../generations/instrumentation.js'
 import { APPENDED } from '../journal/events.js'
@@ -43,6 +43,8 @@ export interface TurnHost {
   /** The root's approval port, for interactive turns that bring none. */
   readonly approval: ApprovalPort | undefined
   readonly onAbandoned: (call: AbandonedCall) => void
+  /** Told of every call's progress (the root's `progress` event). */
+  readonly onProgress: (event: ProgressEvent) => void
   readonly locate: (error: unknown) => Record<string, unknown> | undefined
   /** Told when a turn begins to end: the root no longer counts it as open. */
   readonly forget: (turn: Turn) => void
@@ -129,6 +131,7 @@ export async function openTurn(host: TurnHost, generation: Generation, input: Be
     grants: host.grants,
     limits,
     onAbandoned: host.onAbandoned,
+    onProgress: host.onProgress,
     locate: host.locate,
     turn: envelope,
     generation,
@@ -196,8 +199,8 @@ export async function resumeParked(host: TurnHost, generation: Generation, round
     const capabilities = host.code.offer(await host.ingress.read(generation, envelope.owner, envelope), generation, round.code !== undefined || host.code.enabled)
     // Traced as a turn of its own under the parked call's turn id: the turn that parked it has ended.
     probe = host.telemetry?.turn(envelope, generation.number)
-    const { ingress, grants, limits, onAbandoned, locate } = host
-    tools = new TurnToolRuntime({ ingress, grants, limits, onAbandoned, locate, turn: envelope, generation, capabilities, probe, resumeCode })
+    const { ingress, grants, limits, onAbandoned, onProgress, locate } = host
+    tools = new TurnToolRuntime({ ingress, grants, limits, onAbandoned, onProgress, locate, turn: envelope, generation, capabilities, probe, resumeCode })
     return await tools.resume(round.token)
   } finally {
     if (tools === undefined) {

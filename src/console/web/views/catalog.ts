@@ -1,4 +1,4 @@
-import type { CatalogView, SkillView, ToolView } from '../../types.js'
+import type { CatalogView, ResourceView, SkillView, ToolView } from '../../types.js'
 import { api } from '../client.js'
 import { badge, h, replace } from '../dom.js'
 import { markdown } from '../markdown.js'
@@ -17,6 +17,8 @@ export function catalogView(_context: ViewContext, generation: number | undefine
       catalog.tools.map((tool) => toolView(tool, catalog.defaultTimeoutMs)),
       h('h2', null, `Skills (${catalog.skills.length})`),
       catalog.skills.length === 0 ? h('p', { class: 'muted' }, 'no skills') : catalog.skills.map(skillView),
+      h('h2', null, `Resources (${(catalog.resources ?? []).length})`),
+      (catalog.resources ?? []).length === 0 ? h('p', { class: 'muted' }, 'no resources') : catalog.resources.map(resourceView),
     )
   const refresh = () => api.catalog(generation).then(render, (error: Error) => replace(body, h('p', { class: 'error' }, error.message)))
   void refresh()
@@ -68,6 +70,24 @@ function skillView(skill: SkillView): HTMLElement {
       fact('always in prompt', skill.always ? 'yes' : 'no'),
     ),
     h('details', null, h('summary', null, 'instructions'), markdown(skill.instructions)),
+  )
+}
+
+function resourceView(resource: ResourceView): HTMLElement {
+  return h(
+    'article',
+    { class: 'card', 'aria-label': `resource ${resource.uri}` },
+    h('h3', null, h('code', null, resource.uri), resource.template ? [' ', badge('template', 'muted')] : null),
+    resource.title !== undefined || resource.description !== undefined ? h('p', null, [resource.title, resource.description].filter(Boolean).join(': ')) : null,
+    h(
+      'dl',
+      { class: 'facts' },
+      fact('name', resource.name),
+      fact('source', h('code', null, resource.source)),
+      fact('owner', resource.owner),
+      resource.mimeType !== undefined ? fact('type', resource.mimeType) : null,
+      resource.size !== undefined ? fact('size', `${resource.size} bytes`) : null,
+    ),
   )
 }
 

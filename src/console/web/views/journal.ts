@@ -1,4 +1,4 @@
-import type { CallView, TurnDetail, TurnSummary } from '../../types.js'
+import type { CallView, ProgressView, TurnDetail, TurnSummary } from '../../types.js'
 import { api, type TurnFilters } from '../client.js'
 import { contentView } from '../content.js'
 import { badge, type Child, h, ms, replace, time, toneOf } from '../dom.js'
@@ -116,6 +116,17 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
   return {
     element,
     onEvent(event) {
+      if (event.type === 'progress') {
+        // The open turn's running call: its bar moves in place (a reload would lose focus and scroll).
+        if (event.progress.turnId !== open) return
+        const call = detail.querySelector(`li[data-call="${CSS.escape(event.progress.callId)}"]`)
+        if (call === null || call.classList.contains('settled')) return
+        const bar = progressBar(event.progress)
+        const old = call.querySelector('.progress')
+        if (old) old.replaceWith(bar)
+        else call.querySelector('p')?.after(bar)
+        return
+      }
       if (event.type !== 'journal') return
       // The live tail: the first page follows the journal; an older page stays where it is.
       if (next === undefined || rows.childElementCount <= 50) void load(false)
@@ -139,12 +150,26 @@ function outcomeBadges(turn: TurnSummary): Child[] {
   return badges.flatMap((b, i) => (i > 0 ? [' ', b] : [b]))
 }
 
+/** A running call's progress: a bar of `done` of `total` (indeterminate without one), and its line. */
+function progressBar(progress: ProgressView): HTMLElement {
+  const { done, total, message } = progress
+  const known = total !== undefined && total > 0
+  const percent = known ? Math.min(100, Math.round((done / total) * 100)) : undefined
+  const label = `${known ? `${done} of ${total} (${percent} %)` : `${done} done`}${message ? ` · ${message}` : ''}`
+  return h(
+    'div',
+    { class: 'progress', role: 'group', 'aria-label': 'progress' },
+    h('progress', { ...(known ? { value: Math.min(done, total), max: total } : {}), 'aria-label': label }),
+    h('span', { class: 'muted' }, label),
+  )
+}
+
 function callView(call: CallView): HTMLElement {
   const result = call.result
   const unknown = result?.code === 'OUTCOME_UNKNOWN'
   return h(
     'li',
-    { class: `call${unknown ? ' unknown' : ''}`, 'data-call': call.callId },
+    { class: `call${unknown ? ' unknown' : ''}${result ? ' settled' : ''}`, 'data-call': call.callId },
     h(
       'p',
       null,
@@ -155,6 +180,7 @@ function callView(call: CallView): HTMLElement {
       result?.policy ? h('span', { class: 'muted' }, ` (${result.policy})`) : null,
       h('span', { class: 'muted' }, ` ${time(call.at)} · ${result ? ms(result.durationMs) : '…'} · generation ${call.generation} · ${call.callId}`),
     ),
+    !result && call.progress ? progressBar(call.progress) : null,
     argumentsView(call),
     call.approval
       ? h('p', { class: 'approval' }, 'approval asked: ', call.approval.reason, ' → ', call.approval.decision ? badge(call.approval.decision, call.approval.decision.startsWith('allowed') ? 'ok' : 'warn') : badge('waiting', 'info'))

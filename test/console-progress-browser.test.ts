@@ -1,0 +1,111 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdir } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import type { BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
+import { launchBrowser } from './browser.js'
+
+const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
+/** Where the run leaves its screenshots (looked at by a person, not compared). */
+const SHOTS = process.env.SEAM_CONSOLE_SHOTS ?? path.join(tmpdir(), 'seam-console-shots')
+
+/** Ten steps of 400 ms, each reported: a call that runs for four seconds. */
+const CRAWL = `
+import { defineTool } from 'seam-runtime'
+import { z } from 'zod'
+export default defineTool({
+  description: 'Crawl a site slowly, reporting each page.',
+  input: z.object({ site: z.string() }),
+  approval: 'never',
+  async execute({ site }, ctx) {
+    for (let done = 1; done <= 10; done++) {
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      ctx.progress({ done, total: 10, message: site + '/page-' + done })
+    }
+    return 'crawled ' + site
+  },
+})
+`
+
+describe('a running call’s progress in the console, in a real browser on seam dev', () => {
+  let plugin: ServePlugin
+  let dev: ChildProcess
+  let output = ''
+  let base: string
+  let mcp: Client
+  let browser: BrowserContext & AsyncDisposable
+  let page: Page
+
+  beforeAll(async () => {
+    plugin = await servePlugin()
+    await plugin.put('tools/crawl.ts', CRAWL)
+    await mkdir(SHOTS, { recursive: true })
+    dev = spawn(process.execPath, [BIN, 'dev', plugin.dir, '--port', '0', '--debounce', '30', '--no-check'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString()
+    }
+    dev.stdout!.on('data', collect)
+    dev.stderr!.on('data', collect)
+    base = await until('the console URL in the banner', () => /console\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output)?.[1], 30_000)
+    mcp = new Client({ name: 'console-progress-test', version: '1.0.0' })
+    await mcp.connect(new StreamableHTTPClientTransport(new URL('mcp', base)))
+    browser = await launchBrowser()
+    page = await browser.newPage()
+    page.on('pageerror', (error) => {
+      output += `\npage error: ${error.message}`
+    })
+  }, 60_000)
+
+  afterAll(async () => {
+    await mcp?.close().catch(() => {})
+    await browser?.[Symbol.asyncDispose]()
+    if (dev && dev.exitCode === null) {
+      const exited = new Promise((resolve) => dev.once('exit', resolve))
+      dev.kill('SIGINT')
+      await exited
+    }
+    await plugin?.remove()
+  })
+
+  it('draws a live bar on the running call that moves with each report, and drops it when the call settles', async () => {
+    await page.goto(`${base}#/journal`)
+    await page.locator('main h1').waitFor()
+    const call = mcp.callTool({ name: 'crawl', arguments: { site: 'docs.example' } })
+    // The call's turn appears in the live list; open it while the call runs.
+    await page.locator('button[aria-label^="show turn"]').first().click({ timeout: 5_000 })
+    const running = page.locator('li.call', { hasText: 'crawl' })
+    const bar = running.locator('.progress progress')
+    await bar.waitFor({ timeout: 3_000 })
+    const first = Number(await bar.getAttribute('value'))
+    expect(await bar.getAttribute('max')).toBe('10')
+    await expect.poll(async () => Number(await bar.getAttribute('value')), { timeout: 3_000 }).toBeGreaterThan(first)
+    await expect.poll(async () => Number(await bar.getAttribute('value')), { timeout: 3_000 }).toBeGreaterThanOrEqual(5)
+    const label = await running.locator('.progress span').textContent()
+    expect(label).toMatch(/^\d+ of 10 \(\d+ %\) · docs\.example\/page-\d+$/)
+    await running.locator('.progress').screenshot({ path: path.join(SHOTS, 'console-progress-bar.png') })
+    await page.screenshot({ path: path.join(SHOTS, 'console-progress.png'), fullPage: true })
+    const result = await call
+    expect((result.content as { text: string }[])[0]!.text).toBe('crawled docs.example')
+    // Settled: the journal's result replaces the bar.
+    await running.locator('.badge', { hasText: 'completed' }).waitFor({ timeout: 3_000 })
+    expect(await running.locator('.progress').count()).toBe(0)
+    expect(output).not.toMatch(/page error/)
+  })
+
+  it('shows the last report to a page opened while the call runs', async () => {
+    const call = mcp.callTool({ name: 'crawl', arguments: { site: 'late.example' } })
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    await page.goto(`${base}#/journal`)
+    await page.locator('main h1').waitFor()
+    await page.locator('button[aria-label^="show turn"]').first().click()
+    const running = page.locator('li.call', { hasText: 'late.example' }).filter({ hasNot: page.locator('.badge', { hasText: 'completed' }) })
+    const bar = running.locator('.progress progress')
+    await bar.waitFor({ timeout: 2_000 })
+    expect(Number(await bar.getAttribute('value'))).toBeGreaterThanOrEqual(2)
+    await call
+  })
+})
