@@ -41,6 +41,13 @@ const FILES: Record<string, string> = {
     'ns: z.array(z.number())',
     "const outcomes = await Promise.all(args.ns.map((n) => ctx.tools.call('double', { n })))\n    return outcomes.reduce((sum, o) => sum + (o.status === 'completed' ? o.value : 0), 0)",
   ),
+  // Progress reports: a live signal to execute's onProgress and to an MCP client's progressToken.
+  'plugin/tools/crawl.ts': tool(
+    'crawl',
+    'never',
+    'pages: z.number()',
+    "for (let i = 0; i < args.pages; i++) {\n      await new Promise((resolve) => setTimeout(resolve, 150))\n      ctx.progress({ done: i + 1, total: args.pages, message: 'page ' + (i + 1) })\n    }\n    return args.pages",
+  ),
   'plugin/tools/launch.ts': tool('launch', 'always', 'id: z.string()', "return 'launched ' + args.id"),
 }
 
@@ -53,8 +60,10 @@ try {
   const code = 'const d = await tools.double({ n: 2 }); const s = await tools.sum_doubles({ ns: [1, 2, 3] }); console.log("sum", s); return [d, s]'
   const outcome = await turn.tools.execute({ callId: 'r1', name: 'run_code', arguments: JSON.stringify({ code }) })
   const nested = await turn.tools.execute({ callId: 'n1', name: 'sum_doubles', arguments: '{"ns":[5]}' })
+  const progress = []
+  const crawled = await turn.tools.execute({ callId: 'p1', name: 'crawl', arguments: '{"pages":2}' }, { onProgress: (event) => progress.push(event) })
   await turn.end()
-  console.log(JSON.stringify({ names, outcome, nested }))
+  console.log(JSON.stringify({ names, outcome, nested, crawled, progress }))
 } finally {
   await root.close()
 }
@@ -147,15 +156,15 @@ async function mcpRequest(url: string, session: string | undefined, id: number |
   })
   const text = await response.text()
   const sessionId = response.headers.get('mcp-session-id') ?? session
-  if (id === undefined) return { status: response.status, sessionId, message: undefined }
-  const body = (response.headers.get('content-type') ?? '').includes('text/event-stream')
+  type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: unknown }
+  if (id === undefined) return { status: response.status, sessionId, message: undefined, messages: [] as Message[] }
+  const messages: Message[] = (response.headers.get('content-type') ?? '').includes('text/event-stream')
     ? text
         .split('\n')
         .filter((line) => line.startsWith('data: '))
-        .map((line) => JSON.parse(line.slice(6)) as { id?: number })
-        .find((message) => message.id === id)
-    : (JSON.parse(text) as { id?: number })
-  return { status: response.status, sessionId, message: body as { result?: Record<string, unknown>; error?: unknown } }
+        .map((line) => JSON.parse(line.slice(6)) as Message)
+    : [JSON.parse(text) as Message]
+  return { status: response.status, sessionId, message: messages.find((message) => message.id === id), messages }
 }
 
 describe('the features of the packed package, from a fresh project', { timeout: 120_000 }, () => {
@@ -211,10 +220,15 @@ describe('the features of the packed package, from a fresh project', { timeout: 
     expect(wasm).not.toEqual([])
     await writeFile(join(project, 'code-host.mjs'), CODE_HOST)
     const { stdout, stderr } = await run(process.execPath, ['code-host.mjs'], { cwd: project })
-    const result = JSON.parse(stdout) as { names: string[]; outcome: unknown; nested: unknown }
+    const result = JSON.parse(stdout) as { names: string[]; outcome: unknown; nested: unknown; crawled: unknown; progress: unknown[] }
     expect(result.names).toEqual(expect.arrayContaining(['greet', 'double', 'sum_doubles', 'run_code']))
     expect(result.outcome).toMatchObject({ name: 'run_code', status: 'completed', value: { value: [4, 12], logs: [{ level: 'log', text: 'sum 12' }] } })
     expect(result.nested).toMatchObject({ status: 'completed', value: 10 })
+    expect(result.crawled).toMatchObject({ status: 'completed', value: 2 })
+    expect(result.progress).toMatchObject([
+      { callId: 'p1', name: 'crawl', done: 1, total: 2, message: 'page 1' },
+      { callId: 'p1', name: 'crawl', done: 2, total: 2, message: 'page 2' },
+    ])
     expect(stderr).toBe('')
   })
 
@@ -228,7 +242,7 @@ describe('the features of the packed package, from a fresh project', { timeout: 
 
     const tools = await seam(['tools', 'plugin', '--json'])
     expect(tools.stderr).toMatch(/via seam dev at http:\/\/127\.0\.0\.1:\d+, generation 1/)
-    expect((JSON.parse(tools.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual(['double', 'greet', 'launch', 'sum_doubles'])
+    expect((JSON.parse(tools.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual(['crawl', 'double', 'greet', 'launch', 'sum_doubles'])
 
     const call = await seam(['call', 'sum_doubles', '{"ns":[1,2]}', '--dir', 'plugin', '--json'])
     expect(call.stderr).toMatch(/via seam dev/)
@@ -270,6 +284,13 @@ describe('the features of the packed package, from a fresh project', { timeout: 
     expect(JSON.stringify(called.message?.result)).toContain('hello mcp')
     expect(called.message?.result).toMatchObject({ structuredContent: { greeting: 'hello mcp' } })
     expect(called.message?.result?.isError).not.toBe(true)
+
+    const crawl = await mcpRequest(mcpUrl!, init.sessionId ?? undefined, 4, 'tools/call', { name: 'crawl', arguments: { pages: 2 }, _meta: { progressToken: 'p-1' } })
+    expect(crawl.message?.result).toMatchObject({ content: [{ type: 'text', text: '2' }] })
+    expect(crawl.messages.filter((m) => m.method === 'notifications/progress').map((m) => m.params)).toEqual([
+      { progressToken: 'p-1', progress: 1, total: 2, message: 'page 1' },
+      { progressToken: 'p-1', progress: 2, total: 2, message: 'page 2' },
+    ])
 
     dev.child.kill('SIGINT')
     expect(await dev.closed).toBe(0)
