@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 600_000,
     pool: 'forks',
+    // Each file packs the repository (prepack rewrites package.json for the pack): one at a time.
+    fileParallelism: false,
   },
 })

@@ -135,3 +135,21 @@ export type {
   SettledCall,
   TurnProbe,
 } from './runtime/generations/instrumentation.js'
+// Code Mode (docs/code-mode.md): the sandbox run_code runs in, usable on its own, and its rules and declarations.
+export { CODE_MODE_RULES, createCodeSandbox, DEFAULT_CODE_LIMITS, declarationsFor } from './runtime/code/index.js'
+export type {
+  CodeFailureCode,
+  CodeHost,
+  CodeLimits,
+  CodeLogEntry,
+  CodeLogLevel,
+  CodeRecorded,
+  CodeRunCode,
+  CodeRunRequest,
+  CodeRunResult,
+  CodeSandbox,
+  CodeSandboxOptions,
+  SubCallSettlement,
+  ToolDeclarationSource,
+} from './runtime/code/index.js'
+export type { CodeModeOption } from './runtime/code/run-code.js'

@@ -7,7 +7,9 @@ describe('public surface', () => {
     expect(names).toMatchInlineSnapshot(`
       [
         "BuiltinToolService",
+        "CODE_MODE_RULES",
         "CapabilityIngress",
+        "DEFAULT_CODE_LIMITS",
         "ErrorCode",
         "McpToolService",
         "MemoryOAuthTokenStore",
@@ -20,9 +22,11 @@ describe('public surface', () => {
         "Turn",
         "TurnToolRuntime",
         "capabilitySeamToken",
+        "createCodeSandbox",
         "createRoot",
         "createToken",
         "createTurnIngress",
+        "declarationsFor",
         "deferApprovals",
         "definePlugin",
         "defineSkill",
