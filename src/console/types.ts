@@ -108,20 +108,42 @@ export interface ProgressView {
   readonly at: number
 }
 
+/**
+ * One stretch of a call on the waterfall's time axis (epoch ms): `waited` before its body (a free
+ * slot, the calls before it, the journal, hooks), `approval` while a person decided, `body` while
+ * it ran, `commit` from its body's end until its outcome was made (post-execute, the calls before
+ * it committing in model order), and `running` for a call still open whose body start is not
+ * journaled yet. `to` is missing on the stretch a call is in now.
+ */
+export interface SegmentView {
+  readonly kind: 'waited' | 'approval' | 'body' | 'commit' | 'running'
+  readonly from: number
+  readonly to?: number
+}
+
 export interface CallView {
   readonly callId: string
   readonly name: string
   readonly arguments: string
   readonly generation: number
+  /** When its `tool/call` was journaled (epoch ms). */
   readonly at: number
-  readonly approval?: { readonly reason: string; readonly summary: string; readonly decision?: string }
+  /** When the call began (epoch ms): before `at` for a batch call that waited for a slot. */
+  readonly startedAt: number
+  /** Its stretches on the time axis, in order, from `startedAt` on. */
+  readonly segments: SegmentView[]
+  readonly approval?: { readonly reason: string; readonly summary: string; readonly decision?: string; readonly askedAt: number; readonly decidedAt?: number }
   readonly result?: {
     readonly status: OutcomeStatus
     readonly code?: string
     readonly policy?: string
     readonly content: ContentBlock[]
     readonly durationMs: number
+    /** When the outcome was made (epoch ms). */
+    readonly at: number
   }
+  /** The questions its body asked (`ctx.ask`), in the order asked, each with its answer once given. */
+  readonly questions?: QuestionView[]
   /** The last progress report of a call still running on this host. */
   readonly progress?: ProgressView
   /** The outer call's id, for a nested call (a Code Mode sub-call, a tool body's `ctx.tools.call`). */
@@ -130,9 +152,26 @@ export interface CallView {
   readonly calls?: CallView[]
 }
 
+/** A question a call asked (`question/asked`) and its answer (`question/answered`), on the call's bar. */
+export interface QuestionView {
+  readonly questionId: string
+  readonly message: string
+  readonly askedAt: number
+  readonly answeredAt?: number
+  readonly action?: 'accept' | 'decline' | 'cancel'
+  /** The answer's JSON text, with `accept`. */
+  readonly content?: string
+  /** Why no person answered (`unattended`, `timeout` …). */
+  readonly reason?: string
+}
+
 export interface TurnDetail {
   readonly turnId: string
   readonly host?: string
+  readonly begunAt?: number
+  readonly endedAt?: number
+  /** The server's clock when it answered (epoch ms): a page with another clock draws running calls up to its own reading of it. */
+  readonly now: number
   readonly calls: CallView[]
 }
 

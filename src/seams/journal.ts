@@ -71,6 +71,10 @@ export type JournalEvent =
       location?: SourceLocation
       /** A nested call's outer call id, as on its `tool/call`. */
       parent?: string
+      /** When the body started (epoch ms), for a call whose body ran; the call began `durationMs` before `at`. */
+      bodyAt?: number
+      /** How long the body ran (until it settled or was abandoned), with `bodyAt`. */
+      bodyMs?: number
     })
   | (EventBase & { kind: 'turn/end'; reason: 'ended' | 'interrupted' })
   /** A running call asked a question (`ctx.ask`); `schema` is its JSON text. Unique per `(turn, call, questionId)`. */

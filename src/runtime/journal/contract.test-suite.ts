@@ -148,6 +148,14 @@ export function describeJournalContract(name: string, backend: JournalBackend): 
       expect(await store.read('unknown')).toEqual([])
     })
 
+    it("keeps a result's body timing (bodyAt, bodyMs) as written, for the console's waterfall", async () => {
+      const store = (await storage()).open()
+      const timed = { ...(result('t1', 3, 'c1') as Extract<JournalEvent, { kind: 'tool/result' }>), bodyAt: AT + 1, bodyMs: 1.25 }
+      const events = [begin('t1', 1), call('t1', 2, 'c1'), timed, end('t1', 4)]
+      for (const event of events) await store.append(event)
+      expect(unhosted(await store.read('t1'))).toEqual(events)
+    })
+
     it('refuses a second result for the same call with JOURNAL_DUPLICATE and keeps the first', async () => {
       const store = (await storage()).open()
       await store.append(call('t1', 1, 'c1'))

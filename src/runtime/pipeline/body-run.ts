@@ -227,7 +227,10 @@ export class BodyRun implements Due {
     if (substituted !== undefined) this.#more().substituted = substituted
     // A call that awaited nothing since it began starts its body in the same synchronous step: its
     // deadline counts from the call's start (earlier by the admission's own work), with no clock read.
-    if (state.waited) this.#began = performance.now()
+    if (state.waited) {
+      this.#began = performance.now()
+      state.bodyStart = this.#began
+    }
     // Listening for aborts and joining the deadline queue wait for the end of this event-loop turn:
     // most bodies settle within it and never pay for either (see `arming`).
     arming.defer(this)
@@ -260,10 +263,14 @@ export class BodyRun implements Due {
     }
     pending.then(
       (value) => {
+        this.state.bodyEnd = performance.now()
         const seam = seamId(this.state)
         this.#bodySettled(seam === undefined ? undefined : seamResult(value as ToolExecutionResult, seam), value)
       },
-      (error: unknown) => this.#bodySettled(this.#failure(error)),
+      (error: unknown) => {
+        this.state.bodyEnd = performance.now()
+        this.#bodySettled(this.#failure(error))
+      },
     )
   }
 
@@ -338,6 +345,7 @@ export class BodyRun implements Due {
     if ((this.#flags & SETTLED) !== 0) return
     const { ctx, call } = this.state
     this.#flags |= ABANDONED_BODY
+    this.state.bodyEnd = performance.now()
     // The body outlived its deadline: keep its generation alive until it really settles.
     this.#more().release = ctx.lease()
     this.state.probe?.abandoned()

@@ -49,6 +49,11 @@ function appendResult(state: CallState): Promise<void> | undefined {
     const location = locationOf(outcome.details)
     if (location !== undefined) event = { ...event, location }
   }
+  // When its body ran (a call denied or cancelled before it has none): the console's waterfall.
+  if (state.dispatched) {
+    const start = state.bodyStart ?? state.startedAt
+    event = { ...event, bodyAt: epochAt(start), bodyMs: state.bodyEnd === undefined ? 0 : Math.round((state.bodyEnd - start) * 1000) / 1000 }
+  }
   const parent = state.parent
   if (parent !== undefined) event = { ...event, parent: parent.call.callId }
   const { appendNow } = ctx

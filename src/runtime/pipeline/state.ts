@@ -151,6 +151,15 @@ export class CallState {
   value: unknown = undefined
   outcome: ToolCallOutcome | undefined = undefined
   /**
+   * `performance.now()` when the body started, set only when the call waited since `startedAt`
+   * (else the body started in the call's first step, at `startedAt`); and when it settled or was
+   * abandoned, set only for a body that did not settle in the step it started. Journaled with the
+   * result (`bodyAt`, `bodyMs`) for the console's waterfall. `undefined` until written: a number
+   * field would box a value on every call.
+   */
+  bodyStart: number | undefined = undefined
+  bodyEnd: number | undefined = undefined
+  /**
    * The call's yes/no states, a bit each (read and written as the fields below): a state is made
    * for every call, and each field of an object is eight bytes of it.
    */

@@ -3,6 +3,7 @@ import { api, type TurnFilters } from '../client.js'
 import { contentView } from '../content.js'
 import { badge, type Child, h, ms, replace, time, toneOf } from '../dom.js'
 import type { View, ViewContext } from './view.js'
+import { type Waterfall, waterfall } from './waterfall.js'
 
 const FILTERS = ['session', 'tool', 'code', 'host'] as const
 const COLUMNS = ['begun', 'turn', 'session', 'principal', 'generation', 'host', 'tools', 'calls', 'outcome'] as const
@@ -97,7 +98,17 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
     }
   }
 
+  let bars: Waterfall | undefined
+
+  function pick(callId: string): void {
+    const item = detail.querySelector<HTMLElement>(`li.call[data-call="${CSS.escape(callId)}"]`)
+    item?.scrollIntoView({ block: 'start' })
+    item?.focus()
+  }
+
   function renderDetail(turn: TurnDetail): void {
+    bars?.stop()
+    bars = turn.calls.length === 0 ? undefined : waterfall(turn, pick)
     // Opened by a short id (as the list shows it): the address names the whole one from now on.
     if (open !== turn.turnId) {
       open = turn.turnId
@@ -107,6 +118,7 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
       detail,
       h('h2', { tabindex: -1 }, 'Turn ', h('code', null, turn.turnId)),
       turn.host ? h('p', { class: 'muted' }, `host ${turn.host}`) : null,
+      bars?.element,
       turn.calls.length === 0 ? h('p', { class: 'muted' }, 'no calls') : h('ol', { class: 'calls' }, turn.calls.map(callView)),
     )
   }
@@ -119,7 +131,8 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
       if (event.type === 'progress') {
         // The open turn's running call: its bar moves in place (a reload would lose focus and scroll).
         if (event.progress.turnId !== open) return
-        const call = detail.querySelector(`li[data-call="${CSS.escape(event.progress.callId)}"]`)
+        bars?.progress(event.progress.callId, event.progress)
+        const call = detail.querySelector(`li.call[data-call="${CSS.escape(event.progress.callId)}"]`)
         if (call === null || call.classList.contains('settled')) return
         const bar = progressBar(event.progress)
         const old = call.querySelector('.progress')
@@ -169,7 +182,7 @@ function callView(call: CallView): HTMLElement {
   const unknown = result?.code === 'OUTCOME_UNKNOWN'
   return h(
     'li',
-    { class: `call${unknown ? ' unknown' : ''}${result ? ' settled' : ''}`, 'data-call': call.callId },
+    { class: `call${unknown ? ' unknown' : ''}${result ? ' settled' : ''}`, 'data-call': call.callId, tabindex: -1 },
     h(
       'p',
       null,
