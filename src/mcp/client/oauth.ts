@@ -97,6 +97,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.#server = target.server
     this.#signal = target.signal
     this.#secret(options.clientSecret)
+    // A field, set only when given: the SDK's provider type declares it optional (a host that
+    // type-checks with exactOptionalPropertyTypes refuses a getter that may return undefined).
+    if (options.grant === 'authorization_code' && options.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.clientMetadataUrl
     if (options.grant === 'client_credentials' && options.privateKey !== undefined) {
       this.#addClientAuthentication = createPrivateKeyJwtAuth({
         issuer: options.clientId,
@@ -107,12 +110,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     }
   }
 
+  readonly clientMetadataUrl?: string
+
   get redirectUrl(): string | undefined {
     return this.#options.grant === 'authorization_code' ? this.#options.redirectUrl : undefined
-  }
-
-  get clientMetadataUrl(): string | undefined {
-    return this.#options.grant === 'authorization_code' ? this.#options.clientMetadataUrl : undefined
   }
 
   get clientMetadata(): OAuthClientMetadata {
