@@ -81,7 +81,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly #server: string
   readonly #signal: AbortSignal
   readonly #forget: Array<() => void> = []
-  readonly #addClientAuthentication: AddClientAuthentication | undefined
   #record: OAuthRecord | undefined
   #discovery: OAuthDiscoveryState | undefined
   #loaded: Promise<void> | undefined
@@ -101,7 +100,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     // type-checks with exactOptionalPropertyTypes refuses a getter that may return undefined).
     if (options.grant === 'authorization_code' && options.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.clientMetadataUrl
     if (options.grant === 'client_credentials' && options.privateKey !== undefined) {
-      this.#addClientAuthentication = createPrivateKeyJwtAuth({
+      this.addClientAuthentication = createPrivateKeyJwtAuth({
         issuer: options.clientId,
         subject: options.clientId,
         privateKey: options.privateKey,
@@ -111,6 +110,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   readonly clientMetadataUrl?: string
+  /** Set for `private_key_jwt` only (optional fields, not getters that may return undefined: see `clientMetadataUrl`). */
+  readonly addClientAuthentication?: AddClientAuthentication
 
   get redirectUrl(): string | undefined {
     return this.#options.grant === 'authorization_code' ? this.#options.redirectUrl : undefined
@@ -137,9 +138,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     }
   }
 
-  get addClientAuthentication(): AddClientAuthentication | undefined {
-    return this.#addClientAuthentication
-  }
 
   state(): string {
     return randomBytes(24).toString('base64url')
