@@ -46,6 +46,9 @@ export const CHANGE_DEBOUNCE_MS = 20
  */
 const PROTOCOLS: readonly McpProtocolChoice[] = ['auto', '2025-11-25', '2026-07-28']
 
+/** How much later than the pipeline's deadline the SDK's own request timer fires. */
+const SDK_TIMER_GRACE_MS = 250
+
 export class McpToolService implements ToolService, ResourceService, SkillService, ChangeNotifyingService, StatusReportingService {
   readonly id: string
   readonly description: string
@@ -238,8 +241,12 @@ export class McpToolService implements ToolService, ResourceService, SkillServic
         // A report the runtime refuses (a count that went down) is dropped; the call goes on.
       }
     }
+    // Inside a root the pipeline's own deadline (the same timeoutMs and maxTimeoutMs) ends the call
+    // as TOOL_TIMEOUT and aborts this request; the SDK's timer is the backstop for a direct
+    // execute, a little later, so the two never race to settle one call two ways.
     const max = this.#maxTimeoutMs
-    const timing = max === undefined ? { timeout: this.#timeoutMs } : { timeout: this.#timeoutMs, resetTimeoutOnProgress: true, maxTotalTimeout: max }
+    const timeout = this.#timeoutMs + SDK_TIMER_GRACE_MS
+    const timing = max === undefined ? { timeout } : { timeout, resetTimeoutOnProgress: true, maxTotalTimeout: max + SDK_TIMER_GRACE_MS }
     if (context !== undefined) this.#running.add(context)
     try {
       const result = await connection.callTool(remote, args as Record<string, unknown>, { signal, onprogress, ...timing }, traceMeta(trace.setSpan(parent, span)))
