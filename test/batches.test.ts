@@ -133,15 +133,37 @@ const summary = (outcomes: readonly { callId: string; status: string; code?: str
 describe('executeBatch: order and overlap', () => {
   it('runs three safe calls at most two at a time and commits them A, B, C even when the third finishes before the second', async () => {
     const t = new Timeline()
+    // B's body ends only once C's has: the order under test holds on a loaded machine too.
+    const cEnded = deferred()
+    const read = defineTool({
+      description: 'Works until its turn comes.',
+      input: workInput,
+      approval: 'never',
+      isConcurrencySafe: safe,
+      execute: async ({ ms }, { callId, signal }) => {
+        if (callId !== 'B') {
+          await t.body(callId, ms, signal)
+          if (callId === 'C') cEnded.resolve()
+          return { done: callId }
+        }
+        t.begin(callId)
+        try {
+          await cEnded.promise
+        } finally {
+          t.finish(callId)
+        }
+        return { done: callId }
+      },
+    })
     const { root, journal } = await rootWith(
       (ctx) => {
         t.observe(ctx)
-        ctx.addTool('read', work(t, { isConcurrencySafe: safe }))
+        ctx.addTool('read', read)
       },
       { journal: t.journal(), defaults: { maxParallel: 2 } },
     )
     const turn = await beginTurn(root)
-    const outcomes = await turn.tools.executeBatch([call('A', 'read', { ms: 20 }), call('B', 'read', { ms: 80 }), call('C', 'read', { ms: 1 })])
+    const outcomes = await turn.tools.executeBatch([call('A', 'read', { ms: 20 }), call('B', 'read'), call('C', 'read', { ms: 1 })])
 
     expect(summary(outcomes)).toEqual(['A completed', 'B completed', 'C completed'])
     expect(outcomes.map((o) => o.value)).toEqual([{ done: 'A' }, { done: 'B' }, { done: 'C' }])
