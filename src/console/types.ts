@@ -257,7 +257,8 @@ export interface TryResult {
 /** Server-sent events on `/api/events`: the page refetches what an event names. */
 export type LiveEvent =
   | { readonly type: 'generation'; readonly entry: TimelineEntry }
-  | { readonly type: 'journal'; readonly turnId: string }
+  /** The journal changed: `turns` were written to since the last event, `turnId` the last of them. */
+  | { readonly type: 'journal'; readonly turnId: string; readonly turns: readonly string[] }
   | ({ readonly type: 'approvals' } & ApprovalQueueView)
   | { readonly type: 'provider'; readonly provider: ProviderView }
   | { readonly type: 'progress'; readonly progress: ProgressView }

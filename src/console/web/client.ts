@@ -44,10 +44,15 @@ export const api = {
   grants: () => get<GrantView[]>('/api/grants'),
   revokeGrant: (id: string) => post<{ revoked: string }>(`/api/grants/${encodeURIComponent(id)}/revoke`, {}),
   tryTool: (request: TryRequest) => post<TryResult>('/api/try', request),
-  /** Live events; the browser reconnects on its own after a drop. */
-  events(listener: (event: LiveEvent) => void): EventSource {
+  /**
+   * Live events; the browser reconnects on its own after a drop. `opened` runs each time the stream
+   * opens (first and after a reconnect): what the page shows is reloaded then, since the stream
+   * opens only once the server knows where the journal is and says nothing of what came before.
+   */
+  events(listener: (event: LiveEvent) => void, opened: () => void): EventSource {
     const source = new EventSource('/api/events')
     source.onmessage = (message) => listener(JSON.parse(message.data as string) as LiveEvent)
+    source.onopen = opened
     return source
   },
 }

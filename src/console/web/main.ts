@@ -62,11 +62,19 @@ replace(
 window.addEventListener('hashchange', route)
 route()
 const newestCount = newestQueue()
-void api.approvals().then((queue) => newestCount(queue) && setPending(queue.pending.length))
-api.events((event: LiveEvent) => {
-  if (event.type === 'approvals' && newestCount(event)) {
-    setPending(event.pending.length)
-    if (event.pending.length > 0) context.announce(`${event.pending.length} approval(s) waiting`)
-  }
-  current?.onEvent?.(event)
-})
+const countPending = () => void api.approvals().then((queue) => newestCount(queue) && setPending(queue.pending.length), () => {})
+countPending()
+api.events(
+  (event: LiveEvent) => {
+    if (event.type === 'approvals' && newestCount(event)) {
+      setPending(event.pending.length)
+      if (event.pending.length > 0) context.announce(`${event.pending.length} approval(s) waiting`)
+    }
+    current?.onEvent?.(event)
+  },
+  // The view loaded as it was built, maybe before the stream knew where the journal was.
+  () => {
+    countPending()
+    current?.refresh?.()
+  },
+)

@@ -53,16 +53,20 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
   const scroller = h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'turns' }, table)
   const element = h('div', null, h('h1', null, 'Journal'), form, scroller, more, detail)
 
+  // Loads overlap (the stream names turns faster than a page answers): only the latest is drawn.
+  let loads = 0
   async function load(older: boolean): Promise<void> {
+    const ticket = ++loads
     try {
       const page = await api.turns({ ...filters, ...(older && next ? { before: next } : {}) })
+      if (ticket !== loads) return
       if (!older) replace(rows)
       rows.append(...page.turns.map(turnRow))
       if (!older && page.turns.length === 0) rows.append(h('tr', null, h('td', { colspan: COLUMNS.length, class: 'muted' }, 'no turns match')))
       next = page.next
       more.hidden = next === undefined
     } catch (error) {
-      replace(rows, h('tr', null, h('td', { colspan: COLUMNS.length, class: 'error' }, (error as Error).message)))
+      if (ticket === loads) replace(rows, h('tr', null, h('td', { colspan: COLUMNS.length, class: 'error' }, (error as Error).message)))
     }
   }
 
@@ -89,12 +93,15 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
     void loadDetail().then(() => detail.querySelector('h2')?.focus())
   }
 
+  let details = 0
   async function loadDetail(): Promise<void> {
+    const ticket = ++details
     if (open === undefined) return replace(detail)
     try {
-      renderDetail(await api.turn(open))
+      const turn = await api.turn(open)
+      if (ticket === details) renderDetail(turn)
     } catch (error) {
-      replace(detail, h('p', { class: 'error' }, (error as Error).message))
+      if (ticket === details) replace(detail, h('p', { class: 'error' }, (error as Error).message))
     }
   }
 
@@ -143,7 +150,11 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
       if (event.type !== 'journal') return
       // The live tail: the first page follows the journal; an older page stays where it is.
       if (next === undefined || rows.childElementCount <= 50) void load(false)
-      if (event.turnId === open) void loadDetail()
+      if (open !== undefined && event.turns.includes(open)) void loadDetail()
+    },
+    refresh() {
+      if (next === undefined || rows.childElementCount <= 50) void load(false)
+      void loadDetail()
     },
   }
 }
