@@ -1,4 +1,4 @@
-import type { CallView, ProgressView, TurnDetail, TurnSummary } from '../../types.js'
+import type { CallView, ProgressView, QuestionView, TurnDetail, TurnSummary } from '../../types.js'
 import { api, type TurnFilters } from '../client.js'
 import { contentView } from '../content.js'
 import { badge, type Child, h, ms, replace, time, toneOf } from '../dom.js'
@@ -209,8 +209,29 @@ function callView(call: CallView): HTMLElement {
     call.approval
       ? h('p', { class: 'approval' }, 'approval asked: ', call.approval.reason, ' → ', call.approval.decision ? badge(call.approval.decision, call.approval.decision.startsWith('allowed') ? 'ok' : 'warn') : badge('waiting', 'info'))
       : null,
+    call.questions?.length ? questionsOf(call.questions) : null,
     result ? contentView(result.content) : null,
     call.calls?.length ? h('details', { open: true, class: 'subcalls' }, h('summary', null, `${call.calls.length} nested call${call.calls.length === 1 ? '' : 's'}`), h('ol', { class: 'calls' }, call.calls.map(callView))) : null,
+  )
+}
+
+/** What a call asked (`ctx.ask`) and the answer each question got, or that it still waits. */
+function questionsOf(questions: readonly QuestionView[]): HTMLElement {
+  return h(
+    'ul',
+    { class: 'asked', 'aria-label': 'questions asked' },
+    questions.map((q) =>
+      h(
+        'li',
+        null,
+        'question: ',
+        q.message,
+        ' → ',
+        q.action ? badge(q.action, q.action === 'accept' ? 'ok' : 'warn') : [badge('waiting', 'info'), ' ', h('a', { href: '#/questions' }, 'answer it')],
+        q.content ? [' ', h('code', null, q.content)] : null,
+        q.reason ? h('span', { class: 'muted' }, ` (${q.reason})`) : null,
+      ),
+    ),
   )
 }
 
