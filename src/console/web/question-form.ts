@@ -79,7 +79,8 @@ function control(questionId: string, key: string, field: QuestionField, required
   const title = field.title ?? key
   const described = field.description ? h('small', { id: `${id}-about` }, field.description) : null
   const about = described ? `${id}-about` : null
-  const label = (...children: (HTMLElement | string | null)[]) => h('label', { for: id, class: 'arg' }, h('span', null, title, required ? h('span', { class: 'muted' }, ' (required)') : null), ...children, described)
+  const hint = [required ? 'required' : '', boundsOf(field)].filter(Boolean).join(', ')
+  const label = (...children: (HTMLElement | string | null)[]) => h('label', { for: id, class: 'arg' }, h('span', null, title, hint ? h('span', { class: 'muted' }, ` (${hint})`) : null), ...children, described)
   const choices = choicesOf(field)
   if (field.type === 'array') {
     const boxes = (choices ?? []).map((choice, i) =>
@@ -142,4 +143,20 @@ function control(questionId: string, key: string, field: QuestionField, required
   // A date-time input reads `2026-12-03T10:00`; the schema's format wants seconds and a zone.
   const read = () => (input.value === '' ? undefined : field.format === 'date-time' ? new Date(input.value).toISOString() : input.value)
   return { key, element: label(input), read }
+}
+
+/** A number's range or a text's lengths, in words (the browser enforces them too). */
+function boundsOf(field: QuestionField): string {
+  if (field.type === 'string') {
+    const chars = (n: number) => `${n} character${n === 1 ? '' : 's'}`
+    const { minLength: low, maxLength: high } = field
+    if (low !== undefined && high !== undefined) return `${low} to ${chars(high)}`
+    if (low !== undefined) return `at least ${chars(low)}`
+    return high !== undefined ? `at most ${chars(high)}` : ''
+  }
+  if (field.type !== 'number' && field.type !== 'integer') return ''
+  const { minimum: low, maximum: high } = field
+  if (low !== undefined && high !== undefined) return `${low} to ${high}`
+  if (low !== undefined) return `from ${low}`
+  return high !== undefined ? `up to ${high}` : ''
 }
