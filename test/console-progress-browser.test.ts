@@ -71,10 +71,9 @@ describe('a running call’s progress in the console, in a real browser on seam 
     await plugin?.remove()
   })
 
-  // Skipped, a known regression: on main the turn of a call served over MCP appears in the
-  // console's live list only once the call has settled, so its running bar is never on screen.
-  // Found at the end of the 2026-12-03 session, not yet bisected (it predates the waterfall view).
-  it.skip('draws a live bar on the running call that moves with each report, and drops it when the call settles', async () => {
+  // The call begins as soon as the page is up, inside the stream's first look at the journal: the
+  // page reloads when its stream opens, and the stream opens only once that look is done.
+  it('draws a live bar on the running call that moves with each report, and drops it when the call settles', async () => {
     await page.goto(`${base}#/journal`)
     await page.locator('main h1').waitFor()
     const call = mcp.callTool({ name: 'crawl', arguments: { site: 'docs.example' } })
@@ -110,5 +109,29 @@ describe('a running call’s progress in the console, in a real browser on seam 
     await bar.waitFor({ timeout: 2_000 })
     expect(Number(await bar.getAttribute('value'))).toBeGreaterThanOrEqual(2)
     await call
+  })
+
+  it('shows a call from a 2026-07-28 client running, its bar moving, in the page already open', async () => {
+    const modern = new Client({ name: 'console-progress-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await modern.connect(new StreamableHTTPClientTransport(new URL('mcp', base)))
+    try {
+      expect(modern.getProtocolEra()).toBe('modern')
+      await page.goto(`${base}#/journal`)
+      await page.locator('main h1').waitFor()
+      const call = modern.callTool({ name: 'crawl', arguments: { site: 'modern.example' } })
+      // Its own turn, with the call open (the earlier session's turn is running too).
+      const open = page.locator('tr', { has: page.locator('.badge', { hasText: '1 open' }) })
+      await open.locator('button[aria-label^="show turn"]').click({ timeout: 5_000 })
+      const running = page.locator('li.call', { hasText: 'modern.example' })
+      const bar = running.locator('.progress progress')
+      await bar.waitFor({ timeout: 3_000 })
+      const first = Number(await bar.getAttribute('value'))
+      await expect.poll(async () => Number(await bar.getAttribute('value')), { timeout: 3_000 }).toBeGreaterThan(first)
+      await page.locator('.wf-lane', { hasText: 'crawl' }).locator('.wf-fill').waitFor({ timeout: 2_000 })
+      await call
+      await running.locator('.badge', { hasText: 'completed' }).waitFor({ timeout: 3_000 })
+    } finally {
+      await modern.close()
+    }
   })
 })

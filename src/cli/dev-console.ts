@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process'
 import type { ApprovalPort } from '../seams/approval.js'
 import type { Root } from '../runtime/root.js'
+import type { QuestionPort } from '../seams/types.js'
 import type { CliContext } from './io.js'
 import { styleFor } from './io.js'
-import { terminalApproval } from './prompt.js'
+import { lineReader, terminalApproval } from './prompt.js'
+import { terminalQuestions } from './question-prompt.js'
 
 /** The console for `seam dev`, loaded only there. */
 export function loadConsole(): Promise<typeof import('../console/index.js')> {
@@ -13,20 +15,28 @@ export function loadConsole(): Promise<typeof import('../console/index.js')> {
 export interface DevApproval {
   /** The root's approval port: the console, and the terminal prompt too when stdin is a terminal. */
   readonly port: ApprovalPort
+  /**
+   * The question port (a tool's `ctx.ask`) of the turns begun here (the console's run form, `seam
+   * call` through the dev link): the console, and the terminal prompt too when stdin is a terminal.
+   */
+  readonly question: QuestionPort
   readonly mount: (root: Root, token: string | undefined) => import('../console/index.js').Console
 }
 
 /**
- * Approval in `seam dev`: questions go to the console page and, at a terminal, to the prompt as
- * well; whichever answers first wins and the other is withdrawn.
+ * Approval and tools' questions in `seam dev`: each goes to the console page and, at a terminal, to
+ * the prompt as well; whichever answers first wins and the other is withdrawn.
  */
 export async function devApproval({ io }: CliContext): Promise<DevApproval> {
-  const { ConsoleApprovals, createConsole } = await loadConsole()
+  const { ConsoleApprovals, ConsoleQuestions, createConsole, firstQuestionAnswer } = await loadConsole()
   const { firstAnswer } = await import('../runtime/approvals/first-answer.js')
   const approvals = new ConsoleApprovals()
+  const questions = new ConsoleQuestions()
   const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true
-  const port = interactive ? firstAnswer([terminalApproval({ input: io.stdin, output: io.stdout, style: styleFor(io.stdout, io.env) }), approvals]) : approvals
-  return { port, mount: (root, token) => createConsole(root, { approvals, ...(token ? { token } : {}) }) }
+  const style = styleFor(io.stdout, io.env)
+  const port = interactive ? firstAnswer([terminalApproval({ input: io.stdin, output: io.stdout, style }), approvals]) : approvals
+  const question = interactive ? firstQuestionAnswer([terminalQuestions(lineReader(io.stdin, io.stdout), io.stdout, style), questions]) : questions
+  return { port, question, mount: (root, token) => createConsole(root, { approvals, questions, ask: question, ...(token ? { token } : {}) }) }
 }
 
 /** Opens `url` in the desktop's browser when there is one; says nothing when there is not. */

@@ -9,6 +9,7 @@ import { firstAnswer } from '../runtime/approvals/first-answer.js'
 import { writeSettlement } from '../runtime/pipeline/park.js'
 import type { Root } from '../runtime/root.js'
 import { type ApprovalAnswer, type ApprovalPort, deferApprovals } from '../seams/approval.js'
+import type { QuestionPort } from '../seams/types.js'
 import { turnEvents } from './commands/journal.js'
 import { catalogJson } from './commands/tools.js'
 import { type DevLinkFile, devLinkPath, type LinkFault } from './dev-link.js'
@@ -35,10 +36,11 @@ export interface DevLinkServer {
  *   gets in, never a web page.
  * - A call runs in the dev root as `seam call` would (origin `cli`, the session and principal the
  *   CLI sends). It asks on the dev root's approval port (its terminal and console); when nobody is
- *   there to answer, it is parked for `seam approvals`.
+ *   there to answer, it is parked for `seam approvals`. A tool's questions (`ctx.ask`) go to
+ *   `question` (the same terminal and console).
  * - `seam approvals` acts as an operator of the folder's journal, as it does without `seam dev`.
  */
-export async function startDevLink(root: Root, dir: string, approval: ApprovalPort): Promise<DevLinkServer> {
+export async function startDevLink(root: Root, dir: string, approval: ApprovalPort, question?: QuestionPort): Promise<DevLinkServer> {
   const token = randomBytes(24).toString('base64url')
   const expected = digest(token)
   const file = devLinkPath(dir)
@@ -87,7 +89,7 @@ export async function startDevLink(root: Root, dir: string, approval: ApprovalPo
       principal: { subjectId, roles: [] },
       origin: { kind: 'cli' },
       signal: abort.signal,
-      ports: { approval: cliApproval },
+      ports: { approval: cliApproval, ...(question ? { question } : {}) },
     })
     try {
       const outcome = await turn.tools.execute({ callId: `cli-${randomUUID().slice(0, 8)}`, name: tool, arguments: args })

@@ -34,4 +34,34 @@ describe('terminalQuestions', () => {
     expect(await answering([]).ask()).toEqual({ action: 'cancel' })
     expect(await answering(['y', '', '', '']).ask()).toEqual({ action: 'cancel' })
   })
+
+  it('never shows a question withdrawn while it waits its turn, and says so of one withdrawn while shown', async () => {
+    const output = new PassThrough()
+    let shown = ''
+    output.on('data', (chunk: Buffer) => {
+      shown += chunk.toString()
+    })
+    // The first question's prompt waits until its signal aborts (answered in the console, say).
+    const port = terminalQuestions(
+      (prompt, signal) =>
+        new Promise((resolve) => {
+          shown += prompt
+          signal.addEventListener('abort', () => resolve(undefined), { once: true })
+        }),
+      output,
+      styleFor(output, {}),
+    )
+    const [first, second] = [new AbortController(), new AbortController()]
+    const ask = (message: string, signal: AbortSignal) => port.elicit!({ questionId: 'q1', callId: 'c1', name: 'profile', turnId: 't', message, schema: EVERY_SHAPE, signal })
+    const shownFirst = ask('First?', first.signal)
+    const queued = ask('Second?', second.signal)
+    while (!shown.includes('answer it?')) await new Promise((resolve) => setTimeout(resolve, 1))
+    second.abort()
+    first.abort()
+    expect(await shownFirst).toEqual({ action: 'cancel' })
+    expect(await queued).toEqual({ action: 'cancel' })
+    expect(shown).toContain('profile asks: First?')
+    expect(shown).toContain('no longer asked (answered elsewhere, or the call ended)')
+    expect(shown).not.toContain('Second?')
+  })
 })

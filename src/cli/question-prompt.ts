@@ -7,6 +7,8 @@ import type { OutStream, Style } from './io.js'
 /** Reads one line after showing a prompt; `undefined` at end of input or on abort. */
 export type ReadLine = (prompt: string, signal: AbortSignal) => Promise<string | undefined>
 
+const CANCEL: QuestionAnswer = Object.freeze({ action: 'cancel' })
+
 /** Unreadable answers to one field before the question is cancelled. */
 const MAX_TRIES = 3
 
@@ -15,13 +17,20 @@ const MAX_TRIES = 3
  * (`n` declines), then one line per field: a choice by its value, title or number, several as a
  * comma-separated list, `y`/`n` for a boolean; an empty line takes the default, or leaves an
  * optional field out. End of input, an abort or three unreadable answers to a field cancel.
- * Questions are asked one at a time; the pipeline checks the answer against the schema.
+ * Questions are asked one at a time; the pipeline checks the answer against the schema. A question
+ * withdrawn while it waits its turn is never shown; one withdrawn while shown (answered in the
+ * console first, say) says so and gives the terminal back.
  */
 export function terminalQuestions(read: ReadLine, output: OutStream, style: Style): QuestionPort {
   let queue: Promise<unknown> = Promise.resolve()
   return {
     elicit(request) {
-      const answer = queue.then(() => ask(read, output, style, request))
+      const answer = queue.then(async () => {
+        if (request.signal.aborted) return CANCEL
+        const given = await ask(read, output, style, request)
+        if (request.signal.aborted) output.write(`\n  ${style.dim('no longer asked (answered elsewhere, or the call ended)')}\n`)
+        return given
+      })
       queue = answer.catch(() => {})
       return answer
     },

@@ -12,14 +12,24 @@ import { grantViews } from './grants.js'
 import { ConsoleGuard } from './guard.js'
 import { LiveEvents } from './live.js'
 import { RunningProgress } from './progress.js'
+import type { ConsoleQuestions } from './questions.js'
 import { Timeline } from './timeline.js'
 import { runTry } from './try-tool.js'
 import { findTurn, turnDetail } from './turn-detail.js'
-import type { ApprovalChoice, CatalogView, StateView, TryRequest } from './types.js'
+import type { QuestionPort } from '../seams/types.js'
+import type { ApprovalChoice, CatalogView, QuestionReply, StateView, TryRequest } from './types.js'
 
 export interface ConsoleOptions {
   /** The questions the page answers; pass the same queue to `createRoot({ approval })` (alone or in `firstAnswer`). */
   readonly approvals: ConsoleApprovals
+  /**
+   * The tools' questions (`ctx.ask`) the page answers. Pass the same queue (alone or in
+   * `firstQuestionAnswer`) as `ports.question` of the turns a person is behind; the console's own
+   * run form asks through `ask`, or this queue.
+   */
+  readonly questions?: ConsoleQuestions
+  /** The question port of the turns the run form begins (the terminal and the console in `seam dev`). */
+  readonly ask?: QuestionPort
   /** The MCP bearer token: when set, the console needs a login (one-time URL) or the token too. */
   readonly token?: string
   /**
@@ -54,6 +64,9 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
   const progress = new RunningProgress()
   const approvals = options.approvals
   approvals.watchedBy(() => live.clients > 0)
+  const questions = options.questions
+  questions?.watchedBy(() => live.clients > 0)
+  const ask = options.ask ?? questions
   const timeline = new Timeline({ generation: root.generation, diagnostics: root.activeGeneration.diagnostics, dir: root.dir })
   const catalogs = new Map<number, CatalogView>()
   const keep = (view: CatalogView) => {
@@ -74,6 +87,7 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
     }),
     root.on('reload-failed', (event) => live.send({ type: 'generation', entry: timeline.failed(event) })),
     approvals.onChange((queue) => live.send({ type: 'approvals', ...queue })),
+    questions?.onChange((queue) => live.send({ type: 'questions', ...queue })) ?? (() => {}),
     root.on('progress', (event) => live.send({ type: 'progress', progress: progress.heard(event) })),
     root.on('provider', (status) => {
       void bindings().then((b) => live.send({ type: 'provider', provider: providerView(b, status) }), () => {})
@@ -87,6 +101,7 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
       providers: providerViews(await bindings(), root.providers()),
       journal: { kind: root.journal.kind, location: root.journal.location },
       pendingApprovals: approvals.pending().length,
+      pendingQuestions: questions?.pending().length ?? 0,
     }
   }
 
@@ -147,7 +162,13 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
       const decided = approvals.decide(decodeURIComponent(decide[1]!), answer as ApprovalChoice)
       return decided ? json(res, 200, { decided: true }) : fail(res, 409, 'the question is no longer waiting (answered elsewhere, or withdrawn)')
     }
-    if (req.method === 'POST' && path === '/api/try') return json(res, 200, await runTry(root, (await body(req)) as TryRequest))
+    if (req.method === 'GET' && path === '/api/questions') return json(res, 200, questions?.queue() ?? { version: 0, pending: [] })
+    const question = /^\/api\/questions\/([^/]+)$/.exec(path)
+    if (req.method === 'POST' && question) {
+      const answered = questions?.answer(decodeURIComponent(question[1]!), (await body(req)) as QuestionReply) ?? false
+      return answered ? json(res, 200, { answered: true }) : fail(res, 409, 'the question is no longer waiting (answered elsewhere, or withdrawn)')
+    }
+    if (req.method === 'POST' && path === '/api/try') return json(res, 200, await runTry(root, (await body(req)) as TryRequest, ask))
     return fail(res, 404, `no route ${req.method} ${path}`)
   }
 

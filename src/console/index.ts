@@ -1,2 +1,3 @@
 export { ConsoleApprovals } from './approvals.js'
 export { type Console, type ConsoleOptions, createConsole } from './console.js'
+export { type AskablePort, ConsoleQuestions, firstQuestionAnswer } from './questions.js'

@@ -3,19 +3,21 @@ import { SeamError } from '../errors.js'
 import { redactedContent } from '../runtime/base/privacy.js'
 import { redactText } from '../runtime/base/redact.js'
 import type { Root } from '../runtime/root.js'
+import type { QuestionPort } from '../seams/types.js'
 import type { TryRequest, TryResult } from './types.js'
 
 /**
  * Runs one call from the console's form through the whole pipeline, as the named principal, in a
- * turn of its own (origin `console`): journaled like any call, asking for approval like any call.
+ * turn of its own (origin `console`): journaled like any call, asking for approval like any call,
+ * and a tool's questions (`ctx.ask`) on `question` when there is one.
  */
-export async function runTry(root: Root, request: TryRequest): Promise<TryResult> {
+export async function runTry(root: Root, request: TryRequest, question?: QuestionPort): Promise<TryResult> {
   const subjectId = typeof request?.subjectId === 'string' ? request.subjectId.trim() : ''
   if (subjectId === '') throw new SeamError('INVALID_OPTIONS', 'name the principal the call runs as (subjectId)')
   if (typeof request.tool !== 'string' || request.tool === '') throw new SeamError('INVALID_OPTIONS', 'name the tool to call')
   if (typeof request.arguments !== 'string') throw new SeamError('INVALID_OPTIONS', 'send the arguments as JSON text')
   const session = typeof request.session === 'string' && request.session.trim() !== '' ? request.session.trim() : 'console'
-  const turn = await root.beginTurn({ session, principal: { subjectId, roles: [] }, origin: { kind: 'console' } })
+  const turn = await root.beginTurn({ session, principal: { subjectId, roles: [] }, origin: { kind: 'console' }, ...(question ? { ports: { question } } : {}) })
   try {
     const outcome = await turn.tools.execute({ callId: `console-${randomUUID().slice(0, 8)}`, name: request.tool, arguments: request.arguments })
     return {

@@ -3,8 +3,10 @@
  * the one contract the page's client is typed against.
  */
 import type { ContentBlock, OutcomeStatus, TurnPage } from '../seams/journal.js'
+import type { AnswerValue, QuestionSchema } from '../seams/questions.js'
 
 export type { ContentBlock, OutcomeStatus, TurnPage, TurnSummary } from '../seams/journal.js'
+export type { AnswerValue, QuestionField, QuestionSchema } from '../seams/questions.js'
 
 export interface DiagnosticView {
   readonly code: string
@@ -44,6 +46,7 @@ export interface StateView {
   readonly providers: ProviderView[]
   readonly journal: { readonly kind: string; readonly location: string }
   readonly pendingApprovals: number
+  readonly pendingQuestions: number
 }
 
 export interface ToolView {
@@ -198,6 +201,28 @@ export interface ApprovalQueueView {
   readonly pending: PendingApprovalView[]
 }
 
+/** A tool's question (`ctx.ask`) waiting in the console for a person, with the flat schema its form is drawn from. */
+export interface PendingQuestionView {
+  readonly id: string
+  readonly turnId: string
+  readonly callId: string
+  /** `q1`, `q2`, … in its call, as the journal names it. */
+  readonly questionId: string
+  readonly name: string
+  readonly message: string
+  readonly schema: QuestionSchema
+  readonly askedAt: number
+}
+
+/** The tools' questions waiting now; `version` orders snapshots as `ApprovalQueueView`'s does. */
+export interface QuestionQueueView {
+  readonly version: number
+  readonly pending: PendingQuestionView[]
+}
+
+/** What the page sends to answer a question: the form's content with `accept`, or no content. */
+export type QuestionReply = { readonly action: 'accept'; readonly content: Readonly<Record<string, AnswerValue>> } | { readonly action: 'decline' | 'cancel' }
+
 /** A call parked in the journal (`root.approvals`), waiting for a decision from any process; survives restarts. */
 export interface ParkedApprovalView {
   readonly callId: string
@@ -257,8 +282,10 @@ export interface TryResult {
 /** Server-sent events on `/api/events`: the page refetches what an event names. */
 export type LiveEvent =
   | { readonly type: 'generation'; readonly entry: TimelineEntry }
-  | { readonly type: 'journal'; readonly turnId: string }
+  /** The journal changed: `turns` were written to since the last event, `turnId` the last of them. */
+  | { readonly type: 'journal'; readonly turnId: string; readonly turns: readonly string[] }
   | ({ readonly type: 'approvals' } & ApprovalQueueView)
+  | ({ readonly type: 'questions' } & QuestionQueueView)
   | { readonly type: 'provider'; readonly provider: ProviderView }
   | { readonly type: 'progress'; readonly progress: ProgressView }
 

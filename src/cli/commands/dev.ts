@@ -79,7 +79,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     const consoleUrls = web ? mcp.urls.map((url) => new URL(web.loginPath(), url).href) : []
     const consoleUrl = consoleUrls[0]
     // `seam call`, `tools`, `journal` and `approvals` in this folder come in here (see dev-link-server.ts).
-    link = await startDevLink(root, dir, approval.port)
+    link = await startDevLink(root, dir, approval.port, approval.question)
     const tools = capabilities.tools.map((t) => t.name)
     const skills = capabilities.skills.map((s) => s.name)
     line(out, `${style.bold('seam-runtime')} ${runtimeVersion()} ${style.dim('dev')} ${dir}`)

@@ -5,6 +5,8 @@ import type {
   GrantView,
   LiveEvent,
   ParkedApprovalView,
+  QuestionQueueView,
+  QuestionReply,
   StateView,
   TryRequest,
   TryResult,
@@ -43,11 +45,18 @@ export const api = {
     post<ParkedApprovalView>(`/api/parked/${encodeURIComponent(turnId)}/${encodeURIComponent(callId)}`, { answer }),
   grants: () => get<GrantView[]>('/api/grants'),
   revokeGrant: (id: string) => post<{ revoked: string }>(`/api/grants/${encodeURIComponent(id)}/revoke`, {}),
+  questions: () => get<QuestionQueueView>('/api/questions'),
+  answerQuestion: (id: string, reply: QuestionReply) => post<{ answered: boolean }>(`/api/questions/${encodeURIComponent(id)}`, reply),
   tryTool: (request: TryRequest) => post<TryResult>('/api/try', request),
-  /** Live events; the browser reconnects on its own after a drop. */
-  events(listener: (event: LiveEvent) => void): EventSource {
+  /**
+   * Live events; the browser reconnects on its own after a drop. `opened` runs each time the stream
+   * opens (first and after a reconnect): what the page shows is reloaded then, since the stream
+   * opens only once the server knows where the journal is and says nothing of what came before.
+   */
+  events(listener: (event: LiveEvent) => void, opened: () => void): EventSource {
     const source = new EventSource('/api/events')
     source.onmessage = (message) => listener(JSON.parse(message.data as string) as LiveEvent)
+    source.onopen = opened
     return source
   },
 }
@@ -74,7 +83,7 @@ async function answer<T>(response: Response): Promise<T> {
  * A filter that passes only queue snapshots at least as new as the newest it has passed: the queue
  * reaches the page both as the answer to a request and on the event stream, in either order.
  */
-export function newestQueue(): (queue: ApprovalQueueView) => boolean {
+export function newestQueue<Q extends { readonly version: number } = ApprovalQueueView>(): (queue: Q) => boolean {
   let newest = -1
   return (queue) => {
     if (queue.version < newest) return false

@@ -1,10 +1,11 @@
-import type { LiveEvent } from '../types.js'
+import type { LiveEvent, QuestionQueueView } from '../types.js'
 import { api, newestQueue } from './client.js'
 import { h, replace } from './dom.js'
 import { approvalsView } from './views/approvals.js'
 import { catalogView } from './views/catalog.js'
 import { generationsView } from './views/generations.js'
 import { journalView } from './views/journal.js'
+import { questionsView } from './views/questions.js'
 import { tryView } from './views/try.js'
 import type { View, ViewContext } from './views/view.js'
 
@@ -14,6 +15,7 @@ const ROUTES: Record<string, { label: string; view: (context: ViewContext, argum
   catalog: { label: 'Catalog', view: (c, a) => catalogView(c, a === undefined ? undefined : Number(a)) },
   journal: { label: 'Journal', view: (c, a) => journalView(c, a) },
   approvals: { label: 'Approvals', view: (c) => approvalsView(c) },
+  questions: { label: 'Questions', view: (c) => questionsView(c) },
   try: { label: 'Try a tool', view: (c, a) => tryView(c, a) },
 }
 
@@ -21,6 +23,7 @@ const main = document.getElementById('main')!
 const nav = document.getElementById('nav')!
 const live = document.getElementById('announce')!
 const pendingCount = h('span', { class: 'count', 'aria-label': 'pending' })
+const questionCount = h('span', { class: 'count', 'aria-label': 'waiting' })
 let current: View | undefined
 
 const context: ViewContext = {
@@ -49,24 +52,44 @@ function setPending(count: number): void {
   pendingCount.textContent = count > 0 ? String(count) : ''
 }
 
+function setQuestions(count: number): void {
+  questionCount.textContent = count > 0 ? String(count) : ''
+}
+
 replace(
   nav,
   h(
     'ul',
     null,
     Object.entries(ROUTES).map(([section, { label }]) =>
-      h('li', null, h('a', { href: `#/${section}`, 'data-section': section }, label, section === 'approvals' ? [' ', pendingCount] : null)),
+      h('li', null, h('a', { href: `#/${section}`, 'data-section': section }, label, section === 'approvals' ? [' ', pendingCount] : section === 'questions' ? [' ', questionCount] : null)),
     ),
   ),
 )
 window.addEventListener('hashchange', route)
 route()
 const newestCount = newestQueue()
-void api.approvals().then((queue) => newestCount(queue) && setPending(queue.pending.length))
-api.events((event: LiveEvent) => {
-  if (event.type === 'approvals' && newestCount(event)) {
-    setPending(event.pending.length)
-    if (event.pending.length > 0) context.announce(`${event.pending.length} approval(s) waiting`)
-  }
-  current?.onEvent?.(event)
-})
+const newestQuestions = newestQueue<QuestionQueueView>()
+const countPending = () => {
+  api.approvals().then((queue) => newestCount(queue) && setPending(queue.pending.length), () => {})
+  api.questions().then((queue) => newestQuestions(queue) && setQuestions(queue.pending.length), () => {})
+}
+countPending()
+api.events(
+  (event: LiveEvent) => {
+    if (event.type === 'approvals' && newestCount(event)) {
+      setPending(event.pending.length)
+      if (event.pending.length > 0) context.announce(`${event.pending.length} approval(s) waiting`)
+    }
+    if (event.type === 'questions' && newestQuestions(event)) {
+      setQuestions(event.pending.length)
+      if (event.pending.length > 0) context.announce(`${event.pending.length} question(s) waiting`)
+    }
+    current?.onEvent?.(event)
+  },
+  // The view loaded as it was built, maybe before the stream knew where the journal was.
+  () => {
+    countPending()
+    current?.refresh?.()
+  },
+)

@@ -147,6 +147,7 @@ export function approvalsView(context: ViewContext): View {
   void refresh()
   return {
     element,
+    refresh: () => void refresh(),
     onEvent(event) {
       if (event.type === 'approvals') renderLive(event)
       // Parking and deciding are journaled: the journal's stream says when to look again.

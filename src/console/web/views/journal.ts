@@ -1,4 +1,4 @@
-import type { CallView, ProgressView, TurnDetail, TurnSummary } from '../../types.js'
+import type { CallView, ProgressView, QuestionView, TurnDetail, TurnSummary } from '../../types.js'
 import { api, type TurnFilters } from '../client.js'
 import { contentView } from '../content.js'
 import { badge, type Child, h, ms, replace, time, toneOf } from '../dom.js'
@@ -53,16 +53,20 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
   const scroller = h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'turns' }, table)
   const element = h('div', null, h('h1', null, 'Journal'), form, scroller, more, detail)
 
+  // Loads overlap (the stream names turns faster than a page answers): only the latest is drawn.
+  let loads = 0
   async function load(older: boolean): Promise<void> {
+    const ticket = ++loads
     try {
       const page = await api.turns({ ...filters, ...(older && next ? { before: next } : {}) })
+      if (ticket !== loads) return
       if (!older) replace(rows)
       rows.append(...page.turns.map(turnRow))
       if (!older && page.turns.length === 0) rows.append(h('tr', null, h('td', { colspan: COLUMNS.length, class: 'muted' }, 'no turns match')))
       next = page.next
       more.hidden = next === undefined
     } catch (error) {
-      replace(rows, h('tr', null, h('td', { colspan: COLUMNS.length, class: 'error' }, (error as Error).message)))
+      if (ticket === loads) replace(rows, h('tr', null, h('td', { colspan: COLUMNS.length, class: 'error' }, (error as Error).message)))
     }
   }
 
@@ -89,12 +93,15 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
     void loadDetail().then(() => detail.querySelector('h2')?.focus())
   }
 
+  let details = 0
   async function loadDetail(): Promise<void> {
+    const ticket = ++details
     if (open === undefined) return replace(detail)
     try {
-      renderDetail(await api.turn(open))
+      const turn = await api.turn(open)
+      if (ticket === details) renderDetail(turn)
     } catch (error) {
-      replace(detail, h('p', { class: 'error' }, (error as Error).message))
+      if (ticket === details) replace(detail, h('p', { class: 'error' }, (error as Error).message))
     }
   }
 
@@ -143,7 +150,11 @@ export function journalView(_context: ViewContext, openTurn: string | undefined)
       if (event.type !== 'journal') return
       // The live tail: the first page follows the journal; an older page stays where it is.
       if (next === undefined || rows.childElementCount <= 50) void load(false)
-      if (event.turnId === open) void loadDetail()
+      if (open !== undefined && event.turns.includes(open)) void loadDetail()
+    },
+    refresh() {
+      if (next === undefined || rows.childElementCount <= 50) void load(false)
+      void loadDetail()
     },
   }
 }
@@ -198,8 +209,29 @@ function callView(call: CallView): HTMLElement {
     call.approval
       ? h('p', { class: 'approval' }, 'approval asked: ', call.approval.reason, ' → ', call.approval.decision ? badge(call.approval.decision, call.approval.decision.startsWith('allowed') ? 'ok' : 'warn') : badge('waiting', 'info'))
       : null,
+    call.questions?.length ? questionsOf(call.questions) : null,
     result ? contentView(result.content) : null,
     call.calls?.length ? h('details', { open: true, class: 'subcalls' }, h('summary', null, `${call.calls.length} nested call${call.calls.length === 1 ? '' : 's'}`), h('ol', { class: 'calls' }, call.calls.map(callView))) : null,
+  )
+}
+
+/** What a call asked (`ctx.ask`) and the answer each question got, or that it still waits. */
+function questionsOf(questions: readonly QuestionView[]): HTMLElement {
+  return h(
+    'ul',
+    { class: 'asked', 'aria-label': 'questions asked' },
+    questions.map((q) =>
+      h(
+        'li',
+        null,
+        'question: ',
+        q.message,
+        ' → ',
+        q.action ? badge(q.action, q.action === 'accept' ? 'ok' : 'warn') : [badge('waiting', 'info'), ' ', h('a', { href: '#/questions' }, 'answer it')],
+        q.content ? [' ', h('code', null, q.content)] : null,
+        q.reason ? h('span', { class: 'muted' }, ` (${q.reason})`) : null,
+      ),
+    ),
   )
 }
 

@@ -3,10 +3,11 @@ import { api } from '../client.js'
 import { contentView } from '../content.js'
 import { badge, h, ms, replace, toneOf } from '../dom.js'
 import { isObject, typeOf } from '../schema-view.js'
+import { questionList } from './questions.js'
 import type { View, ViewContext } from './view.js'
 
 /** A form generated from a tool's input schema; the call runs through the whole pipeline as the named principal. */
-export function tryView(_context: ViewContext, initial: string | undefined): View {
+export function tryView(context: ViewContext, initial: string | undefined): View {
   const picker = h('select', { id: 'try-tool', name: 'tool' })
   const fields = h('fieldset', null, h('legend', null, 'arguments'))
   const subject = h('input', { id: 'try-subject', name: 'subject', type: 'text', required: true, value: 'console-user', autocomplete: 'off' })
@@ -14,6 +15,9 @@ export function tryView(_context: ViewContext, initial: string | undefined): Vie
   const result = h('section', { 'aria-live': 'polite', 'aria-label': 'outcome', class: 'outcome' })
   const submit = h('button', { type: 'submit' }, 'Run')
   let tools: ToolView[] = []
+  let running: string | undefined
+  // What the running call asks (ctx.ask) is answered here too: the outcome waits on it.
+  const asks = questionList(context, 'It asks nothing so far.', (question) => question.name === running)
   const form = h(
     'form',
     {
@@ -54,7 +58,9 @@ export function tryView(_context: ViewContext, initial: string | undefined): Vie
     const tool = selected()
     if (!tool) return
     submit.disabled = true
-    replace(result, h('p', { class: 'muted' }, `running ${tool.name}… (a call that needs approval waits in Approvals)`))
+    running = tool.name
+    replace(result, h('p', { class: 'muted' }, `running ${tool.name}… (a call that needs approval waits in Approvals)`), asks.element)
+    void asks.refresh()
     try {
       const args = collect(fields)
       show(await api.tryTool({ tool: tool.name, arguments: JSON.stringify(args), subjectId: subject.value, session: session.value }))
@@ -62,6 +68,7 @@ export function tryView(_context: ViewContext, initial: string | undefined): Vie
       replace(result, h('p', { class: 'error', role: 'alert' }, (error as Error).message))
     } finally {
       submit.disabled = false
+      running = undefined
     }
   }
 
@@ -88,7 +95,12 @@ export function tryView(_context: ViewContext, initial: string | undefined): Vie
     if (initial && tools.some((tool) => tool.name === initial)) picker.value = initial
     renderFields()
   })
-  return { element }
+  return {
+    element,
+    onEvent(event) {
+      if (event.type === 'questions') asks.show(event)
+    },
+  }
 }
 
 function field(name: string, schema: unknown, required: boolean): HTMLElement {

@@ -4,6 +4,8 @@ import type { LiveEvent } from '../../types.js'
 export interface View {
   readonly element: HTMLElement
   onEvent?(event: LiveEvent): void
+  /** Reloads what it shows: the event stream (re)opened, and anything before it was not heard. */
+  refresh?(): void
 }
 
 export interface ViewContext {
