@@ -131,6 +131,7 @@ async function rpc(url: string, method: string, params: Record<string, unknown>,
   const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta } }) })
   const body = await response.text()
   const json = body.startsWith('{') ? body : body.split('\n').find((line) => line.startsWith('data: {'))!.slice(6)
+  // biome-ignore lint/suspicious/noExplicitAny: a raw wire answer, read field by field by each test
   return JSON.parse(json) as { result?: Record<string, any>; error?: { code: number; message: string } }
 }
 
@@ -226,7 +227,7 @@ describe('a served tool asking its client (ctx.ask, ctx.sample, ctx.roots)', () 
     // Only sampling declared: the question is declined at once and only the sampling request is asked.
     const round = await rpc(server.url, 'tools/call', { name: 'asks', arguments: {} }, { sampling: {}, roots: {} })
     expect(round.result?.resultType).toBe('input_required')
-    expect(Object.values(round.result!.inputRequests).map((r: any) => r.method)).toEqual(['sampling/createMessage', 'roots/list'])
+    expect(Object.values(round.result!.inputRequests).map((r) => (r as { method: string }).method)).toEqual(['sampling/createMessage', 'roots/list'])
   })
 
   it('settles a held call whose retry never comes at the question deadline, with one journaled result', async () => {
