@@ -131,6 +131,12 @@ export const ErrorCode = {
   INVALID_PROGRESS: 'INVALID_PROGRESS',
   /** A `ctx.ask()` question is malformed: no message, or a schema MCP elicitation does not allow (a flat object of string, number, integer, boolean and multi-select fields). */
   INVALID_QUESTION: 'INVALID_QUESTION',
+  /** A `ctx.sample()` or `ctx.roots()` request is malformed (no messages, a `maxTokens` that is not a positive integer, a bad `timeoutMs` or `key`). */
+  INVALID_CLIENT_REQUEST: 'INVALID_CLIENT_REQUEST',
+  /** `ctx.sample()` / `ctx.roots()`: the turn has no client that can answer (no port that samples or lists roots, an unattended turn, or a client that did not declare the capability). */
+  CLIENT_UNSUPPORTED: 'CLIENT_UNSUPPORTED',
+  /** `ctx.sample()` / `ctx.roots()`: the client refused or failed the request, or did not answer within its `timeoutMs`, or the call was aborted. */
+  CLIENT_REQUEST_FAILED: 'CLIENT_REQUEST_FAILED',
 } as const
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode]

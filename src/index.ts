@@ -79,7 +79,23 @@ export type { TurnToolRuntimeOptions } from './runtime/turns/turn-tool-runtime.j
 export { deferApprovals } from './seams/approval.js'
 export type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest, PermissionHost } from './seams/approval.js'
 export type { Approvals, PendingApproval, PendingQuery } from './runtime/approvals/approvals.js'
-export type { AnswerValue, QuestionAnswer, QuestionField, QuestionRequest, QuestionSchema, ToolQuestion } from './seams/questions.js'
+export type {
+  AnswerValue,
+  ClientRoot,
+  QuestionAnswer,
+  QuestionField,
+  QuestionRequest,
+  QuestionSchema,
+  RootsRequest,
+  SampleRequest,
+  SampleResult,
+  SamplingContent,
+  SamplingMessage,
+  ToolQuestion,
+  ToolRootsQuery,
+  ToolSample,
+} from './seams/questions.js'
+export type { ClientMethod } from './seams/journal.js'
 export type { DispatchResult, ExecuteWrapper, Guard, PostDecision, PostExecuteHook, PreDecision, PreExecuteHook, ResultObserver, ExecuteOptions, ProgressEvent, ToolCall, ToolCallOutcome, ToolExecution } from './seams/calls.js'
 export type { ToolProgress } from './seams/types.js'
 

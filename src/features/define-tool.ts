@@ -2,7 +2,7 @@ import type { z } from 'zod'
 import { SeamError } from '../errors.js'
 import type { ContentBlock } from '../seams/journal.js'
 import type { ToolProgress } from '../seams/types.js'
-import type { QuestionAnswer, ToolQuestion } from '../seams/questions.js'
+import type { ClientRoot, QuestionAnswer, SampleResult, ToolQuestion, ToolRootsQuery, ToolSample } from '../seams/questions.js'
 import type { Token } from '../seams/tokens.js'
 import type { TurnEnvelope } from '../seams/types.js'
 import type { TraceContext } from '../seams/trace.js'
@@ -53,6 +53,15 @@ export interface ToolContext {
    * `timeoutMs` the answer is `cancel`. Every question and answer is journaled.
    */
   ask(question: ToolQuestion): Promise<QuestionAnswer>
+  /**
+   * Asks the turn's client to sample a model (MCP `sampling/createMessage`: `messages`,
+   * `maxTokens`, `systemPrompt`, …) and resolves with its `{ role, content, model, stopReason }`.
+   * Rejects `CLIENT_UNSUPPORTED` when the turn's client cannot sample, `CLIENT_REQUEST_FAILED` when
+   * it refused, failed or did not answer within `timeoutMs`. Journaled as a question.
+   */
+  sample(request: ToolSample): Promise<SampleResult>
+  /** Asks the turn's client for its roots (MCP `roots/list`); rejects as `sample` does. Journaled as a question. */
+  roots(query?: ToolRootsQuery): Promise<readonly ClientRoot[]>
   readonly log: ToolLogger
   /** The W3C trace context the call came with (a served MCP request's `_meta.traceparent` / `tracestate`). */
   readonly trace?: TraceContext

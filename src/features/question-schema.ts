@@ -14,8 +14,9 @@ const FORMATS = new Set(['email', 'uri', 'date', 'date-time'])
 /** Throws `INVALID_QUESTION` unless `question` is `{ message, schema, timeoutMs? }` with a schema as above. */
 export function checkQuestion(question: unknown): void {
   if (question === null || typeof question !== 'object') throw invalid('takes an object { message, schema }')
-  const { message, schema, timeoutMs } = question as Record<string, unknown>
+  const { message, schema, timeoutMs, key } = question as Record<string, unknown>
   if (typeof message !== 'string' || message.trim() === '') throw invalid('needs a `message`')
+  if (key !== undefined && !isRequestKey(key)) throw invalid('`key` must be 1 to 64 letters, digits, `_`, `-` or `.`')
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= 0x7fff_ffff)) {
     throw invalid('`timeoutMs` must be a positive number of milliseconds')
   }
@@ -28,6 +29,11 @@ export function checkQuestion(question: unknown): void {
   if (required !== undefined && !(Array.isArray(required) && required.every((k) => typeof k === 'string' && Object.hasOwn(properties, k)))) {
     throw invalid('`schema.required` must list property names')
   }
+}
+
+/** A name a body gives a request to its client (`key`): short and plain, as it travels in MCP's `inputRequests`. */
+export function isRequestKey(key: unknown): key is string {
+  return typeof key === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(key)
 }
 
 function checkField(key: string, field: unknown): void {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { messageOf } from '../errors.js'
+import { messageOf, SeamError } from '../errors.js'
 import type { SkillSpec, ToolDefinition } from './define-tool.js'
 import { toJsonSchema } from './schema.js'
 import { describeIssues, validators } from './validation.js'
@@ -115,6 +115,8 @@ export class ToolRegistryAsService implements ToolService {
         deferContext: (m) => deferred.push(typeof m === 'string' ? m : m.content),
         progress: (p) => context.progress?.(p),
         ask: (q) => context.ask?.(q) ?? Promise.resolve({ action: 'decline' }),
+        sample: (r) => context.sample?.(r) ?? Promise.reject(new SeamError('CLIENT_UNSUPPORTED', 'ctx.sample: this call has no client that samples')),
+        roots: (q) => context.roots?.(q) ?? Promise.reject(new SeamError('CLIENT_UNSUPPORTED', 'ctx.roots: this call has no client that lists roots')),
         log: { debug() {}, info() {}, warn() {} },
         tools: context.tools ?? NO_NESTED_TOOLS,
       })

@@ -77,14 +77,21 @@ export type JournalEvent =
       bodyMs?: number
     })
   | (EventBase & { kind: 'turn/end'; reason: 'ended' | 'interrupted' })
-  /** A running call asked a question (`ctx.ask`); `schema` is its JSON text. Unique per `(turn, call, questionId)`. */
-  | (EventBase & { kind: 'question/asked'; callId: string; questionId: string; name: string; message: string; schema: string })
+  /**
+   * A running call asked a question (`ctx.ask`); `schema` is its JSON text. Unique per `(turn, call,
+   * questionId)`. A request to the client instead (`ctx.sample`, `ctx.roots`) names its `method`:
+   * `message` is then a short summary (a sample's first text, redacted) and `schema` its other params.
+   */
+  | (EventBase & { kind: 'question/asked'; callId: string; questionId: string; name: string; message: string; schema: string; method?: ClientMethod })
   /**
    * Its answer. `content` (JSON text, redacted as arguments are) with `accept`; `reason` when no
    * person answered: `unattended`, `no-port`, `timeout`, `aborted`, `invalid` (content that does
    * not match), `failed` (the port threw).
    */
   | (EventBase & { kind: 'question/answered'; callId: string; questionId: string; action: 'accept' | 'decline' | 'cancel'; content?: string; reason?: QuestionReason })
+
+/** A request a running call sends its client besides a question (`question/asked`'s `method`). */
+export type ClientMethod = 'sampling/createMessage' | 'roots/list'
 
 /** Which owners `repair` may treat as gone besides dead processes of this machine; see `JournalStore.repair`. */
 export type RepairHosts = 'dead-local' | 'all'

@@ -1,5 +1,5 @@
 import type { TraceContext } from './trace.js'
-import type { QuestionAnswer, QuestionRequest, ToolQuestion } from './questions.js'
+import type { ClientRoot, QuestionAnswer, QuestionRequest, RootsRequest, SampleRequest, SampleResult, ToolQuestion, ToolRootsQuery, ToolSample } from './questions.js'
 /**
  * The Root Capability Seam contracts (seeds/004). A `ToolService` supplies schemas and the final
  * provider call; a `SkillService` is a declarative catalog. Policy metadata on `ToolSchema` is copied
@@ -124,17 +124,28 @@ export interface ToolInvocationContext {
    * elicitation here.
    */
   readonly ask?: (question: ToolQuestion) => Promise<QuestionAnswer>
+  /** Asks the turn's client to sample (`sampling/createMessage`), as a body's `ctx.sample()` does (always set by TurnToolRuntime; journaled). */
+  readonly sample?: (request: ToolSample) => Promise<SampleResult>
+  /** Asks the turn's client for its roots (`roots/list`), as a body's `ctx.roots()` does (always set by TurnToolRuntime; journaled). */
+  readonly roots?: (query?: ToolRootsQuery) => Promise<readonly ClientRoot[]>
   /** Calls other tools of the turn as nested calls of this one (see `NestedTools`; always set by TurnToolRuntime). */
   readonly tools?: NestedTools
 }
 
 /**
- * Asks the person behind a turn: `ask` a free-form question (the `ask_user` tool), `elicit` a
- * structured one from a running tool (`ctx.ask`). A port has at least one of the two.
+ * Asks the person (or client) behind a turn: `ask` a free-form question (the `ask_user` tool),
+ * `elicit` a structured one from a running tool (`ctx.ask`), `sample` a model completion
+ * (`ctx.sample`) or list the client's `roots` (`ctx.roots`). A port has at least one of them; a
+ * served MCP call's port reaches its client (`elicitation/create`, `sampling/createMessage`,
+ * `roots/list`, or an `input_required` round on a 2026-07-28 request).
  */
 export interface QuestionPort {
   ask?(request: { requestId: string; question: string; choices?: string[]; signal: AbortSignal }): Promise<string>
   elicit?(request: QuestionRequest): Promise<QuestionAnswer>
+  /** Resolves with the client's result; throws when the client refused or failed (the body's `ctx.sample` rejects `CLIENT_REQUEST_FAILED`). */
+  sample?(request: SampleRequest): Promise<SampleResult>
+  /** Resolves with the client's roots; throws as `sample` does. */
+  roots?(request: RootsRequest): Promise<readonly ClientRoot[]>
 }
 
 export interface ToolService {

@@ -32,8 +32,10 @@ export function createSealedStateCodec<T>(options: { secret?: string | Uint8Arra
     },
     open(state) {
       if (typeof state !== 'string' || !state.startsWith(PREFIX)) throw new Error('malformed')
-      const bytes = Buffer.from(state.slice(PREFIX.length), 'base64url')
-      if (bytes.length <= IV_BYTES + TAG_BYTES) throw new Error('malformed')
+      const text = state.slice(PREFIX.length)
+      const bytes = Buffer.from(text, 'base64url')
+      // Node decodes past characters it cannot use: a state with one appended must not open as the original.
+      if (bytes.length <= IV_BYTES + TAG_BYTES || bytes.toString('base64url') !== text) throw new Error('malformed')
       let plain: Buffer
       try {
         const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES)).setAAD(AAD)

@@ -3,9 +3,10 @@ import { performance } from 'node:perf_hooks'
 import { createRequire } from 'node:module'
 import {
   type CallToolRequestParams,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
   type CallToolResult,
   type McpServerFactory,
-  MissingRequiredClientCapabilityError,
   type Prompt,
   ProtocolError,
   type ReadResourceResult,
@@ -22,7 +23,7 @@ import { redactText, scrubValues } from '../../runtime/base/redact.js'
 import type { ApprovalPort } from '../../seams/approval.js'
 import type { Root } from '../../runtime/root.js'
 import { traceContextOf } from '../../seams/trace.js'
-import type { CallLogSink, ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
+import type { ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { createTurnIngress } from '../../runtime/turns/turn-ingress.js'
 import { readResource } from '../../runtime/generations/resource-read.js'
 import { versionKey } from '../../runtime/generations/resource-slots.js'
@@ -30,7 +31,9 @@ import type { QuestionPort, TurnEnvelope, TurnOrigin } from '../../seams/types.j
 import type { McpServeOptions } from './serve-options.js'
 import { firstAnswer } from '../../runtime/approvals/first-answer.js'
 import { elicitationApproval, supportsFormElicitation } from './serve-approval.js'
-import { elicitationQuestions } from './serve-question.js'
+import { type ClientAsks, clientAsks, questionPortFor } from './serve-question.js'
+import { type HeldAnswer, HeldCalls, type HeldRoundState } from './serve-held.js'
+import { argumentsChanged, callIdOf, checkNeeds, logTo, outcomeAttributes, printable, progressSender } from './serve-call-wire.js'
 import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js'
 import { ApprovalRounds, type ApprovalRoundState, argumentsDigest } from './serve-rounds.js'
 import { SessionTurns } from './serve-turns.js'
@@ -50,6 +53,19 @@ export interface CatalogChange {
   readonly resources: boolean
   /** Listed resources whose content changed or that went away (`resources/updated` to subscribers). */
   readonly updated: readonly string[]
+}
+
+/** How `McpBridge.#answer` continues or runs a call. */
+interface AnswerHow {
+  readonly round: ApprovalRoundState | undefined
+  readonly held: HeldRoundState | undefined
+  readonly approval: ApprovalPort | undefined
+  readonly onProgress: ((event: ProgressEvent) => void) | undefined
+}
+
+/** The client capabilities a 2026-07-28 request's envelope declares. */
+function envelopeCapabilities(ctx: ServerContext): ClientCapabilities | undefined {
+  return (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
 }
 
 /**
@@ -83,6 +99,7 @@ export class McpBridge {
   /** The listeners told of each publish that changed the served lists (the HTTP `subscriptions/listen` bus). */
   readonly #changeListeners = new Set<(change: CatalogChange) => void>()
   readonly #rounds: ApprovalRounds
+  readonly #held: HeldCalls
   readonly #tasks: McpTasks
   /** Session closes still running; `close()` waits for them (and so for their turns' calls). */
   readonly #closes = new Set<Promise<void>>()
@@ -104,6 +121,7 @@ export class McpBridge {
     this.#session = options.session
     this.#approval = options.approval
     this.#rounds = new ApprovalRounds(options.requestStateKey)
+    this.#held = new HeldCalls(this.#rounds.codec)
     const log = options.log
     this.#verbose = log !== undefined
     this.#log = log
@@ -125,7 +143,7 @@ export class McpBridge {
       journal: root.journal,
       unattended: true,
     })
-    this.#tasks = new McpTasks(root, (session, callId, token, signal, approval) => this.#resumeTask(session, callId, token, signal, approval), this.#log)
+    this.#tasks = new McpTasks(root, (session, callId, token, signal, approval, question) => this.#resumeTask(session, callId, token, signal, approval, question), this.#log)
     this.#announced = this.catalog().catch(() => undefined)
     this.#unsubscribe = root.on('generation', () => {
       for (const turns of this.#servers.values()) turns.retireStale()
@@ -319,6 +337,7 @@ export class McpBridge {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#unsubscribe()
+      this.#held.close()
       await this.#tasks.close()
       await Promise.allSettled([...this.#servers.keys()].map((server) => server.close()))
       while (this.#closes.size > 0 || this.#active > 0) {
@@ -340,20 +359,22 @@ export class McpBridge {
       ...(carried ? { trace: carried } : {}),
       log: logTo(ctx),
     }
-    // A 2026-07-28 request carries its envelope; it may be the retry of an approval round.
-    await this.#checkNeeds(server, params.name)
+    const catalog = await this.catalog().catch(() => undefined)
+    checkNeeds(server, params.name, catalog?.needs.get(params.name))
+    // A 2026-07-28 request carries its envelope; it may be the retry of an approval round or of a held call's round.
     const modern = ctx.mcpReq.envelope !== undefined
-    const round = modern ? this.#rounds.state(ctx, params.name) : undefined
-    const task = (await this.catalog().catch(() => undefined))?.tasks.get(params.name)
-    if (task !== undefined && round === undefined) {
-      if (declaresTasks(server, ctx, params._meta as Record<string, unknown> | undefined)) return this.#startTask(turns, call)
+    const held = modern ? this.#held.state(ctx, params.name) : undefined
+    const round = modern && held === undefined ? this.#rounds.state(ctx, params.name) : undefined
+    const task = catalog?.tasks.get(params.name)
+    if (task !== undefined && round === undefined && held === undefined) {
+      if (declaresTasks(server, ctx, params._meta as Record<string, unknown> | undefined)) return this.#startTask(turns, call, clientAsks(envelopeCapabilities(ctx) ?? server.getClientCapabilities()))
       if (task === 'required') throw tasksRequired(`The tool "${scrubValues(params.name)}"`)
     }
     // The parked call runs the arguments it was parked with: a retry carrying others would run what
     // its sender did not send, so it is refused before anything is decided.
     if (round !== undefined && round.arguments !== argumentsDigest(call.arguments)) throw argumentsChanged(params.name)
     const parking = modern && this.#rounds.canAsk(ctx) ? this.#rounds.parking() : undefined
-    let outcome: ToolCallOutcome
+    let answer: HeldAnswer
     // The request continues the trace its `_meta` carries; the call's execute_tool span is a child of this one.
     const parent = contextFromMeta(params._meta)
     const span = startRequestSpan('server', params.name, parent)
@@ -362,11 +383,9 @@ export class McpBridge {
     try {
       const approval = parking?.port ?? this.#approvalFor(server, ctx)
       const onProgress = progressSender(ctx)
-      const question = this.#questionFor(server, ctx)
-      outcome = await context.with(trace.setSpan(parent, span), () =>
-        round ? this.#resume(turns, round, ctx, approval, onProgress) : turns.run(call, ctx.mcpReq.signal, approval, onProgress, question),
-      )
-      endRequestSpan(span, outcome.status === 'failed' ? (outcome.code ?? 'TOOL_ERROR') : undefined, outcomeAttributes(outcome))
+      answer = await context.with(trace.setSpan(parent, span), () => this.#answer(server, turns, call, ctx, { round, held, approval, onProgress }))
+      if ('outcome' in answer) endRequestSpan(span, answer.outcome.status === 'failed' ? (answer.outcome.code ?? 'TOOL_ERROR') : undefined, outcomeAttributes(answer.outcome))
+      else endRequestSpan(span, undefined, { 'seam.outcome.status': 'input_required' })
     } catch (error) {
       endRequestSpan(span, 'internal_error')
       if (error instanceof ProtocolError) throw error
@@ -378,6 +397,8 @@ export class McpBridge {
         this.#idle = undefined
       }
     }
+    if ('round' in answer) return answer.round
+    const { outcome } = answer
     if (this.#verbose) {
       const code = outcome.code ? ` ${outcome.code}` : ''
       this.#log(`tools/call ${printable(params.name)} → ${outcome.status}${code} (${Math.round(performance.now() - started)} ms)`)
@@ -392,44 +413,45 @@ export class McpBridge {
   }
 
   /**
+   * What the call answers with: the resumed parked call (an approval round's retry), the held call's
+   * next round or outcome (its round's retry, or a 2026-07-28 call whose client can be asked
+   * something: see `HeldCalls`), or the call run under the request (asking, on a 2025-era
+   * connection, through `elicitation/create`, `sampling/createMessage` and `roots/list`).
+   */
+  #answer(server: Server, turns: SessionTurns, call: ToolCall, ctx: ServerContext, how: AnswerHow): Promise<HeldAnswer> {
+    const { round, held, approval, onProgress } = how
+    if (round !== undefined) return this.#resume(turns, round, ctx, approval, onProgress).then((outcome) => ({ outcome }))
+    if (held !== undefined) return this.#held.retry(held, ctx, call.arguments)
+    const asks = ctx.mcpReq.envelope === undefined ? undefined : clientAsks(envelopeCapabilities(ctx))
+    if (asks !== undefined && (asks.elicit || asks.sample || asks.roots)) {
+      return this.#held.start((signal, question) => turns.run(call, signal, approval, onProgress, question), call.name, call.arguments, asks, ctx.mcpReq.signal)
+    }
+    return turns.run(call, ctx.mcpReq.signal, approval, onProgress, questionPortFor(server, ctx)).then((outcome) => ({ outcome }))
+  }
+
+  /**
    * A call of a task-capable tool from a client that declared the tasks extension: a task (see
    * `McpTasks`), its call running in this session's turn but under its own signal, so a dropped
    * request does not cancel it.
    */
-  #startTask(turns: SessionTurns, call: ToolCall): Promise<CallToolResult> {
+  #startTask(turns: SessionTurns, call: ToolCall, asks: ClientAsks): Promise<CallToolResult> {
     const { log: _log, ...detached } = call
-    return this.#tasks.start((signal, approval) => turns.run(detached, signal, approval), {
+    return this.#tasks.start((signal, approval, question) => turns.run(detached, signal, approval, undefined, question), {
       session: turns.session,
       subjectId: this.#principal.subjectId,
       name: call.name,
+      asks,
     })
   }
 
   /** A task's parked call, resumed in a turn of the session it parked in (on whichever host took the answer). */
-  async #resumeTask(session: string, callId: string, token: string, signal: AbortSignal, approval: ApprovalPort): Promise<ToolCallOutcome> {
+  async #resumeTask(session: string, callId: string, token: string, signal: AbortSignal, approval: ApprovalPort, question: QuestionPort): Promise<ToolCallOutcome> {
     const turns = this.#turns(session)
     try {
-      return await turns.resume(callId, token, signal, approval)
+      return await turns.resume(callId, token, signal, approval, undefined, question)
     } finally {
       this.#track(turns.close())
     }
-  }
-
-  /**
-   * A tool that declares client capabilities (`clientCapabilities`) runs only for a client that
-   * declared them (at `initialize`, or in a 2026-07-28 request's `_meta`): else the call is refused
-   * with `-32021` naming the missing ones, before it is journaled.
-   */
-  async #checkNeeds(server: Server, name: string): Promise<void> {
-    const needs = (await this.catalog().catch(() => undefined))?.needs.get(name)
-    if (needs === undefined) return
-    const declared = (server.getClientCapabilities() ?? {}) as Record<string, unknown>
-    const missing = needs.filter((capability) => declared[capability] === undefined)
-    if (missing.length === 0) return
-    throw new MissingRequiredClientCapabilityError(
-      { requiredCapabilities: Object.fromEntries(missing.map((capability) => [capability, {}])) },
-      `The tool "${scrubValues(name)}" needs the client capabilities ${missing.join(', ')}, which this client did not declare`,
-    )
   }
 
   /**
@@ -485,15 +507,6 @@ export class McpBridge {
     return fallback ? firstAnswer([client, fallback]) : client
   }
 
-  /**
-   * Where a running tool's question (`ctx.ask`) goes: the client, through `elicitation/create`,
-   * when it declared form elicitation on a 2025-era connection. Otherwise none: it is declined.
-   */
-  #questionFor(server: Server, ctx: ServerContext): QuestionPort | undefined {
-    if (!this.#elicits.has(server) || ctx.mcpReq.envelope !== undefined) return undefined
-    return elicitationQuestions((params, options) => ctx.mcpReq.send({ method: 'elicitation/create', params }, options))
-  }
-
   /** Announces a publish to every ready session, once per change of the served lists. */
   #publish(): void {
     this.#announced = this.#announced.then(async (previous) => {
@@ -533,65 +546,3 @@ export class McpBridge {
     })
   }
 }
-
-/**
- * A call's id: this bridge's own count, for uniqueness (a client may reuse a JSON-RPC id once its
- * request is answered, and `1` and `"1"` are different ids), then the client's id, escaped and cut,
- * to find the request again. It reaches the journal and terminals, so it carries no control characters.
- */
-function callIdOf(count: number, id: string | number): string {
-  const wire = typeof id === 'number' ? String(id) : JSON.stringify(String(id))
-  return `mcp-${count}.${wire.length > 40 ? `${wire.slice(0, 39)}…` : wire}`
-}
-
-/**
- * The call's progress as `notifications/progress` on the request's progress token (both eras: the
- * notification relates to the request, so over HTTP it travels on the call's own stream), when
- * the client sent one. MCP wants `progress` to increase with each one: a report that does not
- * (a new message at the same count) is not sent.
- */
-function progressSender(ctx: ServerContext): ((event: ProgressEvent) => void) | undefined {
-  const token = ctx.mcpReq._meta?.progressToken
-  if (token === undefined) return undefined
-  let last = Number.NEGATIVE_INFINITY
-  return (event) => {
-    if (event.done <= last) return
-    last = event.done
-    const params = { progressToken: token, progress: event.done, ...(event.total === undefined ? {} : { total: event.total }), ...(event.message === undefined ? {} : { message: redactText(event.message) }) }
-    ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {
-      // The client went away: the call's own signal tells the body.
-    })
-  }
-}
-
-/**
- * The call's `ctx.log` lines as MCP logging notifications on its own request: at or above the level
- * the client set with `logging/setLevel` (2025-11-25), or the one its request's `_meta` carries
- * (2026-07-28, where a request without one gets none). A line the client cannot take is dropped.
- */
-function logTo(ctx: ServerContext): CallLogSink {
-  return (level, message, fields) => {
-    const data = fields === undefined ? message : { message, ...fields }
-    ctx.mcpReq.log(level === 'warn' ? 'warning' : level, data, 'seam').catch(() => {})
-  }
-}
-
-function outcomeAttributes(outcome: ToolCallOutcome): Record<string, string> {
-  return outcome.code === undefined ? { 'seam.outcome.status': outcome.status } : { 'seam.outcome.status': outcome.status, 'seam.outcome.code': outcome.code }
-}
-
-/** A client-supplied name, quoted and cut, so a log line cannot be forged with control characters. */
-function printable(name: string): string {
-  const quoted = JSON.stringify(name)
-  return quoted.length > 80 ? `${quoted.slice(0, 79)}…` : quoted
-}
-
-/** The refusal of an approval round's retry whose arguments are not those of the call it continues. */
-function argumentsChanged(tool: string): ProtocolError {
-  return new ProtocolError(
-    ProtocolErrorCode.InvalidParams,
-    `APPROVAL_ARGUMENTS_CHANGED: this retry of the approval round for "${tool}" carries other arguments than the parked call it continues; nothing was decided or run. Retry with the same arguments, or call the tool again without the requestState to be asked about the new ones.`,
-    { code: 'APPROVAL_ARGUMENTS_CHANGED' },
-  )
-}
-

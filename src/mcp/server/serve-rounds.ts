@@ -13,7 +13,7 @@ import {
 import type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest } from '../../seams/approval.js'
 import { stableStringify } from '../../features/schema.js'
 import { answerOf, approvalForm, supportsFormElicitation } from './serve-approval.js'
-import { createSealedStateCodec } from './sealed-state.js'
+import { createSealedStateCodec, type SealedStateCodec } from './sealed-state.js'
 
 /** What an `input_required` round carries back to the server, sealed (AES-256-GCM) so a client can neither read nor forge it. */
 export interface ApprovalRoundState {
@@ -47,15 +47,16 @@ const STATE_TTL_SECONDS = 60 * 60
  * carry the retry.
  */
 export class ApprovalRounds {
-  readonly #codec
+  /** Seals every round's state, approval rounds' and held calls' (`HeldCalls`) alike. */
+  readonly codec: SealedStateCodec<unknown>
 
   /** `stateKey`: the key states are sealed with (`McpServeOptions.requestStateKey`), else one for this process. */
   constructor(stateKey?: string | Uint8Array) {
-    this.#codec = createSealedStateCodec<ApprovalRoundState>({ secret: stateKey, ttlSeconds: STATE_TTL_SECONDS })
+    this.codec = createSealedStateCodec<unknown>({ secret: stateKey, ttlSeconds: STATE_TTL_SECONDS })
   }
 
   /** For `ServerOptions.requestState.verify`: a state that fails verification is refused before the handler runs. */
-  readonly verify = async (state: string): Promise<ApprovalRoundState> => this.#codec.open(state)
+  readonly verify = async (state: string): Promise<unknown> => this.codec.open(state)
 
   /** Whether this 2026-era request's client can answer a form (its envelope declares form elicitation). */
   canAsk(ctx: ServerContext): boolean {
@@ -80,7 +81,8 @@ export class ApprovalRounds {
   /** The round state of a retry, when this request is one. */
   state(ctx: ServerContext, name: string): ApprovalRoundState | undefined {
     const state = ctx.mcpReq.requestState<ApprovalRoundState | string>()
-    if (state === undefined) return undefined
+    // A held call's round (`HeldCalls`) is not an approval round.
+    if (state === undefined || (typeof state === 'object' && state !== null && 'held' in state)) return undefined
     if (typeof state !== 'object' || state === null || typeof state.token !== 'string' || state.name !== name) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'the requestState does not belong to a call of this tool')
     }
@@ -105,7 +107,7 @@ export class ApprovalRounds {
     }
     const result: InputRequiredResult = inputRequired({
       inputRequests: { [KEY]: inputRequired.elicit(approvalForm(question)) },
-      requestState: this.#codec.mint(state),
+      requestState: this.codec.mint(state),
     })
     // The SDK's tools/call handler type is the complete result; on a 2026 request it also accepts this one.
     return result as unknown as CallToolResult

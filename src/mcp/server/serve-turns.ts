@@ -2,7 +2,8 @@ import { context, ROOT_CONTEXT } from '@opentelemetry/api'
 import { messageOf } from '../../errors.js'
 import type { ApprovalPort, ApprovalRequest } from '../../seams/approval.js'
 import type { ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
-import type { QuestionAnswer, QuestionRequest } from '../../seams/questions.js'
+import type { ClientRoot, QuestionAnswer, QuestionRequest, RootsRequest, SampleRequest, SampleResult } from '../../seams/questions.js'
+import { SeamError } from '../../errors.js'
 import type { QuestionPort } from '../../seams/types.js'
 import type { BeginTurnInput, Root } from '../../runtime/root.js'
 import type { Turn } from '../../runtime/turns/turn.js'
@@ -70,15 +71,25 @@ export class SessionTurns {
 
   /**
    * Continues the parked call `callId` (its `resumeToken`) in the live generation's turn, with
-   * `approval` answering should the call be asked again (its tool changed while it was parked).
+   * `approval` answering should the call be asked again (its tool changed while it was parked),
+   * and `question` taking its body's questions.
    */
-  async resume(callId: string, token: string, signal: AbortSignal, approval?: ApprovalPort, onProgress?: (event: ProgressEvent) => void): Promise<ToolCallOutcome> {
+  async resume(
+    callId: string,
+    token: string,
+    signal: AbortSignal,
+    approval?: ApprovalPort,
+    onProgress?: (event: ProgressEvent) => void,
+    question?: QuestionPort,
+  ): Promise<ToolCallOutcome> {
     const turn = await this.#turn()
     if (approval) this.#ports.set(callId, approval)
+    if (question) this.#questions.set(callId, question)
     try {
       return await turn.tools.resume(token, { signal, onProgress })
     } finally {
       this.#ports.delete(callId)
+      this.#questions.delete(callId)
     }
   }
 
@@ -111,7 +122,11 @@ export class SessionTurns {
     const generation = this.#root.generation
     this.#begun = true
     const port: ApprovalPort = { request: (request) => this.#ask(request) }
-    const question: QuestionPort = { elicit: (request) => this.#elicit(request) }
+    const question: QuestionPort = {
+      elicit: (request) => this.#elicit(request),
+      sample: (request) => this.#sample(request),
+      roots: (request) => this.#roots(request),
+    }
     // Always attended: which calls can be asked is decided per call (the port forwards to theirs),
     // so a session's first call, or one of several clients sharing a stateless session, decides nothing.
     const input = { ...this.#input, ports: { approval: port, question } }
@@ -143,6 +158,19 @@ export class SessionTurns {
     return port.elicit(request)
   }
 
+  /** A call whose client cannot sample (or list its roots) is refused at once: `ctx.sample` rejects `CLIENT_UNSUPPORTED`. */
+  #sample(request: SampleRequest): Promise<SampleResult> {
+    const port = this.#questions.get(request.callId)
+    if (port?.sample === undefined) return Promise.reject(notDeclared('sampling/createMessage', 'sampling'))
+    return port.sample(request)
+  }
+
+  #roots(request: RootsRequest): Promise<readonly ClientRoot[]> {
+    const port = this.#questions.get(request.callId)
+    if (port?.roots === undefined) return Promise.reject(notDeclared('roots/list', 'roots'))
+    return port.roots(request)
+  }
+
   #retire(): void {
     const current = this.#current
     if (!current) return
@@ -156,4 +184,8 @@ export class SessionTurns {
     this.#ending.add(ending)
     void ending.finally(() => this.#ending.delete(ending))
   }
+}
+
+function notDeclared(method: string, capability: string): SeamError {
+  return new SeamError('CLIENT_UNSUPPORTED', `the MCP client did not declare the ${capability} capability, so it cannot be sent ${method}`)
 }

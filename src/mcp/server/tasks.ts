@@ -17,6 +17,9 @@ import type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest } fro
 import type { ToolCallOutcome } from '../../seams/calls.js'
 import { isSettledTask, type StoredTask, type TaskState, type TaskStatus } from '../../seams/coordination.js'
 import { answerOf, approvalForm } from './serve-approval.js'
+import type { ClientAsks } from './serve-question.js'
+import { TaskQuestions } from './task-questions.js'
+import type { QuestionPort } from '../../seams/types.js'
 import { toCallToolResult } from './serve-mapping.js'
 
 /** The 2026-07-28 tasks extension (SEP-2663), as clients and servers name it under `capabilities.extensions`. */
@@ -34,11 +37,14 @@ const APPROVAL_KEY = 'approval'
  */
 const PROTOCOL_FAULTS = new Set(['UNKNOWN_TOOL', 'GENERATION_RETIRED', 'INVALID_OUTPUT', 'JOURNAL_UNAVAILABLE', 'OUTCOME_UNKNOWN', 'PROVIDER_UNAVAILABLE'])
 
-/** How a task runs its call: `approval` parks a question (deferred), `signal` aborts the call. */
-export type TaskRun = (signal: AbortSignal, approval: ApprovalPort) => Promise<ToolCallOutcome>
+/**
+ * How a task runs its call: `approval` parks a question (deferred), `question` takes the body's
+ * questions and client requests (shown on `tasks/get`, answered by `tasks/update`), `signal` aborts the call.
+ */
+export type TaskRun = (signal: AbortSignal, approval: ApprovalPort, question: QuestionPort) => Promise<ToolCallOutcome>
 
 /** Who a task's parked call resumes as: the session it parked in (a new turn of it). */
-export type TaskResume = (session: string, callId: string, token: string, signal: AbortSignal, approval: ApprovalPort) => Promise<ToolCallOutcome>
+export type TaskResume = (session: string, callId: string, token: string, signal: AbortSignal, approval: ApprovalPort, question: QuestionPort) => Promise<ToolCallOutcome>
 
 /** What a task waiting for its approval keeps in the journal besides the question it shows. */
 interface ParkedState {
@@ -91,7 +97,7 @@ export class McpTasks {
   readonly #resume: TaskResume
   readonly #log: (line: string) => void
   /** The calls this host runs for tasks, and how to abort each. */
-  readonly #running = new Map<string, { controller: AbortController; done: Promise<void> }>()
+  readonly #running = new Map<string, { controller: AbortController; done: Promise<void>; questions: TaskQuestions }>()
   #closed = false
 
   constructor(root: Root, resume: TaskResume, log: (line: string) => void) {
@@ -131,7 +137,7 @@ export class McpTasks {
    * Stores a new task for the call `run` makes, starts it, and answers with the `CreateTaskResult`
    * (only once the task is durably stored, so an immediate `tasks/get` finds it).
    */
-  async start(run: TaskRun, owner: { session: string; subjectId: string; name: string }): Promise<CallToolResult> {
+  async start(run: TaskRun, owner: { session: string; subjectId: string; name: string; asks: ClientAsks }): Promise<CallToolResult> {
     if (this.#closed) throw new ProtocolError(ProtocolErrorCode.InternalError, 'the server is shutting down')
     const now = Date.now()
     const task: StoredTask = {
@@ -142,22 +148,35 @@ export class McpTasks {
       createdAt: now,
       updatedAt: now,
       ttlMs: TTL_MS,
-      state: { tool: owner.name, host: this.#store.host },
+      state: { tool: owner.name, host: this.#store.host, asks: { ...owner.asks } },
     }
     await this.#store.createTask(task)
-    this.#spawn(task.taskId, run)
+    this.#spawn(task.taskId, run, owner.asks)
     // The SDK's tools/call handler type is the complete result; a CreateTaskResult goes out as it is.
     return { resultType: 'task', ...envelope(task) } as unknown as CallToolResult
   }
 
-  /** Runs a task's call in this host, not bound to any request; its outcome settles (or parks) the task. */
-  #spawn(taskId: string, run: TaskRun): void {
+  /**
+   * Runs a task's call in this host, not bound to any request; its outcome settles (or parks) the
+   * task. The host looks at the stored task every `POLL_INTERVAL_MS`: for its cancel, and for
+   * answers another host's `tasks/update` stored for the body's questions.
+   */
+  #spawn(taskId: string, run: TaskRun, asks: ClientAsks): void {
     const controller = new AbortController()
     const parking = parkingPort()
+    const questions = new TaskQuestions(asks, async (inputRequests) => {
+      const task = await this.#store.readTask(taskId)
+      if (task === undefined || isSettledTask(task.status) || (task.status === 'input_required' && task.state.parked !== undefined)) return
+      const state = { tool: task.state.tool, host: this.#store.host, asks: task.state.asks }
+      const asking = Object.keys(inputRequests).length > 0
+      await this.#store.updateTask(taskId, { status: asking ? 'input_required' : 'working', state: asking ? { ...state, inputRequests, asking } : state, at: Date.now() })
+    })
     const watch = setInterval(() => {
       this.#store.readTask(taskId).then(
         (task) => {
           if (task === undefined || isSettledTask(task.status)) controller.abort(new Error('the task was cancelled'))
+          const responses = task?.state.responses
+          if (typeof responses === 'object' && responses !== null) void questions.answer(responses as Record<string, unknown>)
         },
         () => {},
       )
@@ -167,17 +186,18 @@ export class McpTasks {
       let outcome: ToolCallOutcome | undefined
       let fault: unknown
       try {
-        outcome = await run(controller.signal, parking.port)
+        outcome = await run(controller.signal, parking.port, questions.port)
       } catch (error) {
         fault = error
       } finally {
         clearInterval(watch)
       }
+      await questions.settled()
       await this.#settle(taskId, outcome, fault, parking.question())
     })()
       .catch((error: unknown) => this.#log(`mcp task ${taskId.slice(0, 8)} could not be settled: ${messageOf(error)}`))
       .finally(() => this.#running.delete(taskId))
-    this.#running.set(taskId, { controller, done })
+    this.#running.set(taskId, { controller, done, questions })
   }
 
   /** Writes a call's outcome to its task: parked (input_required), completed (a result, maybe isError) or failed (an error). */
@@ -186,7 +206,8 @@ export class McpTasks {
     if (outcome?.status === 'suspended' && outcome.resumeToken !== undefined && question !== undefined) {
       const parked: ParkedState = { token: outcome.resumeToken, callId: question.callId, ...(question.answers ? { answers: [...question.answers] } : {}) }
       const inputRequests = { [APPROVAL_KEY]: { method: 'elicitation/create', params: approvalForm(question) } }
-      await this.#store.updateTask(taskId, { status: 'input_required', state: { inputRequests, parked }, at })
+      const { asks } = (await this.#store.readTask(taskId))?.state ?? {}
+      await this.#store.updateTask(taskId, { status: 'input_required', state: { inputRequests, parked, asks }, at })
       return
     }
     if (this.#closed && outcome?.status !== 'completed') {
@@ -232,15 +253,36 @@ export class McpTasks {
     if (inputResponses !== undefined && (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'inputResponses must be an object')
     }
+    if (task.status === 'input_required' && task.state.asking === true && inputResponses !== undefined) {
+      return this.#answer(task, inputResponses as Record<string, unknown>)
+    }
     const reply = (inputResponses as Record<string, unknown> | undefined)?.[APPROVAL_KEY] as { action?: unknown; content?: unknown } | undefined
     const parked = (task.state as { parked?: ParkedState }).parked
     if (task.status !== 'input_required' || parked === undefined || reply === undefined || typeof reply !== 'object' || reply === null) return
     const answer =
       typeof reply.action === 'string' ? answerOf({ action: reply.action, content: reply.content as Record<string, unknown> | undefined }, parked.answers) : 'rejected'
     // Of two hosts taking answers for one task, one moves it back to working and resumes its call.
-    if (!(await this.#store.updateTask(task.taskId, { status: 'working', state: { tool: task.state.tool, host: this.#store.host }, at: Date.now() }, 'input_required'))) return
+    const asks = (task.state.asks ?? {}) as ClientAsks
+    if (!(await this.#store.updateTask(task.taskId, { status: 'working', state: { tool: task.state.tool, host: this.#store.host, asks }, at: Date.now() }, 'input_required'))) return
     await this.#decide(parked.token, answer)
-    this.#spawn(task.taskId, (signal, approval) => this.#resume(task.session, parked.callId, parked.token, signal, approval))
+    this.#spawn(task.taskId, (signal, approval, question) => this.#resume(task.session, parked.callId, parked.token, signal, approval, question), asks)
+  }
+
+  /**
+   * `tasks/update` answering the body's questions: the host running the call (this one) hands the
+   * answers over and stores what is still outstanding before acknowledging, so the next `tasks/get`
+   * shows only that; another host's answers are stored with the task for the host running it to
+   * take (within `POLL_INTERVAL_MS`).
+   */
+  async #answer(task: StoredTask, replies: Record<string, unknown>): Promise<void> {
+    const local = this.#running.get(task.taskId)?.questions
+    if (local !== undefined) return local.answer(replies)
+    const requests = (task.state.inputRequests ?? {}) as Record<string, unknown>
+    const answered = Object.keys(replies).filter((key) => Object.hasOwn(requests, key))
+    if (answered.length === 0) return
+    const remaining = Object.fromEntries(Object.entries(requests).filter(([key]) => !answered.includes(key)))
+    const responses = { ...((task.state.responses ?? {}) as Record<string, unknown>), ...Object.fromEntries(answered.map((key) => [key, replies[key]])) }
+    await this.#store.updateTask(task.taskId, { status: 'input_required', state: { ...task.state, inputRequests: remaining, responses }, at: Date.now() }, 'input_required')
   }
 
   /** `tasks/cancel`: settles the task `cancelled` (idempotent); a parked call is rejected and closed. */
@@ -252,7 +294,7 @@ export class McpTasks {
     if (task.status === 'input_required' && parked !== undefined) {
       await this.#decide(parked.token, 'rejected')
       const controller = new AbortController()
-      this.#resume(task.session, parked.callId, parked.token, controller.signal, parkingPort().port).catch((error: unknown) =>
+      this.#resume(task.session, parked.callId, parked.token, controller.signal, parkingPort().port, {}).catch((error: unknown) =>
         this.#log(`mcp task ${task.taskId.slice(0, 8)}: its parked call was not closed: ${messageOf(error)}`),
       )
     }

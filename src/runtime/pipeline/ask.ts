@@ -56,6 +56,7 @@ async function answerOf(state: CallState, signal: AbortSignal, question: ToolQue
     turnId: turn.turnId,
     message: question.message,
     schema: question.schema,
+    ...(question.key === undefined ? {} : { key: question.key }),
     signal: asking.signal,
   })
   const timeoutMs = question.timeoutMs ?? turn.policy.approvalTimeoutMs ?? ctx.limits.approvalTimeoutMs

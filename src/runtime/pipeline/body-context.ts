@@ -1,6 +1,6 @@
 import type { ToolContext, ToolLogger } from '../../features/define-tool.js'
 import type { TraceContext } from '../../seams/trace.js'
-import type { QuestionAnswer } from '../../seams/questions.js'
+import type { ClientRoot, QuestionAnswer, SampleResult } from '../../seams/questions.js'
 import type { Principal, QuestionPort, ToolInvocationContext } from '../../seams/types.js'
 import type { ToolBinding } from '../generations/capability-ingress.js'
 import { Logger, silentLogger } from '../base/logger.js'
@@ -34,6 +34,8 @@ export interface SignalSource {
   readonly signal: AbortSignal
   progress(input: unknown): void
   ask(input: unknown): Promise<QuestionAnswer>
+  sample(input: unknown): Promise<SampleResult>
+  roots(input: unknown): Promise<readonly ClientRoot[]>
 }
 
 type FeatureBinding = Extract<ToolBinding, { kind: 'feature' }>
@@ -54,7 +56,18 @@ export class ToolBodyContext implements ToolContext {
   readonly #source: SignalSource
   readonly #state: CallState
   /** `use`, `deferContext`, `log`, `tools`, `progress` and `ask` once read (few bodies read any): one field. */
-  #made: { use?: <T>(token: Token<T>) => T; defer?: ToolContext['deferContext']; log?: ToolLogger; tools?: NestedTools; progress?: ToolContext['progress']; ask?: ToolContext['ask'] } | undefined
+  #made:
+    | {
+        use?: <T>(token: Token<T>) => T
+        defer?: ToolContext['deferContext']
+        log?: ToolLogger
+        tools?: NestedTools
+        progress?: ToolContext['progress']
+        ask?: ToolContext['ask']
+        sample?: ToolContext['sample']
+        roots?: ToolContext['roots']
+      }
+    | undefined
 
   constructor(source: SignalSource, state: CallState, binding: FeatureBinding) {
     this.#source = source
@@ -112,6 +125,22 @@ export class ToolBodyContext implements ToolContext {
     return made.ask
   }
 
+  get sample(): ToolContext['sample'] {
+    this.#made ??= {}
+    const made = this.#made
+    const source = this.#source
+    made.sample ??= (request) => source.sample(request)
+    return made.sample
+  }
+
+  get roots(): ToolContext['roots'] {
+    this.#made ??= {}
+    const made = this.#made
+    const source = this.#source
+    made.roots ??= (query) => source.roots(query)
+    return made.roots
+  }
+
   get deferContext(): ToolContext['deferContext'] {
     this.#made ??= {}
     const made = this.#made
@@ -163,6 +192,8 @@ export class SeamBodyContext implements ToolInvocationContext {
   readonly #state: CallState
   #progress: ToolInvocationContext['progress'] | undefined
   #ask: ToolInvocationContext['ask'] | undefined
+  #sample: ToolInvocationContext['sample'] | undefined
+  #roots: ToolInvocationContext['roots'] | undefined
   #tools: NestedTools | undefined
 
   constructor(source: SignalSource, state: CallState, binding: SeamBinding) {
@@ -201,6 +232,20 @@ export class SeamBodyContext implements ToolInvocationContext {
     const source = this.#source
     this.#ask ??= (question) => source.ask(question)
     return this.#ask
+  }
+
+  /** Asks the turn's client to sample (`ctx.sample`). */
+  get sample(): ToolInvocationContext['sample'] {
+    const source = this.#source
+    this.#sample ??= (request) => source.sample(request)
+    return this.#sample
+  }
+
+  /** Asks the turn's client for its roots (`ctx.roots`). */
+  get roots(): ToolInvocationContext['roots'] {
+    const source = this.#source
+    this.#roots ??= (query) => source.roots(query)
+    return this.#roots
   }
 
   get tools(): NestedTools {

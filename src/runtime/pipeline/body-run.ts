@@ -15,7 +15,8 @@ import { RunSignals, RunTimer } from './run-signals.js'
 import { seamId, seamResult } from './seam-result.js'
 import { CallProgress, checkProgress } from './progress.js'
 import { askQuestion } from './ask.js'
-import type { QuestionAnswer } from '../../seams/questions.js'
+import { listRoots, sampleClient } from './client-requests.js'
+import type { ClientRoot, QuestionAnswer, SampleResult } from '../../seams/questions.js'
 import type { DispatchResult } from '../../seams/calls.js'
 
 /** What commits a call once its body has settled (`commitCall`), and what it hands back (`finish`). */
@@ -148,11 +149,25 @@ export class BodyRun implements Due {
   }
 
   /**
-   * The body asks a question (see `questions/ask.ts`); numbered per call. While one is open the
+   * The body asks a question (see `pipeline/ask.ts`); numbered per call. While one is open the
    * deadline waits (a person's time is not the body's); once all are answered `timeoutMs` counts
    * again from then.
    */
   ask(input: unknown): Promise<QuestionAnswer> {
+    return this.#asking((signal, index) => askQuestion(this.state, signal, input, index))
+  }
+
+  /** The body asks its client to sample (see `pipeline/client-requests.ts`); numbered and timed as a question. */
+  sample(input: unknown): Promise<SampleResult> {
+    return this.#asking((signal, index) => sampleClient(this.state, signal, input, index))
+  }
+
+  /** The body asks its client for its roots; numbered and timed as a question. */
+  roots(input: unknown): Promise<readonly ClientRoot[]> {
+    return this.#asking((signal, index) => listRoots(this.state, signal, input, index))
+  }
+
+  #asking<T>(ask: (signal: AbortSignal, index: number) => Promise<T>): Promise<T> {
     const more = this.#more()
     more.questions += 1
     const signal = this.signal
@@ -160,9 +175,9 @@ export class BodyRun implements Due {
       more.asking += 1
       this.#due = Number.POSITIVE_INFINITY
     }
-    let asked: Promise<QuestionAnswer>
+    let asked: Promise<T>
     try {
-      asked = askQuestion(this.state, signal, input, more.questions)
+      asked = ask(signal, more.questions)
     } catch (error) {
       asked = Promise.reject(error)
     }

@@ -82,7 +82,7 @@ describe('createTurnIngress', () => {
     ['an unattended turn with an approval port', { unattended: true, ports: { approval } }, 'an unattended turn cannot expose interactive ports (approval, question)'],
     ['an unattended turn with a question port', { unattended: true, ports: { question } }, 'an unattended turn cannot expose interactive ports (approval, question)'],
     ['an approval port without request()', { ports: { approval: {} } }, '`ports.approval` must have a request() method'],
-    ['a question port without ask() or elicit()', { ports: { question: {} } }, '`ports.question` must have an ask() or elicit() method'],
+    ['a question port without ask(), elicit(), sample() or roots()', { ports: { question: {} } }, '`ports.question` must have an ask(), elicit(), sample() or roots() method'],
     ['a non-positive policy timeout', { policy: { timeoutMs: 0 } }, '`policy.timeoutMs` must be a positive number up to 2147483647'],
     ['a non-finite policy value', { policy: { maxParallel: Number.POSITIVE_INFINITY } }, '`policy.maxParallel` must be a positive number up to 2147483647, whole'],
     ['an owner with an empty part', { owner: 'root/' }, '`owner` must be `root` or a path below it like `root/child`'],

@@ -69,8 +69,9 @@ export function createTurnIngress(input: TurnIngressInput): TurnEnvelope {
   if (ports.approval !== undefined && typeof ports.approval?.request !== 'function') {
     invalid('`ports.approval` must have a request() method')
   }
-  if (ports.question !== undefined && typeof ports.question?.ask !== 'function' && typeof ports.question?.elicit !== 'function') {
-    invalid('`ports.question` must have an ask() or elicit() method')
+  const question = ports.question as Record<string, unknown> | undefined
+  if (question !== undefined && !['ask', 'elicit', 'sample', 'roots'].some((method) => typeof question?.[method] === 'function')) {
+    invalid('`ports.question` must have an ask(), elicit(), sample() or roots() method')
   }
   const policy = input.policy ?? {}
   for (const [key, value] of Object.entries(policy)) {
