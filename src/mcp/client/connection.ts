@@ -20,7 +20,7 @@ import { type StoredOAuthProvider, singleRefresh } from './oauth.js'
 import { isStdioTransport, type McpProtocolChoice, type McpTransportOptions } from './options.js'
 import { keepProgressOrder } from './progress-order.js'
 import type { Redactor } from './redact.js'
-import { TaskHandles } from './task-handles.js'
+import { heldAbort, TaskHandles } from './task-handles.js'
 import { followTask, TASKS_EXTENSION, type TaskFollowing } from './tasks.js'
 
 /**
@@ -176,22 +176,21 @@ export class McpConnection {
       return this.#signedIn(() => this.#client.callTool(params, options)) as Promise<CallToolResult>
     }
     const slot = handles.declare()
+    // A cancel is held back while the task handle may still be on its way (see `heldAbort`).
+    const held = heldAbort(options.signal, () => slot.created !== undefined)
     try {
-      return (await this.#signedIn(() => this.#client.callTool({ ...params, _meta: { ...meta, [CLIENT_CAPABILITIES_META_KEY]: slot.capabilities } }, options))) as CallToolResult
+      const declared = { ...params, _meta: { ...meta, [CLIENT_CAPABILITIES_META_KEY]: slot.capabilities } }
+      return (await this.#signedIn(() => this.#client.callTool(declared, { ...options, signal: held.signal }))) as CallToolResult
     } catch (error) {
-      // The SDK refused the answer because it was a task handle: the call goes on as that task.
+      // The SDK refused the answer because it was a task handle: the call goes on as that task (a
+      // cancelled call's task is cancelled at once).
       const created = slot.created
-      if (created === undefined || options.signal?.aborted) throw error
+      if (created === undefined) throw options.signal?.aborted ? options.signal.reason : error
       task.onTask?.()
-      const oauth = this.#settings.oauth
-      const authorization = oauth
-        ? async () => {
-            const token = (await oauth.tokens())?.access_token
-            return token ? `Bearer ${token}` : undefined
-          }
-        : undefined
-      return followTask({ url: transport.url, headers: transport.headers, capabilities: slot.capabilities, ...(authorization ? { authorization } : {}) }, created, { ...task, signal: options.signal })
+      const target = { url: transport.url, headers: transport.headers, capabilities: slot.capabilities, ...bearerOf(this.#settings.oauth) }
+      return await followTask(target, created, { ...task, signal: options.signal })
     } finally {
+      held.dispose()
       handles.release(slot)
     }
   }
@@ -352,6 +351,17 @@ function createTransport(settings: ConnectionSettings): ClientTransport {
     requestInit: { headers: { ...options.headers } },
     ...(settings.oauth ? { authProvider: settings.oauth, fetch: singleRefresh() } : {}),
   })
+}
+
+/** The mount's bearer token for the task requests `followTask` makes itself. */
+function bearerOf(oauth: StoredOAuthProvider | undefined): { authorization?: () => Promise<string | undefined> } {
+  if (oauth === undefined) return {}
+  return {
+    authorization: async () => {
+      const token = (await oauth.tokens())?.access_token
+      return token ? `Bearer ${token}` : undefined
+    },
+  }
 }
 
 /** The server still answers 401 after the transport's own re-authorization. */

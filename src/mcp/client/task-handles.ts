@@ -72,3 +72,31 @@ export class TaskHandles {
     }
   }
 }
+
+/** How long a cancelled call that declared the tasks extension still waits for its answer. */
+export const TASK_HANDLE_GRACE_MS = 500
+
+/**
+ * The signal a task-declaring `tools/call` is sent under: `signal`'s abort, held back up to
+ * `TASK_HANDLE_GRACE_MS` unless `handled()` already holds. A server answers a task-capable call at
+ * once with its task handle; a request aborted before that answer arrives would leave the task
+ * running with no one holding its id to cancel it. Held back, the handle still arrives and the
+ * task is cancelled with `tasks/cancel`; a plain call is cancelled that much later.
+ */
+export function heldAbort(signal: AbortSignal | undefined, handled: () => boolean): { signal: AbortSignal | undefined; dispose(): void } {
+  if (signal === undefined || signal.aborted) return { signal, dispose: () => {} }
+  const held = new AbortController()
+  let timer: NodeJS.Timeout | undefined
+  const abort = () => {
+    if (handled()) return held.abort(signal.reason)
+    timer = setTimeout(() => held.abort(signal.reason), TASK_HANDLE_GRACE_MS)
+  }
+  signal.addEventListener('abort', abort, { once: true })
+  return {
+    signal: held.signal,
+    dispose: () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', abort)
+    },
+  }
+}
