@@ -251,6 +251,7 @@ export class McpToolService implements ToolService, ResourceService, SkillServic
     // A call the server makes a task has the same deadline, and asks its questions as this call's own.
     const task = {
       deadline: Date.now() + timeout,
+      stop: this.#lifetime.signal,
       ask: (params: ElicitRequestParams, asking: AbortSignal) => askThrough(context, params, asking, this.#redact),
       // Its questions are its own: it no longer counts among the calls a server's question may belong to.
       onTask: () => context !== undefined && this.#running.delete(context),

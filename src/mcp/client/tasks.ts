@@ -27,6 +27,8 @@ export interface TaskTarget {
 export interface TaskFollowing {
   /** The caller's cancel: it sends `tasks/cancel`. */
   readonly signal?: AbortSignal
+  /** The mount's disposal: no one is left to read the result, so it sends `tasks/cancel` too. */
+  readonly stop?: AbortSignal
   /** When the call runs out of time (epoch ms): it sends `tasks/cancel` and fails as the SDK's request timeout. */
   readonly deadline: number
   /** The question of an `input_required` task, asked as the call's own (`McpToolService` forwards it to the turn). */
@@ -49,7 +51,7 @@ export interface TaskFollowing {
 export async function followTask(target: TaskTarget, created: Record<string, unknown>, following: TaskFollowing): Promise<CallToolResult> {
   const taskId = String(created.taskId)
   const deadline = AbortSignal.timeout(Math.max(0, following.deadline - Date.now()))
-  const signal = following.signal ? AbortSignal.any([following.signal, deadline]) : deadline
+  const signal = AbortSignal.any([deadline, ...(following.signal ? [following.signal] : []), ...(following.stop ? [following.stop] : [])])
   let task = created
   let answers: { at: unknown; responses: Record<string, ElicitResult>; sent: boolean } | undefined
   try {
