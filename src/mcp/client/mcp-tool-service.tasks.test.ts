@@ -65,8 +65,11 @@ const served = definePlugin({
   },
 })
 
-/** A TCP proxy in front of a served root: `cut()` drops every open connection, `outage(ms)` refuses new ones that long, `target` can move. */
-async function proxyTo(url: string) {
+/**
+ * A TCP proxy in front of a served root: `cut()` drops every open connection, `outage(ms)` refuses
+ * new ones that long, `retarget` moves new ones to another root; `methods` are the requests seen.
+ */
+async function proxyTo(url: string, options: { latencyMs?: number } = {}) {
   const upstream = new URL(url)
   const sockets = new Set<Socket>()
   const seen: string[] = []
@@ -84,7 +87,14 @@ async function proxyTo(url: string) {
       socket.on('close', () => sockets.delete(socket))
       socket.on('error', () => {})
     }
-    inbound.pipe(outbound).pipe(inbound)
+    inbound.pipe(outbound)
+    // The server's bytes reach the client `latencyMs` late (in order), as over a slow link.
+    const latency = options.latencyMs ?? 0
+    if (latency === 0) outbound.pipe(inbound)
+    else {
+      outbound.on('data', (chunk: Buffer) => setTimeout(() => inbound.write(chunk), latency))
+      outbound.on('end', () => setTimeout(() => inbound.end(), latency))
+    }
   }
   let server: Server = createServer(accept)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -185,16 +195,20 @@ describe('McpToolService follows a task-capable tool of a served root as a task'
     await turn.end()
   })
 
-  it('cancels the task when the mounting turn aborts: the served body is aborted and its call closed', async () => {
+  it('cancels the task when the mounting turn aborts, even before its task handle arrived: the served body is aborted and its call closed', async () => {
     const inner = await servedRoot()
-    const { root } = await mountingRoot(inner.url)
+    // The abort lands while the handle is still on a slow link: the cancel waits for it.
+    const proxy = await proxyTo(inner.url, { latencyMs: 200 })
+    const { root } = await mountingRoot(proxy.url)
     const controller = new AbortController()
     const turn = await beginTurn(root, { signal: controller.signal })
     const call = turn.tools.execute({ callId: 'c1', name: 'inner__build', arguments: { ms: 30_000, label: 'cancelled' } })
     await waitFor('the served body to start', () => started.includes('cancelled'))
+    expect(proxy.methods).not.toContain('tasks/get')
     controller.abort(new Error('the person stopped the turn'))
     expect(await call).toMatchObject({ status: 'cancelled' })
     await waitFor('the served body to be aborted', () => aborted.includes('cancelled'))
+    expect(proxy.methods).toContain('tasks/cancel')
     expect(await until(() => servedCallOf(inner.root, 'cancelled'), (kinds) => kinds.length === 2)).toEqual(['tool/call', 'tool/result:cancelled'])
   })
 
