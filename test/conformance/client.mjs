@@ -3,7 +3,9 @@
 // MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION and, for some scenarios,
 // MCP_CONFORMANCE_CONTEXT (the calls to make). Without a context it lists the tools and calls each
 // once, with a value of its type for every required argument: that is what a model would do.
-// The auth scenarios answer 401: the service authorizes as `auth` (below) says.
+// The auth scenarios answer 401: the service authorizes as `auth` (below) says. A server's question
+// reaches "the person" (`ask`, below), who accepts without filling in a field: the service sends the
+// schema's defaults for them (SEP-1034).
 import { McpToolService } from 'seam-runtime'
 
 const url = process.argv.at(-1)
@@ -42,7 +44,7 @@ try {
       : schemas.map((schema) => ({ name: schema.function.name, arguments: sampleArguments(schema.function.parameters) }))
   for (const call of calls) {
     try {
-      const result = await service.execute('global', call.name, call.arguments ?? {})
+      const result = await service.execute('global', call.name, call.arguments ?? {}, person(call.name))
       console.log(`${call.name}: ${JSON.stringify(result).slice(0, 300)}`)
     } catch (error) {
       // One refused call (an argument the schema does not admit) is reported; the others still run.
@@ -57,6 +59,20 @@ try {
   await service.dispose()
 }
 process.exitCode = failed ? 1 : 0
+
+/** The call's context: who asks the person its questions (`ctx.ask` in a root), accepting every one as offered. */
+function person(name) {
+  return {
+    callId: name,
+    turnId: 'conformance',
+    session: 'conformance',
+    principal: { subjectId: 'conformance', roles: [] },
+    generation: 1,
+    owner: 'root',
+    signal: AbortSignal.timeout(30_000),
+    ask: async () => ({ action: 'accept', content: {} }),
+  }
+}
 
 /**
  * The scenario's credentials: a client id with a secret or a private key for the client credentials

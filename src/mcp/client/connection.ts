@@ -1,4 +1,6 @@
 import {
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
   Client,
   type ElicitRequestParams,
   type ElicitResult,
@@ -18,7 +20,8 @@ import { type StoredOAuthProvider, singleRefresh } from './oauth.js'
 import { isStdioTransport, type McpProtocolChoice, type McpTransportOptions } from './options.js'
 import { keepProgressOrder } from './progress-order.js'
 import type { Redactor } from './redact.js'
-import { callAsTask, TASKS_EXTENSION } from './tasks.js'
+import { heldAbort, TaskHandles } from './task-handles.js'
+import { followTask, TASKS_EXTENSION, type TaskFollowing } from './tasks.js'
 
 /**
  * One live MCP client session: a spawned child or an HTTP session, from handshake to close. It never
@@ -34,8 +37,14 @@ export interface ConnectionSettings {
   protocol: McpProtocolChoice
   /** The server's OAuth client (HTTP only): the transport sends its token and answers 401 and 403 with it. */
   oauth?: StoredOAuthProvider
-  /** Calls to a 2026-07-28 HTTP server serving the tasks extension may become tasks (`McpToolServiceOptions.tasks`). */
+  /** Calls to a 2026-07-28 HTTP server serving the tasks extension may become tasks (`McpToolServiceOptions.tasks`, default on). */
   tasks?: boolean
+}
+
+/** How a call that becomes a task is followed (`followTask`), besides the call's own signal. */
+export interface TaskCall extends Omit<TaskFollowing, 'signal'> {
+  /** The server made the call a task. */
+  onTask?(): void
 }
 
 export interface ConnectionHooks {
@@ -52,6 +61,8 @@ const KILL_GRACE_MS = 250
 const TERMINATE_SESSION_MS = 500
 const STDERR_TAIL_CHARS = 2_048
 const PROBE_TIMEOUT_MS = 5_000
+/** Form elicitation is declared: a server's question reaches the person behind the call's turn. */
+const CAPABILITIES = { elicitation: { form: {} } } as const
 
 type ClientTransport = StdioClientTransport | StreamableHTTPClientTransport
 
@@ -66,8 +77,8 @@ export class McpConnection {
   #closing: Promise<void> | undefined
   #pid: number | undefined
   #subscription: McpSubscription | undefined
-  /** Tools with parameter headers (SEP-2243): only the SDK's client mirrors them, so they never go the task path. */
-  #headerTools = new Set<string>()
+  /** The task handles of calls to a server that serves the tasks extension (HTTP only; see `TaskHandles`). */
+  #tasks: TaskHandles | undefined
 
   constructor(client: Client, transport: ClientTransport, settings: ConnectionSettings, hooks: ConnectionHooks) {
     this.#client = client
@@ -89,8 +100,7 @@ export class McpConnection {
   }
 
   static async #open(settings: ConnectionSettings, hooks: ConnectionHooks, signal?: AbortSignal, prior?: PriorDiscovery): Promise<McpConnection> {
-    // Form elicitation is declared: a server's question reaches the person behind the call's turn.
-    const client = new Client({ name: 'seam-runtime', version: '0.1.0' }, { listMaxPages: 50, versionNegotiation: negotiation(settings), capabilities: { elicitation: { form: {} } } })
+    const client = new Client({ name: 'seam-runtime', version: '0.1.0' }, { listMaxPages: 50, versionNegotiation: negotiation(settings), capabilities: CAPABILITIES })
     const connection = new McpConnection(client, createTransport(settings), settings, hooks)
     try {
       await connection.#start(signal, prior)
@@ -124,7 +134,6 @@ export class McpConnection {
   /** Every page of `tools/list`, untouched; the SDK follows `nextCursor` up to 50 pages. */
   async listTools(): Promise<unknown[]> {
     const { tools } = await this.#signedIn(() => this.#client.listTools(undefined, { timeout: this.#settings.setupTimeoutMs }))
-    this.#headerTools = new Set(tools.filter((tool) => JSON.stringify(tool.inputSchema ?? {}).includes('"x-mcp-header"')).map((tool) => tool.name))
     return tools
   }
 
@@ -153,16 +162,37 @@ export class McpConnection {
 
   /**
    * `tools/call`; an abort of `signal` (or the timeout) sends `notifications/cancelled` to the server.
-   * `meta` (the caller's W3C trace context) travels as the request's `_meta`.
+   * `meta` (the caller's W3C trace context) travels as the request's `_meta`. With `task`, a call to
+   * a 2026-07-28 server that serves the tasks extension declares it (in the request's `_meta`), and
+   * a call the server makes a task is followed to its result (`followTask`): the SDK's request
+   * carries everything else (progress, input rounds, parameter headers, sign-in) as for any call.
    */
-  callTool(name: string, args: Record<string, unknown>, options: RequestOptions, meta?: Record<string, string>) {
+  async callTool(name: string, args: Record<string, unknown>, options: RequestOptions, meta?: Record<string, string>, task?: TaskCall): Promise<CallToolResult> {
+    const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }
     const transport = this.#settings.transport
-    // A 2026-07-28 HTTP server serving the tasks extension may make the call a task: polled, so a dropped stream loses nothing.
+    const handles = this.#tasks
     const modern = this.#client.getProtocolEra() === 'modern'
-    if (this.#settings.tasks === true && !isStdioTransport(transport) && modern && !this.#headerTools.has(name) && servesTasks(this.#client.getServerCapabilities())) {
-      return callAsTask(transport, meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, { signal: options.signal, timeout: options.timeout ?? 60_000 })
+    if (task === undefined || handles === undefined || isStdioTransport(transport) || !modern || !servesTasks(this.#client.getServerCapabilities())) {
+      return this.#signedIn(() => this.#client.callTool(params, options)) as Promise<CallToolResult>
     }
-    return this.#signedIn(() => this.#client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options))
+    const slot = handles.declare()
+    // A cancel is held back while the task handle may still be on its way (see `heldAbort`).
+    const held = heldAbort(options.signal, () => slot.created !== undefined)
+    try {
+      const declared = { ...params, _meta: { ...meta, [CLIENT_CAPABILITIES_META_KEY]: slot.capabilities } }
+      return (await this.#signedIn(() => this.#client.callTool(declared, { ...options, signal: held.signal }))) as CallToolResult
+    } catch (error) {
+      // The SDK refused the answer because it was a task handle: the call goes on as that task (a
+      // cancelled call's task is cancelled at once).
+      const created = slot.created
+      if (created === undefined) throw options.signal?.aborted ? options.signal.reason : error
+      task.onTask?.()
+      const target = { url: transport.url, headers: transport.headers, capabilities: slot.capabilities, ...bearerOf(this.#settings.oauth) }
+      return await followTask(target, created, { ...task, signal: options.signal })
+    } finally {
+      held.dispose()
+      handles.release(slot)
+    }
   }
 
   /**
@@ -230,6 +260,10 @@ export class McpConnection {
     })
     await this.#client.connect(transport, { timeout: this.#settings.setupTimeoutMs, signal, ...(prior ? { prior } : {}) })
     keepProgressOrder(transport)
+    if (this.#settings.tasks !== false && transport instanceof StreamableHTTPClientTransport) {
+      this.#tasks = new TaskHandles(CAPABILITIES, TASKS_EXTENSION)
+      this.#tasks.watch(transport)
+    }
     if (transport instanceof StdioClientTransport) this.#pid = transport.pid ?? undefined
     await this.#listen()
     if (this.#state === 'opening') this.#state = 'open'
@@ -317,6 +351,17 @@ function createTransport(settings: ConnectionSettings): ClientTransport {
     requestInit: { headers: { ...options.headers } },
     ...(settings.oauth ? { authProvider: settings.oauth, fetch: singleRefresh() } : {}),
   })
+}
+
+/** The mount's bearer token for the task requests `followTask` makes itself. */
+function bearerOf(oauth: StoredOAuthProvider | undefined): { authorization?: () => Promise<string | undefined> } {
+  if (oauth === undefined) return {}
+  return {
+    authorization: async () => {
+      const token = (await oauth.tokens())?.access_token
+      return token ? `Bearer ${token}` : undefined
+    },
+  }
 }
 
 /** The server still answers 401 after the transport's own re-authorization. */

@@ -27,6 +27,7 @@ import {
   type McpToolServiceOptions,
   SETUP_TIMEOUT_MS,
 } from './options.js'
+import { askThrough } from './questions.js'
 import { type Redactor, redactedError, redactorFor, safeMessage } from './redact.js'
 import { mapTools, remoteName, TOOL_NAME } from './schema-mapping.js'
 import { observeStatus } from './status-metric.js'
@@ -103,7 +104,7 @@ export class McpToolService implements ToolService, ResourceService, SkillServic
         reconnect: options.reconnect,
         protocol: options.protocol ?? 'auto',
         ...(this.#oauth ? { oauth: this.#oauth } : {}),
-        tasks: options.tasks === true,
+        tasks: options.tasks !== false,
       },
       {
         onToolsChanged: () => this.#changed(),
@@ -247,9 +248,17 @@ export class McpToolService implements ToolService, ResourceService, SkillServic
     const max = this.#maxTimeoutMs
     const timeout = this.#timeoutMs + SDK_TIMER_GRACE_MS
     const timing = max === undefined ? { timeout } : { timeout, resetTimeoutOnProgress: true, maxTotalTimeout: max + SDK_TIMER_GRACE_MS }
+    // A call the server makes a task has the same deadline, and asks its questions as this call's own.
+    const task = {
+      deadline: Date.now() + timeout,
+      stop: this.#lifetime.signal,
+      ask: (params: ElicitRequestParams, asking: AbortSignal) => askThrough(context, params, asking, this.#redact),
+      // Its questions are its own: it no longer counts among the calls a server's question may belong to.
+      onTask: () => context !== undefined && this.#running.delete(context),
+    }
     if (context !== undefined) this.#running.add(context)
     try {
-      const result = await connection.callTool(remote, args as Record<string, unknown>, { signal, onprogress, ...timing }, traceMeta(trace.setSpan(parent, span)))
+      const result = await connection.callTool(remote, args as Record<string, unknown>, { signal, onprogress, ...timing }, traceMeta(trace.setSpan(parent, span)), task)
       const mapped = fromCallResult(toolName, result, this.#redact)
       endRequestSpan(span, mapped.success ? undefined : 'tool_error')
       return mapped
@@ -270,21 +279,13 @@ export class McpToolService implements ToolService, ResourceService, SkillServic
 
   /**
    * The server asks the user something. MCP does not say which of its requests a question belongs
-   * to, so it is forwarded (as the call's own `ask`, journaled in its turn) only while exactly one
-   * call to this server is in flight; with none or several, or for a URL-mode question, the answer
-   * is `decline`: a question must never reach the person behind another turn.
+   * to, so it is forwarded (as the call's own `ask`, journaled in its turn; see `askThrough`) only
+   * while exactly one call to this server is in flight; with none or several the answer is
+   * `decline`: a question must never reach the person behind another turn.
    */
-  async #elicit(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+  #elicit(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
     const [only, other] = this.#running
-    if (only?.ask === undefined || other !== undefined || params.mode === 'url' || !('requestedSchema' in params)) return { action: 'decline' }
-    try {
-      const answer = await only.ask({ message: this.#redact(params.message), schema: params.requestedSchema as never })
-      if (signal.aborted) return { action: 'cancel' }
-      return answer as ElicitResult
-    } catch {
-      // A schema seam-runtime refuses (`INVALID_QUESTION`) is declined; the server decides what then.
-      return { action: 'decline' }
-    }
+    return askThrough(other === undefined ? only : undefined, params, signal, this.#redact)
   }
 
   /**

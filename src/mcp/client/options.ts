@@ -71,10 +71,12 @@ export interface McpToolServiceOptions {
    */
   protocol?: McpProtocolChoice
   /**
-   * Let calls to a 2026-07-28 HTTP server that serves the tasks extension run as tasks (default
-   * off): each call then declares the extension, and one the server makes a task is polled, so it
-   * survives a dropped stream. These calls are made with `fetch`, not the SDK's client (which
-   * refuses task results): they get no progress or log notifications.
+   * Calls to a 2026-07-28 HTTP server that serves the tasks extension declare it (default on;
+   * `false` turns it off): a call the server makes a task (its task-capable tools) is followed with
+   * `tasks/get` polls until its result, so it survives a dropped stream or connection, a restarted
+   * listener, or a load balancer sending the polls to another host. The call keeps its deadline
+   * (`timeoutMs`), its cancel sends `tasks/cancel`, and a question the task asks goes to the
+   * call's turn as the call's own. Other calls, and every call to another server, are unchanged.
    */
   tasks?: boolean
   /**
