@@ -120,9 +120,12 @@ export function cpuMsPerOp(measured: Measured): number {
   return median(measured.samples.filter((s) => s.cpuMs !== undefined).map((s) => s.cpuMs! / s.ops))
 }
 
-/** Median main-thread CPU milliseconds per operation, or `NaN` when this Node cannot tell (see `Sample.mainCpuMs`). */
-export function mainCpuMsPerOp(measured: Measured): number {
-  return median(measured.samples.filter((s) => s.mainCpuMs !== undefined).map((s) => s.mainCpuMs! / s.ops))
+/**
+ * Median CPU milliseconds per operation of V8's helper threads (each round's `cpuMs` less its
+ * `mainCpuMs`, so the two readings are of the same round), or `NaN` when this Node cannot tell.
+ */
+export function helperCpuMsPerOp(measured: Measured): number {
+  return median(measured.samples.filter((s) => s.cpuMs !== undefined && s.mainCpuMs !== undefined).map((s) => Math.max(0, s.cpuMs! - s.mainCpuMs!) / s.ops))
 }
 
 /** Wall and CPU time of `body`, as one sample of `ops` operations. */
