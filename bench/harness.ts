@@ -16,6 +16,12 @@ export interface Sample {
    * shared machine wall time includes waiting for a core; an absolute budget is judged on this.
    */
   readonly cpuMs?: number
+  /**
+   * CPU time of the main thread alone over the round, where Node can tell (22.19 and later:
+   * `process.threadCpuUsage`). The rest of `cpuMs` is V8's helper threads: mostly the collector's
+   * parallel scavenges and concurrent marking, so it follows what a contender keeps alive.
+   */
+  readonly mainCpuMs?: number
 }
 
 export interface Contender {
@@ -82,14 +88,19 @@ export async function interleave(contenders: readonly Contender[], options: { ro
  */
 const SETTLE_MS = 25
 
+/** `process.threadCpuUsage` where this Node has it (22.19 and later), else `undefined`. */
+const threadCpuUsage = (process as { threadCpuUsage?: (previous?: NodeJS.CpuUsage) => NodeJS.CpuUsage }).threadCpuUsage?.bind(process)
+
 /** Times `ops` sequential awaits of `op` (after the caller's own setup), in wall and CPU time. */
 export async function timeLoop(ops: number, op: (index: number) => unknown): Promise<Sample> {
+  const main = threadCpuUsage?.()
   const cpu = process.cpuUsage()
   const started = performance.now()
   for (let index = 0; index < ops; index += 1) await op(index)
   const ms = performance.now() - started
   const used = process.cpuUsage(cpu)
-  return { ms, ops, cpuMs: (used.user + used.system) / 1000 }
+  const mainUsed = main === undefined ? undefined : threadCpuUsage!(main)
+  return { ms, ops, cpuMs: (used.user + used.system) / 1000, ...(mainUsed === undefined ? {} : { mainCpuMs: (mainUsed.user + mainUsed.system) / 1000 }) }
 }
 
 export function median(values: readonly number[]): number {
@@ -107,6 +118,14 @@ export function msPerOp(measured: Measured): number {
 /** Median CPU milliseconds per operation (rounds that measured it). */
 export function cpuMsPerOp(measured: Measured): number {
   return median(measured.samples.filter((s) => s.cpuMs !== undefined).map((s) => s.cpuMs! / s.ops))
+}
+
+/**
+ * Median CPU milliseconds per operation of V8's helper threads (each round's `cpuMs` less its
+ * `mainCpuMs`, so the two readings are of the same round), or `NaN` when this Node cannot tell.
+ */
+export function helperCpuMsPerOp(measured: Measured): number {
+  return median(measured.samples.filter((s) => s.cpuMs !== undefined && s.mainCpuMs !== undefined).map((s) => Math.max(0, s.cpuMs! - s.mainCpuMs!) / s.ops))
 }
 
 /** Wall and CPU time of `body`, as one sample of `ops` operations. */

@@ -9,7 +9,8 @@
  * which validates). Two floors written here: a zhin.js-style runtime (a map of tools, a policy
  * step, an array journal, no argument validation: the floor of a journal-and-no-validation design),
  * and `JSON.parse` + zod + `await` (the floor of validation). Each figure is µs of CPU per call,
- * batch or step, and its ratio to seam-runtime in the same rounds.
+ * batch or step (and, where Node can tell, the part of it V8's helper threads spent), and its ratio to
+ * seam-runtime in the same rounds.
  * `npm run bench -- peers` (`--rounds N`, default 16)
  */
 import { Agent, invokeFunctionTool, type Model, type ModelResponse, tool as openAiTool, RunContext, Runner, setTracingDisabled, Usage } from '@openai/agents'
@@ -27,6 +28,7 @@ import {
   formatRatio,
   interleave,
   isMain,
+  helperCpuMsPerOp,
   type Measured,
   numberOption,
   pairedCpuRatio,
@@ -304,13 +306,13 @@ const mastraBatch = () => timeLoop(BATCHES_PER_ROUND, () => Promise.all(batchArg
 
 // ── the report ──────────────────────────────────────────────────────────────────────────────────
 
-interface Row {
+export interface Row {
   readonly what: string
   readonly per: number
   readonly contenders: readonly Contender[]
 }
 
-const rows: readonly Row[] = [
+export const rows: readonly Row[] = [
   {
     what: 'one call',
     per: 1,
@@ -350,6 +352,16 @@ const rows: readonly Row[] = [
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',')
 const wanted = (contender: Contender, index: number) => index === 0 || only === undefined || only.some((prefix) => contender.label.startsWith(prefix))
 
+/**
+ * The part of a contender's CPU per op spent outside the main thread (Node 22.19 and later): V8's
+ * helper threads, mostly the collector's parallel scavenges and concurrent marking of what the
+ * contender keeps alive (a journal's events).
+ */
+function helperThreads(measured: Measured): string {
+  const helpers = helperCpuMsPerOp(measured)
+  return Number.isNaN(helpers) ? '' : formatMs(helpers)
+}
+
 /** Each row's contenders interleaved, then the issue's four targets (the last: a batch against 8 of the same run's single calls). */
 export async function run(): Promise<BenchReport> {
   const rounds = numberOption('rounds', 16)
@@ -359,8 +371,8 @@ export async function run(): Promise<BenchReport> {
     const measured = await interleave(row.contenders.filter(wanted), { rounds, warmup: WARMUP, settle: true })
     measuredRows.push(measured)
     const seam = measured[0]!
-    const body = measured.map((m) => [m.label, formatMs(cpuMsPerOp(m)), row.per > 1 ? formatMs(cpuMsPerOp(m) / row.per) : '', m === seam ? '1.00×' : formatRatio(pairedCpuRatio(m, seam))])
-    lines.push('', ...table([row.what, 'CPU per op', 'per call', 'ratio to seam'], body))
+    const body = measured.map((m) => [m.label, formatMs(cpuMsPerOp(m)), helperThreads(m), row.per > 1 ? formatMs(cpuMsPerOp(m) / row.per) : '', m === seam ? '1.00×' : formatRatio(pairedCpuRatio(m, seam))])
+    lines.push('', ...table([row.what, 'CPU per op', 'of it, helper threads', 'per call', 'ratio to seam'], body))
   }
   if (only !== undefined) return { name: 'peers', lines, verdicts: [] }
   const [call, batch] = measuredRows as [Measured[], Measured[]]

@@ -39,6 +39,19 @@ function appendResult(state: CallState): Promise<void> | undefined {
   const at = epochAt(state.startedAt + outcome.durationMs)
   const status = outcome.status as OutcomeStatus
   const content = outcome.content as Extract<JournalEvent, { kind: 'tool/result' }>['content']
+  const parent = state.parent
+  const { appendNow } = ctx
+  // Nearly every call: completed, its body ran, not nested. One literal with every field, in the
+  // order the general path below gives them: spreading a first literal into a second with the body's
+  // two fields made a garbage copy per call, and the copy kept those two fields out of line (a
+  // property array the journal then holds for as long as it holds the event).
+  if (outcome.code === undefined && outcome.policy === undefined && status === 'completed' && state.dispatched && parent === undefined) {
+    const start = state.bodyStart ?? state.startedAt
+    const bodyMs = state.bodyEnd === undefined ? 0 : Math.round((state.bodyEnd - start) * 1000) / 1000
+    const event: JournalEvent = { kind: 'tool/result', turnId: ctx.turn.turnId, seq, at, callId: outcome.callId, status, content, durationMs: outcome.durationMs, bodyAt: epochAt(start), bodyMs }
+    if (appendNow !== undefined) return appendNow(event, true) ? APPENDED : undefined
+    return ctx.append(event)
+  }
   // A completed call's result has no code or policy: two fields fewer to keep, not two `undefined`s.
   let event: JournalEvent =
     outcome.code === undefined && outcome.policy === undefined
@@ -54,9 +67,7 @@ function appendResult(state: CallState): Promise<void> | undefined {
     const start = state.bodyStart ?? state.startedAt
     event = { ...event, bodyAt: epochAt(start), bodyMs: state.bodyEnd === undefined ? 0 : Math.round((state.bodyEnd - start) * 1000) / 1000 }
   }
-  const parent = state.parent
   if (parent !== undefined) event = { ...event, parent: parent.call.callId }
-  const { appendNow } = ctx
   // Refused (another writer's result for this call): the outcome stands, as for a failed write.
   if (appendNow !== undefined) return appendNow(event, true) ? APPENDED : undefined
   return ctx.append(event)
