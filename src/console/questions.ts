@@ -5,11 +5,7 @@ import { redactText } from '../runtime/base/redact.js'
 import type { QuestionAnswer, QuestionRequest } from '../seams/questions.js'
 import type { QuestionPort } from '../seams/types.js'
 import type { PendingQuestionView, QuestionQueueView, QuestionReply } from './types.js'
-
-interface Pending {
-  readonly view: PendingQuestionView
-  readonly settle: (answer: QuestionAnswer) => void
-}
+import { WaitingQueue } from './waiting.js'
 
 const CANCEL: QuestionAnswer = Object.freeze({ action: 'cancel' })
 
@@ -21,55 +17,41 @@ const CANCEL: QuestionAnswer = Object.freeze({ action: 'cancel' })
  * with nobody to see it, asking fails at once and the tool hears `cancel`.
  */
 export class ConsoleQuestions implements QuestionPort {
-  readonly #pending = new Map<string, Pending>()
-  readonly #listeners = new Set<(queue: QuestionQueueView) => void>()
-  #watched: () => boolean = () => false
-  #version = 0
+  readonly #queue = new WaitingQueue<PendingQuestionView, QuestionAnswer>()
 
   /** Whether a page is open to show a question. */
   get available(): boolean {
-    return this.#watched()
+    return this.#queue.available
   }
 
   /** Tells the queue how to know whether a page is open (the console's event stream has a client). */
   watchedBy(watched: () => boolean): void {
-    this.#watched = watched
+    this.#queue.watchedBy(watched)
   }
 
   elicit(request: QuestionRequest): Promise<QuestionAnswer> {
     if (!this.available) return Promise.reject(new Error('no console page is open to ask'))
-    if (request.signal.aborted) return Promise.resolve(CANCEL)
-    const id = randomUUID()
-    return new Promise<QuestionAnswer>((resolve) => {
-      const withdraw = () => this.#settle(id, CANCEL)
-      const settle = (answer: QuestionAnswer) => {
-        request.signal.removeEventListener('abort', withdraw)
-        resolve(answer)
-      }
-      const view: PendingQuestionView = {
-        id,
-        turnId: request.turnId,
-        callId: request.callId,
-        questionId: request.questionId,
-        name: request.name,
-        message: redactText(request.message),
-        schema: request.schema,
-        askedAt: Date.now(),
-      }
-      this.#pending.set(id, { view, settle })
-      request.signal.addEventListener('abort', withdraw, { once: true })
-      this.#changed()
-    })
+    const view: PendingQuestionView = {
+      id: randomUUID(),
+      turnId: request.turnId,
+      callId: request.callId,
+      questionId: request.questionId,
+      name: request.name,
+      message: redactText(request.message),
+      schema: request.schema,
+      askedAt: Date.now(),
+    }
+    return this.#queue.wait(view, request.signal, CANCEL)
   }
 
   /** The questions waiting, oldest first. */
   pending(): PendingQuestionView[] {
-    return [...this.#pending.values()].map((entry) => entry.view)
+    return this.#queue.pending()
   }
 
   /** The questions waiting, with the version of the queue they belong to. */
   queue(): QuestionQueueView {
-    return { version: this.#version, pending: this.pending() }
+    return this.#queue.queue()
   }
 
   /**
@@ -78,41 +60,19 @@ export class ConsoleQuestions implements QuestionPort {
    * question's schema, throws `INVALID_CALL` and leaves it waiting: the runtime would decline it.
    */
   answer(id: string, reply: QuestionReply): boolean {
-    const entry = this.#pending.get(id)
+    const view = this.#queue.get(id)
     const action = (reply as { action?: unknown } | null)?.action
     if (action !== 'accept' && action !== 'decline' && action !== 'cancel') throw new SeamError('INVALID_CALL', 'answer with action accept, decline or cancel')
-    if (entry === undefined) return false
-    if (action !== 'accept') return this.#settle(id, { action })
-    const checked = checkContent(entry.view.schema, (reply as { content?: unknown }).content)
+    if (view === undefined) return false
+    if (action !== 'accept') return this.#queue.settle(id, { action })
+    const checked = checkContent(view.schema, (reply as { content?: unknown }).content)
     if (!checked.ok) throw new SeamError('INVALID_CALL', `${checked.reason}; the question is still waiting`)
-    return this.#settle(id, { action: 'accept', content: checked.content })
+    return this.#queue.settle(id, { action: 'accept', content: checked.content })
   }
 
   /** Called with the whole queue on every change; returns a disposer. */
   onChange(listener: (queue: QuestionQueueView) => void): () => void {
-    this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
-  }
-
-  #settle(id: string, answer: QuestionAnswer): boolean {
-    const entry = this.#pending.get(id)
-    if (entry === undefined) return false
-    this.#pending.delete(id)
-    entry.settle(answer)
-    this.#changed()
-    return true
-  }
-
-  #changed(): void {
-    this.#version++
-    const queue = this.queue()
-    for (const listener of this.#listeners) {
-      try {
-        listener(queue)
-      } catch {
-        // A listener (an event stream that went away) cannot break a question.
-      }
-    }
+    return this.#queue.onChange(listener)
   }
 }
 
