@@ -61,6 +61,18 @@ export default defineTool({
   },
 })
 `,
+  guarded_task: `
+import { defineTool } from 'seam-runtime'
+import { z } from 'zod'
+export default defineTool({
+  description: 'Needs approval.',
+  input: z.object({ target: z.string() }),
+  approval: 'always',
+  task: 'optional',
+  taskStarts: 'after-input',
+  execute: ({ target }) => 'deployed ' + target,
+})
+`,
 }
 
 const runs = (tool: string) => (globalThis as { afterInputRuns?: Record<string, number> }).afterInputRuns?.[tool] ?? 0
@@ -173,6 +185,21 @@ describe("a task tool with taskStarts: 'after-input' (input_required rounds, the
     })
     expect(events.find((e) => e.kind === 'tool/result')).toMatchObject({ status: 'cancelled' })
     expect((await rpc(server.url, 'tasks/get', { taskId })).result).toMatchObject({ status: 'cancelled' })
+  })
+
+  it('parks a call that needs approval as a task on its first request: tasks/update decides it and the call completes', async () => {
+    const created = (await rpc(server.url, 'tools/call', { name: 'guarded_task', arguments: { target: 'prod' } })).result!
+    expect(created.resultType).toBe('task')
+    const taskId = created.taskId as string
+    const parked = await until('the task to park', async () => {
+      const got = (await rpc(server.url, 'tasks/get', { taskId })).result!
+      return got.status === 'input_required' ? got : undefined
+    })
+    expect(Object.keys(parked.inputRequests)).toEqual(['approval'])
+    expect(await root.approvals.pending()).toMatchObject([{ tool: 'guarded_task', arguments: { target: 'prod' } }])
+    await rpc(server.url, 'tasks/update', { taskId, inputResponses: { approval: { action: 'accept', content: { decision: 'once' } } } })
+    expect(await settled(taskId)).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'deployed prod' }] } })
+    expect(await root.approvals.pending()).toEqual([])
   })
 
   it('is a plain held call for an SDK client without the tasks extension: rounds through the SDK, then the result', async () => {
