@@ -30,7 +30,7 @@ const KEEP_SETTLED_MS = 60_000
  * body to ask: a body not asking by then (or done) is a task. Longer than `QUIET_MS`, since a call's
  * first question comes after its start is journaled.
  */
-export const TASK_AFTER_MS = 100
+const TASK_AFTER_MS = 100
 
 /** What a request of a held call answers: the call's outcome, a round asking the client, or the task it became. */
 export type HeldAnswer = { readonly outcome: ToolCallOutcome } | { readonly round: CallToolResult } | { readonly task: CallToolResult }
@@ -89,7 +89,8 @@ class Held {
  * behind a balancer) is refused with `-32602` saying so. A call that must survive that is a task
  * (`defineTool({ task })`), whose questions are stored in the journal. A retry that never comes is
  * the body's question deadline: the question is answered `cancel` (a request rejects) and the call
- * settles as it would, journaled once.
+ * settles as it would, journaled once. A call started with `becomeTask`
+ * (`taskStarts: 'after-input'`) becomes a task once a request finds its body done or not asking.
  */
 export class HeldCalls {
   readonly #codec: SealedStateCodec<unknown>
