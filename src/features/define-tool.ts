@@ -142,6 +142,13 @@ export interface ToolSpecBase<I extends InputSchema = InputSchema, O = unknown> 
    */
   task?: 'optional' | 'required'
   /**
+   * When a call of a `task` tool becomes a task (default `'at-once'`: its first request answers with
+   * the task). `'after-input'`: a 2026-07-28 call from a tasks-capable client that can be asked runs
+   * held first, its questions asked in `input_required` rounds; the request that finds the body not
+   * asking (within 100 ms, or done) answers with the task, and the body runs on as the task's run.
+   */
+  taskStarts?: 'at-once' | 'after-input'
+  /**
    * The call's idempotency key (`undefined` or `''`: none). A call whose key already has a completed
    * result in its `idempotencyScope` returns that result from the journal (`replayed: true`) without
    * running; calls with one key running at once run the body once and all get its result. A throw
@@ -225,6 +232,12 @@ export function defineTool<I extends InputSchema, S extends OutputSchema | undef
   }
   if (spec.task !== undefined && spec.task !== 'optional' && spec.task !== 'required') {
     throw new SeamError('INVALID_TOOL', "defineTool: `task` must be 'optional' or 'required'")
+  }
+  if (spec.taskStarts !== undefined && spec.taskStarts !== 'at-once' && spec.taskStarts !== 'after-input') {
+    throw new SeamError('INVALID_TOOL', "defineTool: `taskStarts` must be 'at-once' or 'after-input'")
+  }
+  if (spec.taskStarts !== undefined && spec.task === undefined) {
+    throw new SeamError('INVALID_TOOL', 'defineTool: `taskStarts` says when a call of a `task` tool becomes a task: set `task` as well')
   }
   for (const key of ['timeoutMs', 'maxTimeoutMs', 'policyTimeoutMs'] as const) {
     const value = spec[key]

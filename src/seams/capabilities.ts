@@ -33,6 +33,8 @@ export interface ToolCapability {
   readonly clientCapabilities?: readonly string[]
   /** Feature tools only: served over MCP as task-capable (`ToolSpecBase.task`). */
   readonly task?: 'optional' | 'required'
+  /** Set (to `'after-input'`) only for a task tool whose calls become tasks once they stop asking (`ToolSpecBase.taskStarts`). */
+  readonly taskStarts?: 'after-input'
   /** Name, description and input schema: session grants are dropped when it changes. */
   readonly fingerprint: string
 }

@@ -38,6 +38,7 @@ import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js
 import { ApprovalRounds, type ApprovalRoundState, argumentsDigest } from './serve-rounds.js'
 import { SessionTurns } from './serve-turns.js'
 import { promptOf } from './serve-prompts.js'
+import { TaskAfterInput } from './task-after-input.js'
 import { declaresTasks, McpTasks, TASKS_EXTENSION, tasksRequired } from './tasks.js'
 import { endSessionGrants } from './session-end.js'
 import { contextFromMeta, endRequestSpan, startRequestSpan } from '../trace-context.js'
@@ -61,6 +62,8 @@ interface AnswerHow {
   readonly held: HeldRoundState | undefined
   readonly approval: ApprovalPort | undefined
   readonly onProgress: ((event: ProgressEvent) => void) | undefined
+  /** A call that runs held until it stops asking, then is a task (`taskStarts: 'after-input'`): what its client can be asked. */
+  readonly afterInput?: ClientAsks | undefined
 }
 
 /** The client capabilities a 2026-07-28 request's envelope declares. */
@@ -366,9 +369,14 @@ export class McpBridge {
     const held = modern ? this.#held.state(ctx, params.name) : undefined
     const round = modern && held === undefined ? this.#rounds.state(ctx, params.name) : undefined
     const task = catalog?.tasks.get(params.name)
+    let afterInput: ClientAsks | undefined
     if (task !== undefined && round === undefined && held === undefined) {
-      if (declaresTasks(server, ctx, params._meta as Record<string, unknown> | undefined)) return this.#startTask(turns, call, clientAsks(envelopeCapabilities(ctx) ?? server.getClientCapabilities()))
-      if (task === 'required') throw tasksRequired(`The tool "${scrubValues(params.name)}"`)
+      if (declaresTasks(server, ctx, params._meta as Record<string, unknown> | undefined)) {
+        const asks = clientAsks(envelopeCapabilities(ctx) ?? server.getClientCapabilities())
+        // Held first only where rounds exist (2026-07-28) and the client can be asked something.
+        if (!(modern && catalog?.tasksAfterInput.has(params.name) && (asks.elicit || asks.sample || asks.roots))) return this.#startTask(turns, call, asks)
+        afterInput = asks
+      } else if (task === 'required') throw tasksRequired(`The tool "${scrubValues(params.name)}"`)
     }
     // The parked call runs the arguments it was parked with: a retry carrying others would run what
     // its sender did not send, so it is refused before anything is decided.
@@ -383,8 +391,9 @@ export class McpBridge {
     try {
       const approval = parking?.port ?? this.#approvalFor(server, ctx)
       const onProgress = progressSender(ctx)
-      answer = await context.with(trace.setSpan(parent, span), () => this.#answer(server, turns, call, ctx, { round, held, approval, onProgress }))
-      if ('outcome' in answer) endRequestSpan(span, answer.outcome.status === 'failed' ? (answer.outcome.code ?? 'TOOL_ERROR') : undefined, outcomeAttributes(answer.outcome))
+      answer = await context.with(trace.setSpan(parent, span), () => this.#answer(server, turns, call, ctx, { round, held, approval, onProgress, afterInput }))
+      if ('task' in answer) endRequestSpan(span, undefined, { 'seam.outcome.status': 'task' })
+      else if ('outcome' in answer) endRequestSpan(span, answer.outcome.status === 'failed' ? (answer.outcome.code ?? 'TOOL_ERROR') : undefined, outcomeAttributes(answer.outcome))
       else endRequestSpan(span, undefined, { 'seam.outcome.status': 'input_required' })
     } catch (error) {
       endRequestSpan(span, 'internal_error')
@@ -398,6 +407,7 @@ export class McpBridge {
       }
     }
     if ('round' in answer) return answer.round
+    if ('task' in answer) return answer.task
     const { outcome } = answer
     if (this.#verbose) {
       const code = outcome.code ? ` ${outcome.code}` : ''
@@ -419,9 +429,10 @@ export class McpBridge {
    * connection, through `elicitation/create`, `sampling/createMessage` and `roots/list`).
    */
   #answer(server: Server, turns: SessionTurns, call: ToolCall, ctx: ServerContext, how: AnswerHow): Promise<HeldAnswer> {
-    const { round, held, approval, onProgress } = how
+    const { round, held, approval, onProgress, afterInput } = how
     if (round !== undefined) return this.#resume(turns, round, ctx, approval, onProgress).then((outcome) => ({ outcome }))
     if (held !== undefined) return this.#held.retry(held, ctx, call.arguments)
+    if (afterInput !== undefined) return this.#taskAfterInput(turns, call, afterInput, ctx.mcpReq.signal)
     const asks = ctx.mcpReq.envelope === undefined ? undefined : clientAsks(envelopeCapabilities(ctx))
     if (asks !== undefined && (asks.elicit || asks.sample || asks.roots)) {
       return this.#held.start((signal, question) => turns.run(call, signal, approval, onProgress, question), call.name, call.arguments, asks, ctx.mcpReq.signal)
@@ -442,6 +453,19 @@ export class McpBridge {
       name: call.name,
       asks,
     })
+  }
+
+  /**
+   * A call of a `taskStarts: 'after-input'` tool: held (its questions in `input_required` rounds)
+   * until a request finds it not asking, which answers with the task its running body becomes.
+   * Detached from the request from the start, as a task's call is.
+   */
+  #taskAfterInput(turns: SessionTurns, call: ToolCall, asks: ClientAsks, signal: AbortSignal): Promise<HeldAnswer> {
+    const { log: _log, ...detached } = call
+    const owner = { session: turns.session, subjectId: this.#principal.subjectId, name: call.name, asks }
+    const after = new TaskAfterInput((run) => this.#tasks.start(run, owner))
+    const run = after.held((callSignal, approval, question) => turns.run(detached, callSignal, approval, undefined, question))
+    return this.#held.start(run, call.name, call.arguments, asks, signal, (running) => after.become(running))
   }
 
   /** A task's parked call, resumed in a turn of the session it parked in (on whichever host took the answer). */

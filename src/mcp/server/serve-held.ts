@@ -5,6 +5,7 @@ import type { ToolCallOutcome } from '../../seams/calls.js'
 import type { ClientRoot, QuestionAnswer, QuestionRequest, RootsRequest, SampleRequest, SampleResult } from '../../seams/questions.js'
 import type { QuestionPort } from '../../seams/types.js'
 import type { SealedStateCodec } from './sealed-state.js'
+import type { RunningCall } from './task-after-input.js'
 import { argumentsDigest } from './serve-rounds.js'
 import { type ClientAsks, questionForm, samplingParams } from './serve-question.js'
 
@@ -24,9 +25,18 @@ export interface HeldRoundState {
 const QUIET_MS = 15
 /** How long a call that settled with nobody waiting keeps its outcome for a late retry of its last round. */
 const KEEP_SETTLED_MS = 60_000
+/**
+ * How long a request of a call that may become a task (`taskStarts: 'after-input'`) waits for the
+ * body to ask: a body not asking by then (or done) is a task. Longer than `QUIET_MS`, since a call's
+ * first question comes after its start is journaled.
+ */
+const TASK_AFTER_MS = 100
 
-/** What a request of a held call answers: the call's outcome, or a round asking the client. */
-export type HeldAnswer = { readonly outcome: ToolCallOutcome } | { readonly round: CallToolResult }
+/** What a request of a held call answers: the call's outcome, a round asking the client, or the task it became. */
+export type HeldAnswer = { readonly outcome: ToolCallOutcome } | { readonly round: CallToolResult } | { readonly task: CallToolResult }
+
+/** Makes a held call that stopped asking a task (`TaskAfterInput.become`): its `CreateTaskResult`. */
+export type BecomeTask = (running: RunningCall) => Promise<CallToolResult>
 
 type Pending = {
   readonly method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list'
@@ -40,6 +50,8 @@ class Held {
   readonly controller = new AbortController()
   readonly pending = new Map<string, Pending>()
   round = 0
+  /** The body's run (set as it starts). */
+  outcome: Promise<ToolCallOutcome> | undefined
   settled: { readonly outcome: ToolCallOutcome } | { readonly fault: unknown } | undefined
   /** Wakes the request waiting for the next round or the outcome. */
   wake: (() => void) | undefined
@@ -48,6 +60,7 @@ class Held {
   constructor(
     readonly name: string,
     readonly digest: string,
+    readonly becomeTask: BecomeTask | undefined,
   ) {}
 
   /** A request was asked: the round waits until none has come for `QUIET_MS`. */
@@ -76,7 +89,8 @@ class Held {
  * behind a balancer) is refused with `-32602` saying so. A call that must survive that is a task
  * (`defineTool({ task })`), whose questions are stored in the journal. A retry that never comes is
  * the body's question deadline: the question is answered `cancel` (a request rejects) and the call
- * settles as it would, journaled once.
+ * settles as it would, journaled once. A call started with `becomeTask`
+ * (`taskStarts: 'after-input'`) becomes a task once a request finds its body done or not asking.
  */
 export class HeldCalls {
   readonly #codec: SealedStateCodec<unknown>
@@ -99,10 +113,18 @@ export class HeldCalls {
    * and the port its requests go through (`asks`: what the client declared; a question it cannot
    * answer is declined, a request refused).
    */
-  start(run: (signal: AbortSignal, question: QuestionPort) => Promise<ToolCallOutcome>, name: string, args: unknown, asks: ClientAsks, signal: AbortSignal): Promise<HeldAnswer> {
-    const held = new Held(name, argumentsDigest(args))
+  start(
+    run: (signal: AbortSignal, question: QuestionPort) => Promise<ToolCallOutcome>,
+    name: string,
+    args: unknown,
+    asks: ClientAsks,
+    signal: AbortSignal,
+    becomeTask?: BecomeTask,
+  ): Promise<HeldAnswer> {
+    const held = new Held(name, argumentsDigest(args), becomeTask)
     this.#held.set(held.id, held)
-    run(held.controller.signal, portOf(held, asks)).then(
+    held.outcome = run(held.controller.signal, portOf(held, asks))
+    held.outcome.then(
       (outcome) => this.#settle(held, { outcome }),
       (fault: unknown) => this.#settle(held, { fault }),
     )
@@ -145,17 +167,34 @@ export class HeldCalls {
     else setTimeout(() => this.#held.delete(held.id), KEEP_SETTLED_MS).unref()
   }
 
-  /** Waits (under the request's `signal`, which aborts the call) for the outcome or a round. */
+  /**
+   * Waits (under the request's `signal`, which aborts the call) for the outcome or a round; a call
+   * that may become a task is one when it settles or has not asked within `TASK_AFTER_MS`.
+   */
   async #next(held: Held, signal: AbortSignal): Promise<HeldAnswer> {
     const abort = () => held.controller.abort(signal.reason)
     signal.addEventListener('abort', abort, { once: true })
+    let idle = false
+    const window =
+      held.becomeTask === undefined
+        ? undefined
+        : setTimeout(() => {
+            idle = true
+            held.wake?.()
+          }, TASK_AFTER_MS)
     try {
-      while (!held.ready) await new Promise<void>((resolve) => (held.wake = resolve))
+      while (!held.ready && !(idle && held.pending.size === 0)) await new Promise<void>((resolve) => (held.wake = resolve))
     } finally {
+      clearTimeout(window)
       held.wake = undefined
       signal.removeEventListener('abort', abort)
     }
     const settled = held.settled
+    if (held.becomeTask !== undefined && held.outcome !== undefined && (settled !== undefined || held.pending.size === 0)) {
+      // The body runs on as the task's run; a retry of this round's state finds no held call.
+      this.#held.delete(held.id)
+      return { task: await held.becomeTask({ outcome: held.outcome, abort: (reason) => held.controller.abort(reason) }) }
+    }
     if (settled !== undefined) {
       this.#held.delete(held.id)
       if ('fault' in settled) throw settled.fault

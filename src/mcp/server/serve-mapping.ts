@@ -14,6 +14,8 @@ export interface McpCatalog {
   readonly needs: ReadonlyMap<string, readonly string[]>
   /** The task-capable tools (`ToolSpecBase.task`) and how. */
   readonly tasks: ReadonlyMap<string, 'optional' | 'required'>
+  /** The task-capable tools whose calls become tasks once they stop asking (`ToolSpecBase.taskStarts`). */
+  readonly tasksAfterInput: ReadonlySet<string>
   /** The serialised lists: a publish announces `list_changed` only when one of these differs. */
   readonly toolsText: string
   readonly promptsText: string
@@ -40,6 +42,7 @@ export function toCatalog(capabilities: AgentCapabilities, versions: ReadonlyMap
     skills: new Map(capabilities.skills.map((skill) => [skill.name, skill])),
     needs: new Map(capabilities.tools.flatMap((tool) => (tool.clientCapabilities ? [[tool.name, tool.clientCapabilities] as const] : []))),
     tasks: new Map(capabilities.tools.flatMap((tool) => (tool.task ? [[tool.name, tool.task] as const] : []))),
+    tasksAfterInput: new Set(capabilities.tools.flatMap((tool) => (tool.task && tool.taskStarts === 'after-input' ? [tool.name] : []))),
     toolsText: JSON.stringify(tools),
     promptsText: JSON.stringify(prompts),
     resources,

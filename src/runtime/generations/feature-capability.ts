@@ -80,6 +80,7 @@ export function featureTemplate(slot: ToolSlot): ToolCapability | undefined {
     ...(def.idempotencyKey !== undefined && def.onUnknown === 'rerun' ? { onUnknown: 'rerun' as const } : {}),
     ...(def.clientCapabilities?.length ? { clientCapabilities: Object.freeze([...def.clientCapabilities]) } : {}),
     ...(def.task ? { task: def.task } : {}),
+    ...(def.task && def.taskStarts === 'after-input' ? { taskStarts: 'after-input' as const } : {}),
     fingerprint: toolFingerprint(slot.name, def.description, parameters),
   })
   templates.push(template)
