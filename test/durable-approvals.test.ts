@@ -234,3 +234,42 @@ describe('parked calls across processes on one SQLite journal', () => {
     expect(events.filter((e) => e.kind === 'tool/result')).toHaveLength(1)
   })
 })
+
+describe('a resumed call that asks', () => {
+  const survey = (ctx: PluginContext) => {
+    ctx.addTool(
+      'survey',
+      defineTool({
+        description: 'Asks a colour once allowed.',
+        input: z.object({}),
+        approval: 'always',
+        execute: async (_args, { ask }) => {
+          const answer = await ask({ message: 'Which colour?', schema: { type: 'object', properties: { colour: { type: 'string' } } } })
+          return answer.action === 'accept' ? `chose ${String(answer.content.colour)}` : answer.action
+        },
+      }),
+    )
+  }
+  const green = { elicit: async () => ({ action: 'accept' as const, content: { colour: 'green' } }) }
+
+  it.each(['its own live turn', 'a later turn of the session'])('asks its question after the approval when resumed in %s, journaling the question and one result', async (where) => {
+    const { root, journal } = await rootWith(survey, { approval: deferApprovals() })
+    const first = await root.beginTurn({ session: 'session-1', principal: { subjectId: 'user-1' }, ports: { question: green } })
+    const parked = await first.tools.execute({ callId: 'c1', name: 'survey', arguments: '{}' })
+    expect(parked).toMatchObject({ status: 'suspended', code: 'APPROVAL_PENDING' })
+    await root.approvals.decide('c1', 'allowed-once', { by: 'ann' })
+    let resumer = first
+    if (where !== 'its own live turn') {
+      await first.end()
+      resumer = await root.beginTurn({ session: 'session-1', principal: { subjectId: 'user-1' }, ports: { question: green } })
+    }
+    const done = await resumer.tools.resume(parked.resumeToken!)
+    expect(done).toMatchObject({ status: 'completed', content: [{ type: 'text', text: 'chose green' }] })
+    const kinds = await journalKinds(journal, first.turnId)
+    expect(kinds.filter((k) => k.startsWith('question/'))).toEqual(['question/asked:c1', 'question/answered:c1'])
+    expect(kinds.filter((k) => k === 'tool/result:c1')).toHaveLength(1)
+    const seqs = (await journal.read(first.turnId)).map((event) => event.seq)
+    expect(new Set(seqs).size).toBe(seqs.length)
+    await expectPaired(journal, first.turnId)
+  })
+})

@@ -34,7 +34,8 @@ function appendResult(state: CallState): Promise<void> | undefined {
   // A parked call has no result yet: whoever resumes or expires it writes one.
   if (!state.journaled || !outcome || outcome.status === 'suspended' || state.resultJournaled) return undefined
   state.resultJournaled = true
-  const seq = ctx.nextSeq()
+  const kept = ctx.keptResult
+  const seq = kept !== undefined && kept.callId === state.call.callId ? kept.seq : ctx.nextSeq()
   // When the outcome was made: no second clock reading, and no field on every call's state to keep it.
   const at = epochAt(state.startedAt + outcome.durationMs)
   const status = outcome.status as OutcomeStatus

@@ -112,13 +112,27 @@ export function ownsRound(turn: { readonly session: string; readonly principal: 
   return turn.session === round.session && turn.principal.subjectId === round.subjectId && turn.owner === round.owner
 }
 
-/** The seqs a parked call's turn kept for its settlement, handed out in order; no more. */
+/** The seqs a parked Code Mode run's turn kept for its settlement, handed out in order; no more (its replay takes fresh ones itself). */
 export function reservedSeqs(round: ParkedCall): () => number {
   const seqs = [round.decidedSeq, round.resultSeq]
   return () => {
     const seq = seqs.shift()
     if (seq === undefined) throw new SeamError('INVALID_CALL', `the resume of call "${round.callId}" has no seq left in turn ${round.turnId}`)
     return seq
+  }
+}
+
+/**
+ * The seqs a resumed parked call writes at: its decision at the seq its turn kept for it, then
+ * `fresh` ones for whatever its body writes (a question, a nested call); its `tool/result` goes to
+ * the other kept seq (`TurnContext.keptResult`).
+ */
+export function resumeSeqs(round: ParkedCall, fresh: () => number): () => number {
+  let decided = false
+  return () => {
+    if (decided) return fresh()
+    decided = true
+    return round.decidedSeq
   }
 }
 

@@ -54,6 +54,12 @@ export interface TurnContext {
   readonly endSignal?: () => AbortSignal
   readonly nextSeq: () => number
   /**
+   * A resumed parked call's `tool/result` seq, kept for it when it parked: its result is written
+   * there, below what the turn wrote since; anything else it writes (a question, a nested call)
+   * takes `nextSeq`.
+   */
+  readonly keptResult?: { readonly callId: string; readonly seq: number } | undefined
+  /**
    * Call ids this turn has journaled (or is journaling): a second use is `DUPLICATE_CALL`. Unused
    * with `appendNow`, whose store's own uniqueness rule claims them.
    */

@@ -15,7 +15,7 @@ import { runBatch } from './batch.js'
 import { type AbandonedCall, CallState, type NestedCaller, type RuntimeLimits, type TurnContext } from '../pipeline/state.js'
 import { nestedCall, runNested } from '../pipeline/nested.js'
 import type { ExecuteOptions, ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
-import { notYours, ownsRound, reservedSeqs, resumeParked } from '../pipeline/resume.js'
+import { notYours, ownsRound, reservedSeqs, resumeParked, resumeSeqs } from '../pipeline/resume.js'
 import type { ParkedCall } from '../../seams/coordination.js'
 import { NEVER_ABORTED } from '../base/abort.js'
 import type { TurnEnvelope } from '../../seams/types.js'
@@ -208,17 +208,18 @@ export class TurnToolRuntime {
     this.#active += 1
     this.#activity?.begin()
     try {
-      // A Code Mode run's replay writes more than the two seqs its turn kept: in its own live turn
-      // it takes the turn's next ones, else the ones after everything its turn holds.
-      const fresh = round.code === undefined ? undefined : this.#liveSeqs && this.#ctx.turn.turnId === round.turnId ? this.#ctx.nextSeq : await freshSeqs(journal, round.turnId)
-      return await resumeParked(this.#resumeContext(round), round, this.#signal(options?.signal), fresh, options?.onProgress)
+      // A resume writes more than the two seqs its turn kept (a Code Mode run's replay, a body's
+      // questions): in its own live turn it takes the turn's next ones, else the ones after
+      // everything its turn holds.
+      const fresh = this.#liveSeqs && this.#ctx.turn.turnId === round.turnId ? this.#ctx.nextSeq : await freshSeqs(journal, round.turnId)
+      return await resumeParked(this.#resumeContext(round, fresh), round, this.#signal(options?.signal), round.code === undefined ? undefined : fresh, options?.onProgress)
     } finally {
       this.#done()
     }
   }
 
   /** This turn's context, but acting for the parked call's turn and writing at the seqs it kept. */
-  #resumeContext(round: ParkedCall): TurnContext {
+  #resumeContext(round: ParkedCall, fresh: () => number): TurnContext {
     const base = this.#ctx
     const turn =
       base.turn.turnId === round.turnId
@@ -235,7 +236,8 @@ export class TurnToolRuntime {
             ports: base.turn.ports,
             journal: base.turn.journal,
           })
-    return { ...base, turn, nextSeq: reservedSeqs(round) }
+    if (round.code !== undefined) return { ...base, turn, nextSeq: reservedSeqs(round) }
+    return { ...base, turn, nextSeq: resumeSeqs(round, fresh), keptResult: { callId: round.callId, seq: round.resultSeq } }
   }
 
   /** Resolves when no `execute`/`executeBatch` of this runtime is running. */
