@@ -70,7 +70,7 @@ export async function askForArguments(
   options: { readonly elicits: boolean; readonly codec: SealedStateCodec<unknown> },
 ): Promise<PromptArguments> {
   const given = args ?? {}
-  const askable = (skill.arguments ?? []).filter((a): a is Askable => a.ask !== undefined)
+  const askable = (skill.arguments ?? []).filter((a): a is Askable => typeof a.ask?.message === 'string')
   if (askable.length === 0) return { arguments: given }
   // Asking a person for an argument of a request that is refused anyway would waste their time.
   refuseUndeclared(skill, given)
