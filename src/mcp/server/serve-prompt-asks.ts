@@ -60,8 +60,9 @@ const ASK_TIMEOUT_MS = 10 * 60_000
  * `input_required` result with one form per missing argument, keyed as the skill names it; the
  * retry's `inputResponses` fill them, and a missing, wrong or invalid answer asks again (never an
  * error). On 2025-11-25 it is one `elicitation/create` per argument, related to the request, when
- * the client declared form elicitation (`elicits`). A client that cannot answer, or a person who
- * declines a required argument, leaves it missing: `promptOf` refuses that with `-32602`.
+ * the client declared form elicitation (`elicits`). A client that cannot answer leaves the argument
+ * missing (`promptOf` refuses a required one with `-32602`); a person who declines a required one
+ * gets `-32602` saying so, and a declined optional one is left out.
  */
 export async function askForArguments(
   skill: SkillCapability,
