@@ -23,7 +23,7 @@ export type { OutcomeCode, SeamErrorOptions } from './errors.js'
 
 // ── Features: tools and skills a plugin declares ───────────────────────────────────────────
 export { defineSkill, defineTool } from './features/define-tool.js'
-export type { FinalizeInfo, IdempotencyContext, RiskContext, SkillDefinition, SkillSpec, ToolContext, ToolDefinition, ToolSpec } from './features/define-tool.js'
+export type { FinalizeInfo, IdempotencyContext, RiskContext, SkillArgument, SkillArgumentAsk, SkillDefinition, SkillSpec, ToolContext, ToolDefinition, ToolSpec } from './features/define-tool.js'
 export type { DeferredContext } from './seams/calls.js'
 export type { Diagnostic } from './features/diagnostic.js'
 

@@ -278,6 +278,20 @@ export interface SkillArgument {
   name: string
   description?: string
   required?: boolean
+  /** Asked of the person (an MCP form elicitation) when a `prompts/get` leaves it out. */
+  ask?: SkillArgumentAsk
+}
+
+/** How a skill argument is asked of the person when the client did not pass it. */
+export interface SkillArgumentAsk {
+  /** What the person is asked. */
+  message: string
+  /** The input request's key in a 2026-07-28 `input_required` round (default: the argument's name). */
+  key?: string
+  /** The form field's title. */
+  title?: string
+  /** The form field's description (default: the argument's). */
+  description?: string
 }
 
 export interface SkillDefinition extends Readonly<SkillSpec> {

@@ -125,4 +125,35 @@ Read each ticket, then assign it.
     expect(error.message).toContain('`description` is repeated')
     expect(error.details?.line).toBe(4)
   })
+
+  it('reads an argument\'s ask: as a message or as { message, key, title, description }, as data', () => {
+    const text = `---
+description: Triage.
+arguments:
+  - name: ticket
+    required: true
+    ask: Which ticket?
+  - name: context
+    ask: { message: '  What context?  ', key: user_context, title: Context, description: A line or two }
+  - name: doc
+---
+Triage {{ticket}}.
+`
+    expect(parseSkillFile(FILE, text).arguments).toEqual([
+      { name: 'ticket', required: true, ask: { message: 'Which ticket?' } },
+      { name: 'context', ask: { message: 'What context?', key: 'user_context', title: 'Context', description: 'A line or two' } },
+      { name: 'doc' },
+    ])
+  })
+
+  it('refuses an ask: that is not a message or a known mapping, and two asks under one key, at the arguments list', () => {
+    const bad = (ask: string) => failure(`---\ndescription: x\narguments:\n  - name: a\n    ask: ${ask}\n---\n`)
+    expect(bad('""').message).toBe('agent/skills/triage.md:4:3: `arguments` must be a list whose `ask:` entries are a message or { message, key?, title?, description? } (the ask of "a" is not)')
+    expect(bad('{ message: Hi, run: "process.exit(1)" }').message).toContain('the ask of "a" is not')
+    expect(bad('{ message: Hi, key: "two words" }').message).toContain('the ask of "a" is not')
+    expect(bad('[Hi]').message).toContain('the ask of "a" is not')
+    expect(bad(`"${'x'.repeat(1001)}"`).message).toContain('the ask of "a" is not')
+    const twice = failure('---\ndescription: x\narguments:\n  - name: a\n    ask: A?\n  - name: b\n    ask: { message: B?, key: a }\n---\n')
+    expect(twice.message).toContain('a list whose asks have distinct keys ("a" is asked twice)')
+  })
 })

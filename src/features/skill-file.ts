@@ -1,7 +1,7 @@
 import { isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml'
 import path from 'node:path'
 import { messageOf, SeamError } from '../errors.js'
-import type { SkillSpec } from './define-tool.js'
+import type { SkillArgument, SkillArgumentAsk, SkillSpec } from './define-tool.js'
 import { codeFrame } from './loader/code-frame.js'
 import { displayPath, FEATURE_NAME, fileStem } from './loader/file-name.js'
 
@@ -33,10 +33,10 @@ export interface SkillFileOptions {
 const PLAIN_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`))
 
 /**
- * Parses a skill file: optional YAML front matter (`name`, `description`, `tools`, `always`; other
- * keys ignored) between `---` lines at the very top, then the Markdown instructions. The YAML is data
- * only: never evaluated, custom tags refused. Problems throw `INVALID_SKILL` with the line and
- * column in the file.
+ * Parses a skill file: optional YAML front matter (`name`, `description`, `tools`, `always`,
+ * `arguments`, `resources`; other keys ignored) between `---` lines at the very top, then the
+ * Markdown instructions. The YAML is data only: never evaluated, custom tags refused. Problems
+ * throw `INVALID_SKILL` with the line and column in the file.
  */
 export function parseSkillFile(file: string, text: string, options: SkillFileOptions = {}): SkillFile {
   const fail = (message: string, line?: number, column?: number): SeamError => {
@@ -96,8 +96,28 @@ interface FrontMatter {
   /** Each tools entry's line and column inside the YAML text (1-based). */
   toolsAt?: { name: string; line: number; column: number }[]
   always?: boolean
-  arguments?: { name: string; description?: string; required?: boolean }[]
+  arguments?: SkillArgument[]
   resources?: string[]
+}
+
+/** The most characters an `ask:` message may have: it is shown to a person, not a document. */
+const MAX_ASK_MESSAGE = 1000
+
+/** An argument's `ask:` (a message, or `{ message, key?, title?, description? }`) checked as data; `null` when it is malformed. */
+function askOf(value: unknown): SkillArgumentAsk | null {
+  const text = (v: unknown) => typeof v === 'string' && v.trim() !== '' && v.length <= MAX_ASK_MESSAGE
+  if (typeof value === 'string') return text(value) ? { message: value.trim() } : null
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null
+  const { message, key, title, description, ...rest } = value as Record<string, unknown>
+  if (Object.keys(rest).length > 0 || !text(message)) return null
+  if (key !== undefined && (typeof key !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(key))) return null
+  if ((title !== undefined && !text(title)) || (description !== undefined && !text(description))) return null
+  return {
+    message: (message as string).trim(),
+    ...(key !== undefined ? { key: key as string } : {}),
+    ...(title !== undefined ? { title: (title as string).trim() } : {}),
+    ...(description !== undefined ? { description: (description as string).trim() } : {}),
+  }
 }
 
 /**
@@ -202,12 +222,20 @@ function readFrontMatter(yaml: string, fail: (message: string, line: number, col
   }
   if (data.arguments !== undefined) {
     const list = data.arguments
-    const ok = (a: unknown): a is { name: string; description?: string; required?: boolean } => {
+    const ok = (a: unknown): a is { name: string; description?: string; required?: boolean; ask?: unknown } => {
       const e = a as Record<string, unknown> | null
       return typeof e?.name === 'string' && /^[A-Za-z0-9_-]+$/.test(e.name) && (e.description === undefined || typeof e.description === 'string') && (e.required === undefined || typeof e.required === 'boolean')
     }
-    if (!Array.isArray(list) || !list.every(ok)) throw wrong('arguments', 'a list of { name, description?, required? } (names of letters, digits, _ and -)')
-    meta.arguments = list.map((a) => ({ name: a.name, ...(a.description !== undefined ? { description: a.description } : {}), ...(a.required !== undefined ? { required: a.required } : {}) }))
+    if (!Array.isArray(list) || !list.every(ok)) throw wrong('arguments', 'a list of { name, description?, required?, ask? } (names of letters, digits, _ and -)')
+    const keys = new Set<string>()
+    meta.arguments = list.map((a) => {
+      const ask = a.ask === undefined ? undefined : askOf(a.ask)
+      if (ask === null) throw wrong('arguments', `a list whose \`ask:\` entries are a message or { message, key?, title?, description? } (the ask of "${a.name}" is not)`)
+      const key = ask?.key ?? a.name
+      if (ask !== undefined && keys.has(key)) throw wrong('arguments', `a list whose asks have distinct keys ("${key}" is asked twice)`)
+      if (ask !== undefined) keys.add(key)
+      return { name: a.name, ...(a.description !== undefined ? { description: a.description } : {}), ...(a.required !== undefined ? { required: a.required } : {}), ...(ask ? { ask } : {}) }
+    })
   }
   if (data.resources !== undefined) {
     if (!Array.isArray(data.resources) || !data.resources.every((r) => typeof r === 'string' && r !== '')) throw wrong('resources', 'a list of resource URIs or paths starting with ./ or ../')

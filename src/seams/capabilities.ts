@@ -48,7 +48,13 @@ export interface SkillCapability {
   readonly tools: readonly string[]
   readonly always: boolean
   /** Its arguments when served as a prompt (`{{name}}` in `instructions`). */
-  readonly arguments?: readonly { readonly name: string; readonly description?: string; readonly required?: boolean }[]
+  readonly arguments?: readonly {
+    readonly name: string
+    readonly description?: string
+    readonly required?: boolean
+    /** Asked of the person when a `prompts/get` leaves it out (`SkillArgumentAsk`). */
+    readonly ask?: { readonly message: string; readonly key?: string; readonly title?: string; readonly description?: string }
+  }[]
   /** Resource URIs (or `file:` paths of resource files) the prompt embeds. */
   readonly resources?: readonly string[]
 }

@@ -37,7 +37,7 @@ import { argumentsChanged, callIdOf, checkNeeds, logTo, outcomeAttributes, print
 import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js'
 import { ApprovalRounds, type ApprovalRoundState, argumentsDigest } from './serve-rounds.js'
 import { SessionTurns } from './serve-turns.js'
-import { promptOf } from './serve-prompts.js'
+import { getPrompt } from './serve-prompt-asks.js'
 import { TaskAfterInput } from './task-after-input.js'
 import { declaresTasks, McpTasks, TASKS_EXTENSION, tasksRequired } from './tasks.js'
 import { endSessionGrants } from './session-end.js'
@@ -281,9 +281,7 @@ export class McpBridge {
     server.setRequestHandler('prompts/get', async (request, ctx) => {
       const skill = (await this.catalog()).skills.get(request.params.name)
       if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${scrubValues(request.params.name)}`)
-      const generation = this.#root.activeGeneration
-      await this.#root.ingress.project(generation, this.#owner)
-      return promptOf(skill, request.params.arguments, generation, this.#owner, ctx.mcpReq.signal)
+      return getPrompt(skill, request.params.arguments, ctx, { elicits: this.#elicits.has(server), codec: this.#rounds.codec, root: this.#root, owner: this.#owner })
     })
     server.setRequestHandler('resources/list', async () => ({ resources: (await this.catalog()).resources as Resource[] }))
     server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: (await this.catalog()).resourceTemplates as ResourceTemplateType[] }))

@@ -33,7 +33,7 @@ export function toCatalog(capabilities: AgentCapabilities, versions: ReadonlyMap
   const resources = capabilities.resources.filter((r) => !r.template).map((r): Resource => ({ uri: r.uri, name: r.name, ...described(r) }))
   const resourceTemplates = capabilities.resources.filter((r) => r.template).map((r): ResourceTemplateType => ({ uriTemplate: r.uri, name: r.name, ...described(r) }))
   const prompts = capabilities.skills.map(
-    (skill): Prompt => ({ name: skill.name, description: skill.description, ...(skill.arguments ? { arguments: skill.arguments.map((a) => ({ ...a })) } : {}) }),
+    (skill): Prompt => ({ name: skill.name, description: skill.description, ...(skill.arguments ? { arguments: skill.arguments.map(({ name, description, required }) => ({ name, ...(description !== undefined ? { description } : {}), ...(required !== undefined ? { required } : {}) })) } : {}) }),
   )
   return {
     generation: capabilities.generation,

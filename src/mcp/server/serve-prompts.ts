@@ -19,10 +19,7 @@ export async function promptOf(skill: SkillCapability, args: Record<string, stri
   if (missing.length > 0) {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Missing required argument${missing.length > 1 ? 's' : ''} for prompt ${scrubValues(skill.name)}: ${missing.join(', ')}`)
   }
-  const unknown = Object.keys(given).filter((name) => !declared.some((a) => a.name === name))
-  if (unknown.length > 0) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${scrubValues(skill.name)} has no argument ${unknown.map((n) => JSON.stringify(scrubValues(n))).join(', ')}`)
-  }
+  refuseUndeclared(skill, given)
   const fill = (text: string) => text.replace(/\{\{\s*([A-Za-z0-9_-]+)\s*\}\}/g, (whole, name: string) => (declared.some((a) => a.name === name) ? (given[name] ?? '') : whole))
   const messages: PromptMessage[] = []
   for (const entry of skill.resources ?? []) {
@@ -34,6 +31,15 @@ export async function promptOf(skill: SkillCapability, args: Record<string, stri
   }
   messages.push({ role: 'user', content: { type: 'text', text: fill(skill.instructions) } })
   return { description: skill.description, messages }
+}
+
+/** An argument the skill does not declare is `-32602`. */
+export function refuseUndeclared(skill: SkillCapability, given: Record<string, string>): void {
+  const declared = skill.arguments ?? []
+  const unknown = Object.keys(given).filter((name) => !declared.some((a) => a.name === name))
+  if (unknown.length > 0) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${scrubValues(skill.name)} has no argument ${unknown.map((n) => JSON.stringify(scrubValues(n))).join(', ')}`)
+  }
 }
 
 async function embedded(entry: string, generation: Generation, owner: string, signal: AbortSignal): Promise<ResourceContents[]> {

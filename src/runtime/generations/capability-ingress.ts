@@ -247,7 +247,7 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
         owner: slot.owner,
         tools: Object.freeze([...(d.tools ?? [])]),
         always: d.always ?? false,
-        ...(d.arguments ? { arguments: Object.freeze(d.arguments.map((a) => Object.freeze({ ...a }))) } : {}),
+        ...(d.arguments ? { arguments: Object.freeze(d.arguments.map((a) => Object.freeze({ ...a, ...(a.ask ? { ask: Object.freeze({ ...a.ask }) } : {}) }))) } : {}),
         ...(d.resources ? { resources: Object.freeze([...d.resources]) } : {}),
       }),
     )
