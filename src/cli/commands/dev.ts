@@ -53,8 +53,10 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
   const http = flags.mcp ? httpServeOptions(flags, io.env) : undefined
   const debounceMs = parseDebounce(flags.debounce ?? io.env.SEAM_DEBOUNCE_MS)
   const started = performance.now()
-  const { createRoot } = await loadRuntime()
+  const { createRoot, provideOAuthSignIn } = await loadRuntime()
   const approval = await devApproval(cli)
+  // A mount's `auth: { grant: 'authorization_code' }` without a signIn of its own signs in here.
+  const unprovide = http ? provideOAuthSignIn(approval.signIns) : () => {}
   const otel = await startTelemetry(flags.otel === true, io.env)
   const root = await createRoot({ dir, watch: true, journal: await openJournal(dir), debounceMs, log: logSink(out, style, debug), approval: approval.port, telemetry: otel?.telemetry }).catch(
     async (error: unknown) => {
@@ -78,6 +80,8 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     // One login code per URL: a code is spent by the first browser that opens it.
     const consoleUrls = web ? mcp.urls.map((url) => new URL(web.loginPath(), url).href) : []
     const consoleUrl = consoleUrls[0]
+    // This machine's own URL: the browser that signs in is the one on this machine.
+    if (web && mcp.urls.length > 0) approval.signIns.serveAt(new URL('/', mcp.urls.at(-1)!).href)
     // `seam call`, `tools`, `journal` and `approvals` in this folder come in here (see dev-link-server.ts).
     link = await startDevLink(root, dir, approval.port, approval.question)
     const tools = capabilities.tools.map((t) => t.name)
@@ -120,6 +124,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     await link?.close()
     await check?.close()
     await root.close()
+    unprovide()
     await otel?.shutdown()
     stopping.dispose()
   }

@@ -45,8 +45,11 @@ export interface McpClientCredentialsOptions extends McpOAuthCommon {
 /** A person signs in: the authorization code grant with PKCE. */
 export interface McpAuthorizationCodeOptions extends McpOAuthCommon {
   grant: 'authorization_code'
-  /** Where the authorization server sends the browser back (`seam dev`: its console's callback route). */
-  redirectUrl: string
+  /**
+   * Where the authorization server sends the browser back. Omitted with `signIn`: the host's sign-in
+   * (`provideOAuthSignIn`; under `seam dev`, its console's `/oauth/callback`).
+   */
+  redirectUrl?: string
   /** A pre-registered client; without one the service registers itself (dynamic client registration). */
   clientId?: string
   clientSecret?: string
@@ -56,9 +59,41 @@ export interface McpAuthorizationCodeOptions extends McpOAuthCommon {
   clientName?: string
   /**
    * Shows `request.url` to the person and resolves with the URL the browser came back to (or its
-   * query). `seam dev` passes one that puts a "sign in" link in the console.
+   * query). Omitted: the host's sign-in (`seam dev` puts a "Sign in" link in its console).
    */
+  signIn?(request: OAuthSignInRequest): Promise<URL | URLSearchParams | string>
+}
+
+/**
+ * A host's way for a person to sign in: where the browser comes back to, and how the authorize URL
+ * reaches them. `seam dev` provides its console's; `provideOAuthSignIn` makes it the default of
+ * every `McpToolService({ auth: { grant: 'authorization_code' } })` that names no `signIn`.
+ */
+export interface OAuthSignIn {
+  /** Read when a sign-in starts (a host may know its port only once it listens); throws while it has none. */
+  readonly redirectUrl: string
   signIn(request: OAuthSignInRequest): Promise<URL | URLSearchParams | string>
+}
+
+/** Process-wide, under a registered symbol: a plugin's copy of seam-runtime finds the host's too. */
+const HOST_SIGN_IN = Symbol.for('seam-runtime.oauth-sign-in')
+type HostSlot = { [HOST_SIGN_IN]?: OAuthSignIn }
+
+/**
+ * Makes `signIn` the sign-in of every authorization code mount in this process that brings none of
+ * its own (one host per process, as `seam dev` is). Returns a disposer that takes it back.
+ */
+export function provideOAuthSignIn(signIn: OAuthSignIn): () => void {
+  const slot = globalThis as HostSlot
+  slot[HOST_SIGN_IN] = signIn
+  return () => {
+    if (slot[HOST_SIGN_IN] === signIn) delete slot[HOST_SIGN_IN]
+  }
+}
+
+/** The host's sign-in, when one was provided. */
+export function hostSignIn(): OAuthSignIn | undefined {
+  return (globalThis as HostSlot)[HOST_SIGN_IN]
 }
 
 export interface OAuthSignInRequest {
@@ -80,6 +115,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly #key: string
   readonly #server: string
   readonly #signal: AbortSignal
+  /** The mount's own `redirectUrl`/`signIn`, else the host's (read when used: see `OAuthSignIn.redirectUrl`). */
+  readonly #signIn: OAuthSignIn | undefined
   readonly #forget: Array<() => void> = []
   #record: OAuthRecord | undefined
   #discovery: OAuthDiscoveryState | undefined
@@ -95,6 +132,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.#key = `${target.server} ${target.url}`
     this.#server = target.server
     this.#signal = target.signal
+    this.#signIn = options.grant === 'authorization_code' ? ownOrHostSignIn(options) : undefined
     this.#secret(options.clientSecret)
     // A field, set only when given: the SDK's provider type declares it optional (a host that
     // type-checks with exactOptionalPropertyTypes refuses a getter that may return undefined).
@@ -114,7 +152,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly addClientAuthentication?: AddClientAuthentication
 
   get redirectUrl(): string | undefined {
-    return this.#options.grant === 'authorization_code' ? this.#options.redirectUrl : undefined
+    return this.#signIn?.redirectUrl
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -130,7 +168,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     }
     return {
       client_name: options.clientName ?? 'seam-runtime',
-      redirect_uris: [options.redirectUrl],
+      redirect_uris: [this.#signIn!.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: options.clientSecret ? 'client_secret_basic' : 'none',
@@ -184,12 +222,13 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    */
   redirectToAuthorization(url: URL): void {
     const options = this.#options
-    if (options.grant !== 'client_credentials' && this.#flow === undefined) {
+    const signIn = this.#signIn
+    if (signIn !== undefined && this.#flow === undefined) {
       const challenge = url.searchParams.get('code_challenge')
       const verifier = this.#verifiers.find((candidate) => createHash('sha256').update(candidate).digest('base64url') === challenge)
       const state = url.searchParams.get('state') ?? undefined
       const callback = Promise.resolve()
-        .then(() => options.signIn({ server: this.#server, url, signal: this.#signal }))
+        .then(() => signIn.signIn({ server: this.#server, url, signal: this.#signal }))
         .then((answer) => callbackParams(answer, state))
       callback.catch(() => {})
       this.#flow = { verifier, done: undefined, callback }
@@ -308,6 +347,20 @@ export function singleRefresh(next: FetchLike = fetch): FetchLike {
     }
     const answer = await shared
     return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: answer.headers })
+  }
+}
+
+/** The mount's own sign-in, each part it leaves out taken from the host's; `undefined` when neither has both. */
+export function ownOrHostSignIn(options: McpAuthorizationCodeOptions): OAuthSignIn | undefined {
+  const host = hostSignIn()
+  const own = options.signIn
+  if (own !== undefined && options.redirectUrl !== undefined) return { redirectUrl: options.redirectUrl, signIn: own }
+  if (host === undefined) return undefined
+  return {
+    get redirectUrl() {
+      return options.redirectUrl ?? host.redirectUrl
+    },
+    signIn: own ?? ((request) => host.signIn(request)),
   }
 }
 
