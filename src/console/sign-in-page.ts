@@ -15,10 +15,10 @@ export function callbackPage(verdict: CallbackVerdict): { status: number; html: 
 }
 
 function page(status: number, title: string, text: string): { status: number; html: string } {
-  const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escape(title)} · seam console</title><link rel="stylesheet" href="/styles.css"><main class="callback"><h1>${escape(title)}</h1><p>${escape(text)}</p></main></html>`
+  const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(title)} · seam console</title><link rel="stylesheet" href="/styles.css"><main class="callback"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main></html>`
   return { status, html }
 }
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 }
