@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { createRoot } from '../index.js'
 import { McpToolService } from '../mcp/client/mcp-tool-service.js'
-import { provideOAuthSignIn } from '../mcp/client/oauth.js'
+import { provideOAuthSignIn, StoredOAuthProvider } from '../mcp/client/oauth.js'
 import { startOAuthFixture } from '../mcp/fixtures/oauth-server.js'
 import { memoryJournal } from '../runtime/journal/memory.js'
 import { definePlugin } from '../runtime/plugins/plugin.js'
@@ -86,6 +86,50 @@ describe('the console’s sign-in queue', () => {
     expect(signIns.pending()).toEqual([])
   })
 })
+
+describe('a sign-in a call waits on', () => {
+  function started(signIns: ConsoleSignIns) {
+    const provider = new StoredOAuthProvider({ grant: 'authorization_code', redirectUrl: signIns.redirectUrl, signIn: (r) => signIns.signIn(r) }, { server: 'docs', url: 'http://127.0.0.1:1/mcp', signal: new AbortController().signal })
+    onTestFinished(() => provider.dispose())
+    provider.redirectToAuthorization(request('state-call').url)
+    return provider
+  }
+
+  it('is withdrawn from the console when the only call waiting on it is aborted (timed out, cancelled)', async () => {
+    const signIns = new ConsoleSignIns()
+    signIns.serveAt('http://127.0.0.1:4750/')
+    const provider = started(signIns)
+    const call = new AbortController()
+    const waiting = provider.finishSignIn(new URL('http://127.0.0.1:1/mcp'), undefined, call.signal)
+    await until(() => signIns.pending().length === 1)
+    call.abort(new Error('the call timed out'))
+    await expect(waiting).rejects.toThrow('the call timed out')
+    await until(() => signIns.pending().length === 0)
+    await until(() => !provider.signingIn)
+    expect(signIns.callback(new URLSearchParams({ state: 'state-call', code: 'late-code' }))).toEqual({ ok: false })
+  })
+
+  it('stays listed while a connection attempt still waits on it, after a call gave up', async () => {
+    const signIns = new ConsoleSignIns()
+    signIns.serveAt('http://127.0.0.1:4750/')
+    const provider = started(signIns)
+    const attempt = provider.finishSignIn(new URL('http://127.0.0.1:1/mcp'))
+    attempt.catch(() => {})
+    const call = new AbortController()
+    const waiting = provider.finishSignIn(new URL('http://127.0.0.1:1/mcp'), undefined, call.signal)
+    call.abort(new Error('cancelled'))
+    await expect(waiting).rejects.toThrow('cancelled')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(signIns.pending()).toHaveLength(1)
+    expect(provider.signingIn).toBe(true)
+  })
+})
+
+/** Polls `check` until true, for at most two seconds. */
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  expect(check()).toBe(true)
+}
 
 describe('the console’s /oauth/callback route and a mount that signs in through it', () => {
   it('answers an unknown state with a refusal page, without a console login', async () => {

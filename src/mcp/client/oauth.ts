@@ -105,6 +105,19 @@ export interface OAuthSignInRequest {
   signal: AbortSignal
 }
 
+/** The one sign-in shown to the person, and who waits for it. */
+interface SignInFlow {
+  readonly verifier: string | undefined
+  done: Promise<void> | undefined
+  readonly callback: Promise<URLSearchParams>
+  /** Aborted when every call waiting for it gave up: the host withdraws the sign-in. */
+  readonly abandoned: AbortController
+  /** Calls waiting with a signal of their own. */
+  calls: number
+  /** Something waits without one (a connection attempt): never abandoned by calls. */
+  held: boolean
+}
+
 /**
  * The SDK's `OAuthClientProvider` over an `OAuthTokenStore`. Every token, secret and code it sees is
  * registered with the runtime's redactor first, so none reaches a log, an error or the journal.
@@ -124,7 +137,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   /** The verifiers of the flows started lately (two requests may meet a 401 at once). */
   #verifiers: string[] = []
   /** The one sign-in shown to the person: its verifier, and the redemption of its callback. */
-  #flow: { verifier: string | undefined; done: Promise<void> | undefined; callback: Promise<URLSearchParams> } | undefined
+  #flow: SignInFlow | undefined
 
   constructor(options: McpOAuthOptions, target: { server: string; url: string; signal: AbortSignal }) {
     this.#options = options
@@ -227,11 +240,13 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       const challenge = url.searchParams.get('code_challenge')
       const verifier = this.#verifiers.find((candidate) => createHash('sha256').update(candidate).digest('base64url') === challenge)
       const state = url.searchParams.get('state') ?? undefined
+      const abandoned = new AbortController()
+      const signal = AbortSignal.any([this.#signal, abandoned.signal])
       const callback = Promise.resolve()
-        .then(() => signIn.signIn({ server: this.#server, url, signal: this.#signal }))
+        .then(() => signIn.signIn({ server: this.#server, url, signal }))
         .then((answer) => callbackParams(answer, state))
       callback.catch(() => {})
-      this.#flow = { verifier, done: undefined, callback }
+      this.#flow = { verifier, done: undefined, callback, abandoned, calls: 0, held: false }
       return
     }
     if (options.grant === 'client_credentials') throw new Error('the client_credentials grant has no sign-in')
@@ -246,11 +261,32 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    * Waits for the person to come back from the authorization server and redeems the code for
    * tokens (RFC 9207's `iss` checked by the SDK); callers waiting on the same sign-in share the one
    * redemption. Rejects when the callback carries an error, a state that is not this sign-in's, or
-   * no code.
+   * no code. A caller with a `signal` (a tool call) stops waiting when it aborts; once every such
+   * caller gave up and no other waits (a connection attempt), the sign-in is abandoned: its
+   * request's signal aborts (the console withdraws it) and the next 401 starts a fresh one.
    */
-  finishSignIn(serverUrl: URL, fetchFn?: FetchLike): Promise<void> {
+  finishSignIn(serverUrl: URL, fetchFn?: FetchLike, signal?: AbortSignal): Promise<void> {
     const flow = this.#flow
     if (!flow) return Promise.reject(new Error('no sign-in is in progress'))
+    const done = this.#redeem(flow, serverUrl, fetchFn)
+    if (signal === undefined) {
+      flow.held = true
+      return done
+    }
+    if (signal.aborted) return Promise.reject(signal.reason)
+    flow.calls++
+    return new Promise<void>((resolve, reject) => {
+      const leave = () => {
+        flow.calls--
+        if (flow.calls === 0 && !flow.held) flow.abandoned.abort(signal.reason)
+        reject(signal.reason)
+      }
+      signal.addEventListener('abort', leave, { once: true })
+      done.then(resolve, reject).finally(() => signal.removeEventListener('abort', leave))
+    })
+  }
+
+  #redeem(flow: SignInFlow, serverUrl: URL, fetchFn: FetchLike | undefined): Promise<void> {
     flow.done ??= (async () => {
       try {
         const params = await flow.callback
