@@ -129,6 +129,8 @@ describe('signing a mounted server in through the console of seam dev, in a real
     expect(await tab.locator('h1').textContent()).toBe('Sign-in not recognised')
     await page.screenshot({ path: path.join(SHOTS, 'sign-in-done.png') })
 
+    // The terminal said where to sign in, once.
+    expect(output.match(/sign in docs waits for you to sign in: http:\/\/127\.0\.0\.1:\d+\/#\/sign-ins/g)).toHaveLength(1)
     // Nothing secret reached seam dev's output.
     for (const secret of [code, ...fixture.issued]) expect(output).not.toContain(secret)
     expect(output).not.toContain('page error')

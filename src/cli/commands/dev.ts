@@ -4,6 +4,7 @@ import { delimiter, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Command, Option } from 'commander'
 import { messageOf, SeamError } from '../../errors.js'
+import type { SignInQueueView } from '../../console/types.js'
 import type { Root } from '../../runtime/root.js'
 import { type BackgroundCheck, startBackgroundCheck } from '../background-check.js'
 import { EXIT, UsageError } from '../errors.js'
@@ -11,7 +12,7 @@ import { devApproval, openBrowser } from '../dev-console.js'
 import { type DevLinkServer, startDevLink } from '../dev-link-server.js'
 import { follow, warnAsksEveryCall } from '../follow.js'
 import { formatDiagnostic, formatProvider, ms, printable } from '../format.js'
-import { type CliContext, line, type Style, styleFor } from '../io.js'
+import { type CliContext, line, type OutStream, type Style, styleFor } from '../io.js'
 import { type HttpServeOptions, httpServeOptions, loadServe } from '../mcp-server.js'
 import { logSink, untilStopped } from '../signals.js'
 import { loadRuntime, openJournal, pluginDir, runtimeVersion } from '../workspace.js'
@@ -112,6 +113,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     // The last URL is this machine's own (127.0.0.1 on a wildcard bind): the browser opened here.
     if (flags.open && consoleUrl) openBrowser(consoleUrls.at(-1)!)
     follow(root, out, style, dir, warned)
+    if (web && mcp.urls.length > 0) announceSignIns(approval.signIns, new URL('/#/sign-ins', mcp.urls.at(-1)!).href, out, style)
     root.on('generation', (event) => {
       if (event.diff.tools.added.length + event.diff.tools.removed.length > 0) check?.sourcesChanged()
     })
@@ -168,6 +170,20 @@ function commandSandbox(env: NodeJS.ProcessEnv): string {
   if (env.SEAM_RUN_COMMAND_SANDBOX === 'off') return 'not sandboxed: SEAM_RUN_COMMAND_SANDBOX=off'
   const found = (env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, 'bwrap')))
   return found && process.platform === 'linux' ? 'sandboxed (bwrap)' : 'not sandboxed: bwrap not installed'
+}
+
+/** Says at the terminal where a sign-in a mounted server waits on can be done (once per sign-in, no URL of the authorization server). */
+function announceSignIns(signIns: { onChange(listener: (queue: SignInQueueView) => void): () => void; queue(): SignInQueueView }, page: string, out: OutStream, style: Style): void {
+  const told = new Set<string>()
+  const tell = (queue: SignInQueueView) => {
+    for (const signIn of queue.pending) {
+      if (told.has(signIn.id)) continue
+      told.add(signIn.id)
+      line(out, `${style.yellow('sign in')} ${printable(signIn.server)} waits for you to sign in: ${style.cyan(page)}`)
+    }
+  }
+  signIns.onChange(tell)
+  tell(signIns.queue())
 }
 
 function parseDebounce(value: string | undefined): number | undefined {
