@@ -32,7 +32,7 @@ export function signInsView(context: ViewContext): View {
     'div',
     null,
     h('h1', null, 'Sign-ins'),
-    h('p', { class: 'muted' }, 'Mounted MCP servers that need an OAuth sign-in. The call waits until you come back from the server’s sign-in page.'),
+    h('p', { class: 'muted' }, 'Mounted MCP servers that need an OAuth sign-in. The server’s tools (and any call to them) wait until you come back from its sign-in page.'),
     list,
   )
   refresh()
