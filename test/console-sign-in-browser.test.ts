@@ -89,7 +89,7 @@ describe('signing a mounted server in through the console of seam dev, in a real
       { tool, args },
     )
 
-  it('lists the sign-in, follows the authorization server back to /oauth/callback, and the server’s tools then answer without a second sign-in', async () => {
+  it('lists the sign-in, follows the authorization server back to /oauth/callback, answers without a second sign-in, and parks a call on a fresh one once the tokens are revoked', async () => {
     await page.goto(`${base}#/sign-ins`)
     const card = page.locator('ol.sign-ins li.card')
     await card.waitFor({ timeout: 15_000 })
@@ -123,14 +123,30 @@ describe('signing a mounted server in through the console of seam dev, in a real
     expect(fixture.grants).toEqual(['authorization_code'])
     expect(await page.locator('ol.sign-ins li.card').count()).toBe(0)
 
+    // Revoked at the server: the next call parks on a fresh sign-in, listed live; signing in lets it finish.
+    fixture.revokeTokens()
+    const parked = run('docs__echo', { text: 'after revocation' })
+    const again = page.locator('ol.sign-ins li.card')
+    await again.waitFor({ timeout: 15_000 })
+    const [retab] = await Promise.all([browser.waitForEvent('page'), again.getByRole('link', { name: 'Sign in' }).click()])
+    await retab.waitForLoadState()
+    await retab.getByRole('link', { name: 'Allow seam-runtime' }).click()
+    await retab.waitForURL(/\/oauth\/callback\?/)
+    expect(await retab.locator('h1').textContent()).toBe('Signed in to docs')
+    expect((await parked).outcome).toMatchObject({ status: 'completed', content: [{ text: 'echo: after revocation' }] })
+    await page.locator('ol.sign-ins li.empty').waitFor({ timeout: 5_000 })
+    expect(fixture.grants.filter((grant) => grant === 'authorization_code')).toHaveLength(2)
+    expect((await run('docs__echo', { text: 'reused' })).outcome).toMatchObject({ status: 'completed' })
+    expect(fixture.grants.filter((grant) => grant === 'authorization_code')).toHaveLength(2)
+
     // The way back works once: the same callback again is refused with a clear page.
-    const again = await tab.goto(tab.url())
-    expect(again?.status()).toBe(400)
+    const reused = await tab.goto(tab.url())
+    expect(reused?.status()).toBe(400)
     expect(await tab.locator('h1').textContent()).toBe('Sign-in not recognised')
     await page.screenshot({ path: path.join(SHOTS, 'sign-in-done.png') })
 
-    // The terminal said where to sign in, once.
-    expect(output.match(/sign in docs waits for you to sign in: http:\/\/127\.0\.0\.1:\d+\/#\/sign-ins/g)).toHaveLength(1)
+    // The terminal said where to sign in, once per sign-in.
+    expect(output.match(/sign in docs waits for you to sign in: http:\/\/127\.0\.0\.1:\d+\/#\/sign-ins/g)).toHaveLength(2)
     // Nothing secret reached seam dev's output.
     for (const secret of [code, ...fixture.issued]) expect(output).not.toContain(secret)
     expect(output).not.toContain('page error')
