@@ -101,7 +101,7 @@ export interface OAuthSignInRequest {
   server: string
   /** The authorization server's authorize URL, with state and PKCE challenge: open it in a browser. */
   url: URL
-  /** Aborted when the service is disposed: stop waiting. */
+  /** Aborted when the service is disposed, or every call waiting on the sign-in gave up: withdraw it. */
   signal: AbortSignal
 }
 
