@@ -12,6 +12,9 @@ import {
 } from '@modelcontextprotocol/client'
 import { registerSecret } from '../../runtime/base/redact.js'
 import { MemoryOAuthTokenStore, type OAuthRecord, type OAuthTokenStore } from '../../seams/oauth-tokens.js'
+import { type OAuthSignIn, type OAuthSignInRequest, ownOrHostSignIn } from './host-sign-in.js'
+
+export { type OAuthSignIn, type OAuthSignInRequest, ownOrHostSignIn, provideOAuthSignIn } from './host-sign-in.js'
 
 /**
  * `McpToolService({ auth })`: how the service obtains an access token for a server that answers
@@ -62,47 +65,6 @@ export interface McpAuthorizationCodeOptions extends McpOAuthCommon {
    * query). Omitted: the host's sign-in (`seam dev` puts a "Sign in" link in its console).
    */
   signIn?(request: OAuthSignInRequest): Promise<URL | URLSearchParams | string>
-}
-
-/**
- * A host's way for a person to sign in: where the browser comes back to, and how the authorize URL
- * reaches them. `seam dev` provides its console's; `provideOAuthSignIn` makes it the default of
- * every `McpToolService({ auth: { grant: 'authorization_code' } })` that names no `signIn`.
- */
-export interface OAuthSignIn {
-  /** Read when a sign-in starts (a host may know its port only once it listens); throws while it has none. */
-  readonly redirectUrl: string
-  signIn(request: OAuthSignInRequest): Promise<URL | URLSearchParams | string>
-}
-
-/** Process-wide, under a registered symbol: a plugin's copy of seam-runtime finds the host's too. */
-const HOST_SIGN_IN = Symbol.for('seam-runtime.oauth-sign-in')
-type HostSlot = { [HOST_SIGN_IN]?: OAuthSignIn }
-
-/**
- * Makes `signIn` the sign-in of every authorization code mount in this process that brings none of
- * its own (one host per process, as `seam dev` is). Returns a disposer that takes it back.
- */
-export function provideOAuthSignIn(signIn: OAuthSignIn): () => void {
-  const slot = globalThis as HostSlot
-  slot[HOST_SIGN_IN] = signIn
-  return () => {
-    if (slot[HOST_SIGN_IN] === signIn) delete slot[HOST_SIGN_IN]
-  }
-}
-
-/** The host's sign-in, when one was provided. */
-export function hostSignIn(): OAuthSignIn | undefined {
-  return (globalThis as HostSlot)[HOST_SIGN_IN]
-}
-
-export interface OAuthSignInRequest {
-  /** The service id of the server asking. */
-  server: string
-  /** The authorization server's authorize URL, with state and PKCE challenge: open it in a browser. */
-  url: URL
-  /** Aborted when the service is disposed, or every call waiting on the sign-in gave up: withdraw it. */
-  signal: AbortSignal
 }
 
 /** The one sign-in shown to the person, and who waits for it. */
@@ -188,7 +150,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       ...(options.scope ? { scope: options.scope } : {}),
     }
   }
-
 
   state(): string {
     return randomBytes(24).toString('base64url')
@@ -383,20 +344,6 @@ export function singleRefresh(next: FetchLike = fetch): FetchLike {
     }
     const answer = await shared
     return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: answer.headers })
-  }
-}
-
-/** The mount's own sign-in, each part it leaves out taken from the host's; `undefined` when neither has both. */
-export function ownOrHostSignIn(options: McpAuthorizationCodeOptions): OAuthSignIn | undefined {
-  const host = hostSignIn()
-  const own = options.signIn
-  if (own !== undefined && options.redirectUrl !== undefined) return { redirectUrl: options.redirectUrl, signIn: own }
-  if (host === undefined) return undefined
-  return {
-    get redirectUrl() {
-      return options.redirectUrl ?? host.redirectUrl
-    },
-    signIn: own ?? ((request) => host.signIn(request)),
   }
 }
 
