@@ -38,7 +38,7 @@ export { SeamIntegration, capabilitySeamToken, seamIntegrationToken } from './se
 export { SeamProviderRegistry } from './seams/registry.js'
 export { BuiltinToolService, SkillRegistryAsService, ToolRegistryAsService } from './features/service-adapters.js'
 export { McpToolService } from './mcp/client/mcp-tool-service.js'
-export type { McpAuthorizationCodeOptions, McpClientCredentialsOptions, McpOAuthOptions, OAuthSignInRequest } from './mcp/client/oauth.js'
+export { type McpAuthorizationCodeOptions, type McpClientCredentialsOptions, type McpOAuthOptions, type OAuthSignIn, type OAuthSignInRequest, provideOAuthSignIn } from './mcp/client/oauth.js'
 export { MemoryOAuthTokenStore, type OAuthRecord, type OAuthTokenStore } from './seams/oauth-tokens.js'
 export type {
   McpHttpTransportOptions,

@@ -37,6 +37,7 @@ describe('public surface', () => {
         "openAiChatModel",
         "openTelemetry",
         "postgresJournal",
+        "provideOAuthSignIn",
         "redactText",
         "registerSecret",
         "runAgent",

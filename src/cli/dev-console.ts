@@ -20,6 +20,8 @@ export interface DevApproval {
    * call` through the dev link): the console, and the terminal prompt too when stdin is a terminal.
    */
   readonly question: QuestionPort
+  /** The console's OAuth sign-ins: `seam dev` provides them to the plugin's mounts (`provideOAuthSignIn`). */
+  readonly signIns: import('../console/index.js').ConsoleSignIns
   readonly mount: (root: Root, token: string | undefined) => import('../console/index.js').Console
 }
 
@@ -28,15 +30,16 @@ export interface DevApproval {
  * the prompt as well; whichever answers first wins and the other is withdrawn.
  */
 export async function devApproval({ io }: CliContext): Promise<DevApproval> {
-  const { ConsoleApprovals, ConsoleQuestions, createConsole, firstQuestionAnswer } = await loadConsole()
+  const { ConsoleApprovals, ConsoleQuestions, ConsoleSignIns, createConsole, firstQuestionAnswer } = await loadConsole()
   const { firstAnswer } = await import('../runtime/approvals/first-answer.js')
   const approvals = new ConsoleApprovals()
   const questions = new ConsoleQuestions()
+  const signIns = new ConsoleSignIns()
   const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true
   const style = styleFor(io.stdout, io.env)
   const port = interactive ? firstAnswer([terminalApproval({ input: io.stdin, output: io.stdout, style }), approvals]) : approvals
   const question = interactive ? firstQuestionAnswer([terminalQuestions(lineReader(io.stdin, io.stdout), io.stdout, style), questions]) : questions
-  return { port, question, mount: (root, token) => createConsole(root, { approvals, questions, ask: question, ...(token ? { token } : {}) }) }
+  return { port, question, signIns, mount: (root, token) => createConsole(root, { approvals, questions, signIns, ask: question, ...(token ? { token } : {}) }) }
 }
 
 /** Opens `url` in the desktop's browser when there is one; says nothing when there is not. */

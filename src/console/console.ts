@@ -13,6 +13,8 @@ import { ConsoleGuard } from './guard.js'
 import { LiveEvents } from './live.js'
 import { RunningProgress } from './progress.js'
 import type { ConsoleQuestions } from './questions.js'
+import { CALLBACK_PATH, type ConsoleSignIns } from './sign-ins.js'
+import { callbackPage } from './sign-in-page.js'
 import { Timeline } from './timeline.js'
 import { runTry } from './try-tool.js'
 import { findTurn, turnDetail } from './turn-detail.js'
@@ -28,6 +30,8 @@ export interface ConsoleOptions {
    * run form asks through `ask`, or this queue.
    */
   readonly questions?: ConsoleQuestions
+  /** The OAuth sign-ins mounted servers wait on; the console serves their callback at `/oauth/callback`. */
+  readonly signIns?: ConsoleSignIns
   /** The question port of the turns the run form begins (the terminal and the console in `seam dev`). */
   readonly ask?: QuestionPort
   /** The MCP bearer token: when set, the console needs a login (one-time URL) or the token too. */
@@ -88,6 +92,7 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
     root.on('reload-failed', (event) => live.send({ type: 'generation', entry: timeline.failed(event) })),
     approvals.onChange((queue) => live.send({ type: 'approvals', ...queue })),
     questions?.onChange((queue) => live.send({ type: 'questions', ...queue })) ?? (() => {}),
+    options.signIns?.onChange((queue) => live.send({ type: 'sign-ins', ...queue })) ?? (() => {}),
     root.on('progress', (event) => live.send({ type: 'progress', progress: progress.heard(event) })),
     root.on('provider', (status) => {
       void bindings().then((b) => live.send({ type: 'provider', provider: providerView(b, status) }), () => {})
@@ -168,6 +173,7 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
       const answered = questions?.answer(decodeURIComponent(question[1]!), (await body(req)) as QuestionReply) ?? false
       return answered ? json(res, 200, { answered: true }) : fail(res, 409, 'the question is no longer waiting (answered elsewhere, or withdrawn)')
     }
+    if (req.method === 'GET' && path === '/api/sign-ins') return json(res, 200, options.signIns?.queue() ?? { version: 0, pending: [] })
     if (req.method === 'POST' && path === '/api/try') return json(res, 200, await runTry(root, (await body(req)) as TryRequest, ask))
     return fail(res, 404, `no route ${req.method} ${path}`)
   }
@@ -184,6 +190,14 @@ export function createConsole(root: Root, options: ConsoleOptions): Console {
         }
         res.writeHead(303, { location: '/', 'set-cookie': cookie, 'cache-control': 'no-store' })
         res.end()
+        return true
+      }
+      // No login: the browser comes back from another site (a SameSite cookie stays behind), and
+      // the single-use state it brings is what names the sign-in.
+      if (path === CALLBACK_PATH && options.signIns && (req.method === 'GET' || req.method === 'HEAD')) {
+        const { status, html } = callbackPage(options.signIns.callback(url.searchParams))
+        res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...SECURITY_HEADERS })
+        res.end(html)
         return true
       }
       const isApi = path.startsWith('/api/')

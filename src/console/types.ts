@@ -220,6 +220,22 @@ export interface QuestionQueueView {
   readonly pending: PendingQuestionView[]
 }
 
+/** A mounted server's OAuth sign-in waiting for a person: which server, and its authorize URL to open. */
+export interface PendingSignInView {
+  readonly id: string
+  /** The service id of the mounted server. */
+  readonly server: string
+  /** The authorization server's authorize URL (state and PKCE challenge, no secret). */
+  readonly url: string
+  readonly askedAt: number
+}
+
+/** The sign-ins waiting now; `version` orders snapshots as `ApprovalQueueView`'s does. */
+export interface SignInQueueView {
+  readonly version: number
+  readonly pending: PendingSignInView[]
+}
+
 /** What the page sends to answer a question: the form's content with `accept`, or no content. */
 export type QuestionReply = { readonly action: 'accept'; readonly content: Readonly<Record<string, AnswerValue>> } | { readonly action: 'decline' | 'cancel' }
 
@@ -286,6 +302,7 @@ export type LiveEvent =
   | { readonly type: 'journal'; readonly turnId: string; readonly turns: readonly string[] }
   | ({ readonly type: 'approvals' } & ApprovalQueueView)
   | ({ readonly type: 'questions' } & QuestionQueueView)
+  | ({ readonly type: 'sign-ins' } & SignInQueueView)
   | { readonly type: 'provider'; readonly provider: ProviderView }
   | { readonly type: 'progress'; readonly progress: ProgressView }
 

@@ -4,6 +4,7 @@ import { delimiter, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Command, Option } from 'commander'
 import { messageOf, SeamError } from '../../errors.js'
+import type { SignInQueueView } from '../../console/types.js'
 import type { Root } from '../../runtime/root.js'
 import { type BackgroundCheck, startBackgroundCheck } from '../background-check.js'
 import { EXIT, UsageError } from '../errors.js'
@@ -11,7 +12,7 @@ import { devApproval, openBrowser } from '../dev-console.js'
 import { type DevLinkServer, startDevLink } from '../dev-link-server.js'
 import { follow, warnAsksEveryCall } from '../follow.js'
 import { formatDiagnostic, formatProvider, ms, printable } from '../format.js'
-import { type CliContext, line, type Style, styleFor } from '../io.js'
+import { type CliContext, line, type OutStream, type Style, styleFor } from '../io.js'
 import { type HttpServeOptions, httpServeOptions, loadServe } from '../mcp-server.js'
 import { logSink, untilStopped } from '../signals.js'
 import { loadRuntime, openJournal, pluginDir, runtimeVersion } from '../workspace.js'
@@ -53,8 +54,10 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
   const http = flags.mcp ? httpServeOptions(flags, io.env) : undefined
   const debounceMs = parseDebounce(flags.debounce ?? io.env.SEAM_DEBOUNCE_MS)
   const started = performance.now()
-  const { createRoot } = await loadRuntime()
+  const { createRoot, provideOAuthSignIn } = await loadRuntime()
   const approval = await devApproval(cli)
+  // A mount's `auth: { grant: 'authorization_code' }` without a signIn of its own signs in here.
+  const unprovide = http ? provideOAuthSignIn(approval.signIns) : () => {}
   const otel = await startTelemetry(flags.otel === true, io.env)
   const root = await createRoot({ dir, watch: true, journal: await openJournal(dir), debounceMs, log: logSink(out, style, debug), approval: approval.port, telemetry: otel?.telemetry }).catch(
     async (error: unknown) => {
@@ -78,6 +81,8 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     // One login code per URL: a code is spent by the first browser that opens it.
     const consoleUrls = web ? mcp.urls.map((url) => new URL(web.loginPath(), url).href) : []
     const consoleUrl = consoleUrls[0]
+    // This machine's own URL: the browser that signs in is the one on this machine.
+    if (web && mcp.urls.length > 0) approval.signIns.serveAt(new URL('/', mcp.urls.at(-1)!).href)
     // `seam call`, `tools`, `journal` and `approvals` in this folder come in here (see dev-link-server.ts).
     link = await startDevLink(root, dir, approval.port, approval.question)
     const tools = capabilities.tools.map((t) => t.name)
@@ -108,6 +113,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     // The last URL is this machine's own (127.0.0.1 on a wildcard bind): the browser opened here.
     if (flags.open && consoleUrl) openBrowser(consoleUrls.at(-1)!)
     follow(root, out, style, dir, warned)
+    if (web && mcp.urls.length > 0) announceSignIns(approval.signIns, new URL('/#/sign-ins', mcp.urls.at(-1)!).href, out, style)
     root.on('generation', (event) => {
       if (event.diff.tools.added.length + event.diff.tools.removed.length > 0) check?.sourcesChanged()
     })
@@ -120,6 +126,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     await link?.close()
     await check?.close()
     await root.close()
+    unprovide()
     await otel?.shutdown()
     stopping.dispose()
   }
@@ -163,6 +170,20 @@ function commandSandbox(env: NodeJS.ProcessEnv): string {
   if (env.SEAM_RUN_COMMAND_SANDBOX === 'off') return 'not sandboxed: SEAM_RUN_COMMAND_SANDBOX=off'
   const found = (env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, 'bwrap')))
   return found && process.platform === 'linux' ? 'sandboxed (bwrap)' : 'not sandboxed: bwrap not installed'
+}
+
+/** Says at the terminal where a sign-in a mounted server waits on can be done (once per sign-in, no URL of the authorization server). */
+function announceSignIns(signIns: { onChange(listener: (queue: SignInQueueView) => void): () => void; queue(): SignInQueueView }, page: string, out: OutStream, style: Style): void {
+  const told = new Set<string>()
+  const tell = (queue: SignInQueueView) => {
+    for (const signIn of queue.pending) {
+      if (told.has(signIn.id)) continue
+      told.add(signIn.id)
+      line(out, `${style.yellow('sign in')} ${printable(signIn.server)} waits for you to sign in: ${style.cyan(page)}`)
+    }
+  }
+  signIns.onChange(tell)
+  tell(signIns.queue())
 }
 
 function parseDebounce(value: string | undefined): number | undefined {

@@ -7,6 +7,7 @@ import type {
   ParkedApprovalView,
   QuestionQueueView,
   QuestionReply,
+  SignInQueueView,
   StateView,
   TryRequest,
   TryResult,
@@ -47,6 +48,7 @@ export const api = {
   revokeGrant: (id: string) => post<{ revoked: string }>(`/api/grants/${encodeURIComponent(id)}/revoke`, {}),
   questions: () => get<QuestionQueueView>('/api/questions'),
   answerQuestion: (id: string, reply: QuestionReply) => post<{ answered: boolean }>(`/api/questions/${encodeURIComponent(id)}`, reply),
+  signIns: () => get<SignInQueueView>('/api/sign-ins'),
   tryTool: (request: TryRequest) => post<TryResult>('/api/try', request),
   /**
    * Live events; the browser reconnects on its own after a drop. `opened` runs each time the stream

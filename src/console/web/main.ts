@@ -1,4 +1,4 @@
-import type { LiveEvent, QuestionQueueView } from '../types.js'
+import type { LiveEvent, QuestionQueueView, SignInQueueView } from '../types.js'
 import { api, newestQueue } from './client.js'
 import { h, replace } from './dom.js'
 import { approvalsView } from './views/approvals.js'
@@ -6,6 +6,7 @@ import { catalogView } from './views/catalog.js'
 import { generationsView } from './views/generations.js'
 import { journalView } from './views/journal.js'
 import { questionsView } from './views/questions.js'
+import { signInsView } from './views/sign-ins.js'
 import { tryView } from './views/try.js'
 import type { View, ViewContext } from './views/view.js'
 
@@ -16,6 +17,7 @@ const ROUTES: Record<string, { label: string; view: (context: ViewContext, argum
   journal: { label: 'Journal', view: (c, a) => journalView(c, a) },
   approvals: { label: 'Approvals', view: (c) => approvalsView(c) },
   questions: { label: 'Questions', view: (c) => questionsView(c) },
+  'sign-ins': { label: 'Sign-ins', view: (c) => signInsView(c) },
   try: { label: 'Try a tool', view: (c, a) => tryView(c, a) },
 }
 
@@ -24,6 +26,7 @@ const nav = document.getElementById('nav')!
 const live = document.getElementById('announce')!
 const pendingCount = h('span', { class: 'count', 'aria-label': 'pending' })
 const questionCount = h('span', { class: 'count', 'aria-label': 'waiting' })
+const signInCount = h('span', { class: 'count', 'aria-label': 'waiting' })
 let current: View | undefined
 
 const context: ViewContext = {
@@ -56,13 +59,19 @@ function setQuestions(count: number): void {
   questionCount.textContent = count > 0 ? String(count) : ''
 }
 
+function setSignIns(count: number): void {
+  signInCount.textContent = count > 0 ? String(count) : ''
+}
+
+const COUNTS: Record<string, HTMLElement> = { approvals: pendingCount, questions: questionCount, 'sign-ins': signInCount }
+
 replace(
   nav,
   h(
     'ul',
     null,
     Object.entries(ROUTES).map(([section, { label }]) =>
-      h('li', null, h('a', { href: `#/${section}`, 'data-section': section }, label, section === 'approvals' ? [' ', pendingCount] : section === 'questions' ? [' ', questionCount] : null)),
+      h('li', null, h('a', { href: `#/${section}`, 'data-section': section }, label, COUNTS[section] ? [' ', COUNTS[section]] : null)),
     ),
   ),
 )
@@ -70,9 +79,11 @@ window.addEventListener('hashchange', route)
 route()
 const newestCount = newestQueue()
 const newestQuestions = newestQueue<QuestionQueueView>()
+const newestSignIns = newestQueue<SignInQueueView>()
 const countPending = () => {
   api.approvals().then((queue) => newestCount(queue) && setPending(queue.pending.length), () => {})
   api.questions().then((queue) => newestQuestions(queue) && setQuestions(queue.pending.length), () => {})
+  api.signIns().then((queue) => newestSignIns(queue) && setSignIns(queue.pending.length), () => {})
 }
 countPending()
 api.events(
@@ -84,6 +95,10 @@ api.events(
     if (event.type === 'questions' && newestQuestions(event)) {
       setQuestions(event.pending.length)
       if (event.pending.length > 0) context.announce(`${event.pending.length} question(s) waiting`)
+    }
+    if (event.type === 'sign-ins' && newestSignIns(event)) {
+      setSignIns(event.pending.length)
+      if (event.pending.length > 0) context.announce(`${event.pending.length} sign-in(s) waiting`)
     }
     current?.onEvent?.(event)
   },

@@ -173,14 +173,14 @@ export class McpConnection {
     const handles = this.#tasks
     const modern = this.#client.getProtocolEra() === 'modern'
     if (task === undefined || handles === undefined || isStdioTransport(transport) || !modern || !servesTasks(this.#client.getServerCapabilities())) {
-      return this.#signedIn(() => this.#client.callTool(params, options)) as Promise<CallToolResult>
+      return this.#signedIn(() => this.#client.callTool(params, options), options.signal) as Promise<CallToolResult>
     }
     const slot = handles.declare()
     // A cancel is held back while the task handle may still be on its way (see `heldAbort`).
     const held = heldAbort(options.signal, () => slot.created !== undefined)
     try {
       const declared = { ...params, _meta: { ...meta, [CLIENT_CAPABILITIES_META_KEY]: slot.capabilities } }
-      return (await this.#signedIn(() => this.#client.callTool(declared, { ...options, signal: held.signal }))) as CallToolResult
+      return (await this.#signedIn(() => this.#client.callTool(declared, { ...options, signal: held.signal }), options.signal)) as CallToolResult
     } catch (error) {
       // The SDK refused the answer because it was a task handle: the call goes on as that task (a
       // cancelled call's task is cancelled at once).
@@ -199,9 +199,10 @@ export class McpConnection {
    * A request that met a 401 the token could not answer, or a step-up (403 insufficient_scope),
    * started a sign-in: once the person is back and the code redeemed, it runs once more. A 401
    * that survives a refresh may mean the server moved to another authorization server: the cached
-   * discovery is dropped and the request tried again (which may start that sign-in).
+   * discovery is dropped and the request tried again (which may start that sign-in). A call's
+   * `signal` ends its wait for the person (and, the last one gone, the sign-in).
    */
-  async #signedIn<T>(request: () => Promise<T>): Promise<T> {
+  async #signedIn<T>(request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const { oauth, transport } = this.#settings
     if (!oauth || isStdioTransport(transport)) return request()
     let rediscovered = false
@@ -211,7 +212,7 @@ export class McpConnection {
       } catch (error) {
         if (attempt >= 2) throw error
         if (oauth.signingIn) {
-          await oauth.finishSignIn(new URL(transport.url))
+          await oauth.finishSignIn(new URL(transport.url), undefined, signal)
         } else if (!rediscovered && isAuthRefusal(error)) {
           rediscovered = true
           await oauth.invalidateCredentials('discovery')

@@ -18,7 +18,7 @@ import { endRequestSpan, parentFor, startRequestSpan, traceMeta } from '../trace
 import { scrubValues } from '../../runtime/base/redact.js'
 import { fromCallError, fromCallResult } from './call-result.js'
 import type { McpConnection } from './connection.js'
-import { StoredOAuthProvider } from './oauth.js'
+import { ownOrHostSignIn, StoredOAuthProvider } from './oauth.js'
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   describeTarget,
@@ -416,7 +416,9 @@ function oauthProvider(options: McpToolServiceOptions, signal: AbortSignal): Sto
     if (!auth.clientId) throw fail('auth.clientId is required for the client_credentials grant')
     if (auth.clientSecret === undefined && auth.privateKey === undefined) throw fail('auth needs a clientSecret or a privateKey for the client_credentials grant')
   } else if (auth.grant === 'authorization_code') {
-    if (!auth.redirectUrl || typeof auth.signIn !== 'function') throw fail('auth needs a redirectUrl and a signIn function for the authorization_code grant')
+    if (auth.signIn !== undefined && typeof auth.signIn !== 'function') throw fail('auth.signIn must be a function')
+    // Without its own, the host's (seam dev's console, or provideOAuthSignIn).
+    if (ownOrHostSignIn(auth) === undefined) throw fail('auth needs a redirectUrl and a signIn function for the authorization_code grant (or a host that provides one: seam dev, provideOAuthSignIn)')
   } else {
     throw fail(`auth.grant must be client_credentials or authorization_code, got ${JSON.stringify((auth as { grant?: unknown }).grant)}`)
   }

@@ -12,6 +12,9 @@ import {
 } from '@modelcontextprotocol/client'
 import { registerSecret } from '../../runtime/base/redact.js'
 import { MemoryOAuthTokenStore, type OAuthRecord, type OAuthTokenStore } from '../../seams/oauth-tokens.js'
+import { type OAuthSignIn, type OAuthSignInRequest, ownOrHostSignIn } from './host-sign-in.js'
+
+export { type OAuthSignIn, type OAuthSignInRequest, ownOrHostSignIn, provideOAuthSignIn } from './host-sign-in.js'
 
 /**
  * `McpToolService({ auth })`: how the service obtains an access token for a server that answers
@@ -45,8 +48,11 @@ export interface McpClientCredentialsOptions extends McpOAuthCommon {
 /** A person signs in: the authorization code grant with PKCE. */
 export interface McpAuthorizationCodeOptions extends McpOAuthCommon {
   grant: 'authorization_code'
-  /** Where the authorization server sends the browser back (`seam dev`: its console's callback route). */
-  redirectUrl: string
+  /**
+   * Where the authorization server sends the browser back. Omitted with `signIn`: the host's sign-in
+   * (`provideOAuthSignIn`; under `seam dev`, its console's `/oauth/callback`).
+   */
+  redirectUrl?: string
   /** A pre-registered client; without one the service registers itself (dynamic client registration). */
   clientId?: string
   clientSecret?: string
@@ -56,18 +62,22 @@ export interface McpAuthorizationCodeOptions extends McpOAuthCommon {
   clientName?: string
   /**
    * Shows `request.url` to the person and resolves with the URL the browser came back to (or its
-   * query). `seam dev` passes one that puts a "sign in" link in the console.
+   * query). Omitted: the host's sign-in (`seam dev` puts a "Sign in" link in its console).
    */
-  signIn(request: OAuthSignInRequest): Promise<URL | URLSearchParams | string>
+  signIn?(request: OAuthSignInRequest): Promise<URL | URLSearchParams | string>
 }
 
-export interface OAuthSignInRequest {
-  /** The service id of the server asking. */
-  server: string
-  /** The authorization server's authorize URL, with state and PKCE challenge: open it in a browser. */
-  url: URL
-  /** Aborted when the service is disposed: stop waiting. */
-  signal: AbortSignal
+/** The one sign-in shown to the person, and who waits for it. */
+interface SignInFlow {
+  readonly verifier: string | undefined
+  done: Promise<void> | undefined
+  readonly callback: Promise<URLSearchParams>
+  /** Aborted when every call waiting for it gave up: the host withdraws the sign-in. */
+  readonly abandoned: AbortController
+  /** Calls waiting with a signal of their own. */
+  calls: number
+  /** Something waits without one (a connection attempt): never abandoned by calls. */
+  held: boolean
 }
 
 /**
@@ -80,6 +90,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly #key: string
   readonly #server: string
   readonly #signal: AbortSignal
+  /** The mount's own `redirectUrl`/`signIn`, else the host's (read when used: see `OAuthSignIn.redirectUrl`). */
+  readonly #signIn: OAuthSignIn | undefined
   readonly #forget: Array<() => void> = []
   #record: OAuthRecord | undefined
   #discovery: OAuthDiscoveryState | undefined
@@ -87,7 +99,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   /** The verifiers of the flows started lately (two requests may meet a 401 at once). */
   #verifiers: string[] = []
   /** The one sign-in shown to the person: its verifier, and the redemption of its callback. */
-  #flow: { verifier: string | undefined; done: Promise<void> | undefined; callback: Promise<URLSearchParams> } | undefined
+  #flow: SignInFlow | undefined
 
   constructor(options: McpOAuthOptions, target: { server: string; url: string; signal: AbortSignal }) {
     this.#options = options
@@ -95,6 +107,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.#key = `${target.server} ${target.url}`
     this.#server = target.server
     this.#signal = target.signal
+    this.#signIn = options.grant === 'authorization_code' ? ownOrHostSignIn(options) : undefined
     this.#secret(options.clientSecret)
     // A field, set only when given: the SDK's provider type declares it optional (a host that
     // type-checks with exactOptionalPropertyTypes refuses a getter that may return undefined).
@@ -114,7 +127,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly addClientAuthentication?: AddClientAuthentication
 
   get redirectUrl(): string | undefined {
-    return this.#options.grant === 'authorization_code' ? this.#options.redirectUrl : undefined
+    return this.#signIn?.redirectUrl
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -130,14 +143,13 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     }
     return {
       client_name: options.clientName ?? 'seam-runtime',
-      redirect_uris: [options.redirectUrl],
+      redirect_uris: [this.#signIn!.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: options.clientSecret ? 'client_secret_basic' : 'none',
       ...(options.scope ? { scope: options.scope } : {}),
     }
   }
-
 
   state(): string {
     return randomBytes(24).toString('base64url')
@@ -184,15 +196,18 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    */
   redirectToAuthorization(url: URL): void {
     const options = this.#options
-    if (options.grant !== 'client_credentials' && this.#flow === undefined) {
+    const signIn = this.#signIn
+    if (signIn !== undefined && this.#flow === undefined) {
       const challenge = url.searchParams.get('code_challenge')
       const verifier = this.#verifiers.find((candidate) => createHash('sha256').update(candidate).digest('base64url') === challenge)
       const state = url.searchParams.get('state') ?? undefined
+      const abandoned = new AbortController()
+      const signal = AbortSignal.any([this.#signal, abandoned.signal])
       const callback = Promise.resolve()
-        .then(() => options.signIn({ server: this.#server, url, signal: this.#signal }))
+        .then(() => signIn.signIn({ server: this.#server, url, signal }))
         .then((answer) => callbackParams(answer, state))
       callback.catch(() => {})
-      this.#flow = { verifier, done: undefined, callback }
+      this.#flow = { verifier, done: undefined, callback, abandoned, calls: 0, held: false }
       return
     }
     if (options.grant === 'client_credentials') throw new Error('the client_credentials grant has no sign-in')
@@ -207,11 +222,32 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    * Waits for the person to come back from the authorization server and redeems the code for
    * tokens (RFC 9207's `iss` checked by the SDK); callers waiting on the same sign-in share the one
    * redemption. Rejects when the callback carries an error, a state that is not this sign-in's, or
-   * no code.
+   * no code. A caller with a `signal` (a tool call) stops waiting when it aborts; once every such
+   * caller gave up and no other waits (a connection attempt), the sign-in is abandoned: its
+   * request's signal aborts (the console withdraws it) and the next 401 starts a fresh one.
    */
-  finishSignIn(serverUrl: URL, fetchFn?: FetchLike): Promise<void> {
+  finishSignIn(serverUrl: URL, fetchFn?: FetchLike, signal?: AbortSignal): Promise<void> {
     const flow = this.#flow
     if (!flow) return Promise.reject(new Error('no sign-in is in progress'))
+    const done = this.#redeem(flow, serverUrl, fetchFn)
+    if (signal === undefined) {
+      flow.held = true
+      return done
+    }
+    if (signal.aborted) return Promise.reject(signal.reason)
+    flow.calls++
+    return new Promise<void>((resolve, reject) => {
+      const leave = () => {
+        flow.calls--
+        if (flow.calls === 0 && !flow.held) flow.abandoned.abort(signal.reason)
+        reject(signal.reason)
+      }
+      signal.addEventListener('abort', leave, { once: true })
+      done.then(resolve, reject).finally(() => signal.removeEventListener('abort', leave))
+    })
+  }
+
+  #redeem(flow: SignInFlow, serverUrl: URL, fetchFn: FetchLike | undefined): Promise<void> {
     flow.done ??= (async () => {
       try {
         const params = await flow.callback
