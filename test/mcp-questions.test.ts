@@ -81,12 +81,15 @@ describe.each(['stdio', 'http'] as const)('a tool’s question to the official c
     expect(JSON.parse(text(await client.callTool({ name: 'profile', arguments: {} })))).toEqual({ action: 'decline' })
   })
 
-  it('declines a 2026-07-28 client’s call at once: questions do not yet travel as input_required rounds', async () => {
+  it('asks a 2026-07-28 client in an input_required round, which its elicitation handler answers, and the tool gets the answer', async () => {
     const before = asked.length
     const client = await connect({ capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
     expect(client.getProtocolEra()).toBe('modern')
-    expect(JSON.parse(text(await client.callTool({ name: 'profile', arguments: {} })))).toEqual({ action: 'decline' })
-    expect(asked.length).toBe(before)
+    replies.push({ action: 'accept', content: { name: 'Ada', plan: 'pro' } })
+    const answered = JSON.parse(text(await client.callTool({ name: 'profile', arguments: {} })))
+    expect(answered).toMatchObject({ action: 'accept', content: { name: 'Ada', plan: 'pro' } })
+    expect(asked.length).toBe(before + 1)
+    expect(asked.at(-1)).toMatchObject({ message: 'Your profile, please.' })
   })
 
   it('declines at once for a client that cannot be asked', async () => {
