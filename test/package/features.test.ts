@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { chatReply, modelServer } from '../../src/adapters/fixtures/model-server.js'
 
@@ -49,6 +50,14 @@ const FILES: Record<string, string> = {
     "for (let i = 0; i < args.pages; i++) {\n      await new Promise((resolve) => setTimeout(resolve, 150))\n      ctx.progress({ done: i + 1, total: args.pages, message: 'page ' + (i + 1) })\n    }\n    return args.pages",
   ),
   'plugin/tools/launch.ts': tool('launch', 'always', 'id: z.string()', "return 'launched ' + args.id"),
+  // Asks the person behind the call, and has the client's model sample: over MCP, in either era.
+  'plugin/tools/profile.ts': tool(
+    'profile',
+    'never',
+    '',
+    "const answer = await ctx.ask({ message: 'Your name?', schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } })\n    const reply = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Greet' } }], maxTokens: 20 })\n    return { answer, said: reply.content.type === 'text' ? reply.content.text : '' }",
+  ),
+  'plugin/agent/skills/brief.md': '---\ndescription: Write a brief.\narguments:\n  - name: topic\n    required: true\n    ask: Which topic?\n---\nWrite a brief on {{topic}}.\n',
 }
 
 const CODE_HOST = `import { createRoot } from 'seam-runtime'
@@ -242,7 +251,7 @@ describe('the features of the packed package, from a fresh project', { timeout: 
 
     const tools = await seam(['tools', 'plugin', '--json'])
     expect(tools.stderr).toMatch(/via seam dev at http:\/\/127\.0\.0\.1:\d+, generation 1/)
-    expect((JSON.parse(tools.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual(['crawl', 'double', 'greet', 'launch', 'sum_doubles'])
+    expect((JSON.parse(tools.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual(['crawl', 'double', 'greet', 'launch', 'load_skill', 'profile', 'sum_doubles'])
 
     const call = await seam(['call', 'sum_doubles', '{"ns":[1,2]}', '--dir', 'plugin', '--json'])
     expect(call.stderr).toMatch(/via seam dev/)
@@ -295,6 +304,33 @@ describe('the features of the packed package, from a fresh project', { timeout: 
     dev.child.kill('SIGINT')
     expect(await dev.closed).toBe(0)
     await expect(stat(join(project, 'plugin/.seam/dev.json'))).rejects.toThrow()
+  })
+
+  it.each(['2025-11-25', '2026-07-28'] as const)('asks the person and samples the model of a %s client of seam dev: a tool body, and a skill argument left out', async (era) => {
+    const dev = background([join(project, 'node_modules/seam-runtime/dist/cli/bin.js'), 'dev', 'plugin', '--port', '0', '--no-check'], project)
+    onTestFinished(() => {
+      dev.child.kill('SIGINT')
+    })
+    const [, mcpUrl] = await dev.until(/mcp\s+(http:\/\/\S+)/)
+    await dev.until(/watching/)
+    const asked: string[] = []
+    const client = new Client({ name: 'features-asks', version: '1' }, { capabilities: { elicitation: { form: {} }, sampling: {} }, ...(era === '2026-07-28' ? { versionNegotiation: { mode: { pin: era } } } : {}) })
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params.message)
+      const content: Record<string, string> = request.params.message === 'Which topic?' ? { topic: 'tides' } : { name: 'Ada' }
+      return { action: 'accept' as const, content }
+    })
+    client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'Hello, Ada' }, model: 'fixture', stopReason: 'endTurn' }))
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl!)))
+    onTestFinished(() => client.close())
+    expect(client.getProtocolEra()).toBe(era === '2026-07-28' ? 'modern' : 'legacy')
+    const called = await client.callTool({ name: 'profile', arguments: {} })
+    expect(called.structuredContent).toEqual({ answer: { action: 'accept', content: { name: 'Ada' } }, said: 'Hello, Ada' })
+    const prompt = await client.getPrompt({ name: 'brief', arguments: {} })
+    expect(JSON.stringify(prompt.messages)).toContain('Write a brief on tides.')
+    expect(asked).toEqual(['Your name?', 'Which topic?'])
+    dev.child.kill('SIGINT')
+    expect(await dev.closed).toBe(0)
   })
 
   it('chats with run_code offered: seam chat --code against an OpenAI-compatible endpoint', async () => {
