@@ -280,6 +280,8 @@ export interface SkillArgument {
   required?: boolean
   /** Asked of the person (an MCP form elicitation) when a `prompts/get` leaves it out. */
   ask?: SkillArgumentAsk
+  /** What `completion/complete` offers for it (those starting with what was typed); never listed. */
+  values?: string[]
 }
 
 /** How a skill argument is asked of the person when the client did not pass it. */

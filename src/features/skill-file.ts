@@ -34,7 +34,8 @@ const PLAIN_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq']
 
 /**
  * Parses a skill file: optional YAML front matter (`name`, `description`, `tools`, `always`,
- * `arguments`, `resources`; other keys ignored) between `---` lines at the very top, then the
+ * `arguments` (each `{ name, description?, required?, ask?, values? }`), `resources`; other keys
+ * ignored) between `---` lines at the very top, then the
  * Markdown instructions. The YAML is data only: never evaluated, custom tags refused. Problems
  * throw `INVALID_SKILL` with the line and column in the file.
  */
@@ -118,6 +119,19 @@ function askOf(value: unknown): SkillArgumentAsk | null {
     ...(title !== undefined ? { title: (title as string).trim() } : {}),
     ...(description !== undefined ? { description: (description as string).trim() } : {}),
   }
+}
+
+/** The most `values:` an argument may declare, and the most characters each may have. */
+export const MAX_ARGUMENT_VALUES = 100
+export const MAX_ARGUMENT_VALUE_LENGTH = 200
+
+/** An argument's `values:` (what `completion/complete` offers) checked as data; what it must be when it is not. */
+function valuesOf(value: unknown): string[] | string {
+  const shape = `a list of at most ${MAX_ARGUMENT_VALUES} distinct non-empty strings of at most ${MAX_ARGUMENT_VALUE_LENGTH} characters`
+  if (!Array.isArray(value) || value.length > MAX_ARGUMENT_VALUES) return shape
+  if (!value.every((v) => typeof v === 'string' && v !== '' && v.length <= MAX_ARGUMENT_VALUE_LENGTH)) return shape
+  if (new Set(value).size !== value.length) return shape
+  return value as string[]
 }
 
 /**
@@ -222,19 +236,25 @@ function readFrontMatter(yaml: string, fail: (message: string, line: number, col
   }
   if (data.arguments !== undefined) {
     const list = data.arguments
-    const ok = (a: unknown): a is { name: string; description?: string; required?: boolean; ask?: unknown } => {
+    const ok = (a: unknown): a is { name: string; description?: string; required?: boolean; ask?: unknown; values?: unknown } => {
       const e = a as Record<string, unknown> | null
       return typeof e?.name === 'string' && /^[A-Za-z0-9_-]+$/.test(e.name) && (e.description === undefined || typeof e.description === 'string') && (e.required === undefined || typeof e.required === 'boolean')
     }
-    if (!Array.isArray(list) || !list.every(ok)) throw wrong('arguments', 'a list of { name, description?, required?, ask? } (names of letters, digits, _ and -)')
+    if (!Array.isArray(list) || !list.every(ok)) throw wrong('arguments', 'a list of { name, description?, required?, ask?, values? } (names of letters, digits, _ and -)')
     const keys = new Set<string>()
-    meta.arguments = list.map((a) => {
+    meta.arguments = list.map((a, i) => {
+      const values = a.values === undefined ? undefined : valuesOf(a.values)
+      if (typeof values === 'string') {
+        const node = doc.getIn(['arguments', i, 'values'], true)
+        const { line, col } = at(isNode(node) ? node.range?.[0] : undefined)
+        throw fail(`the \`values:\` of argument "${a.name}" must be ${values}`, line, col)
+      }
       const ask = a.ask === undefined ? undefined : askOf(a.ask)
       if (ask === null) throw wrong('arguments', `a list whose \`ask:\` entries are a message or { message, key?, title?, description? } (the ask of "${a.name}" is not)`)
       const key = ask?.key ?? a.name
       if (ask !== undefined && keys.has(key)) throw wrong('arguments', `a list whose asks have distinct keys ("${key}" is asked twice)`)
       if (ask !== undefined) keys.add(key)
-      return { name: a.name, ...(a.description !== undefined ? { description: a.description } : {}), ...(a.required !== undefined ? { required: a.required } : {}), ...(ask ? { ask } : {}) }
+      return { name: a.name, ...(a.description !== undefined ? { description: a.description } : {}), ...(a.required !== undefined ? { required: a.required } : {}), ...(ask ? { ask } : {}), ...(values ? { values } : {}) }
     })
   }
   if (data.resources !== undefined) {
