@@ -3,6 +3,7 @@ import path from 'node:path'
 import { messageOf, SeamError } from '../errors.js'
 import type { SkillArgument, SkillArgumentAsk, SkillSpec } from './define-tool.js'
 import { codeFrame } from './loader/code-frame.js'
+import { argumentValues } from './skill-argument-values.js'
 import { displayPath, FEATURE_NAME, fileStem } from './loader/file-name.js'
 
 /** A parsed `agent/skills/<name>.md`. */
@@ -121,19 +122,6 @@ function askOf(value: unknown): SkillArgumentAsk | null {
   }
 }
 
-/** The most `values:` an argument may declare, and the most characters each may have. */
-export const MAX_ARGUMENT_VALUES = 100
-export const MAX_ARGUMENT_VALUE_LENGTH = 200
-
-/** An argument's `values:` (what `completion/complete` offers) checked as data; what it must be when it is not. */
-function valuesOf(value: unknown): string[] | string {
-  const shape = `a list of at most ${MAX_ARGUMENT_VALUES} distinct non-empty strings of at most ${MAX_ARGUMENT_VALUE_LENGTH} characters`
-  if (!Array.isArray(value) || value.length > MAX_ARGUMENT_VALUES) return shape
-  if (!value.every((v) => typeof v === 'string' && v !== '' && v.length <= MAX_ARGUMENT_VALUE_LENGTH)) return shape
-  if (new Set(value).size !== value.length) return shape
-  return value as string[]
-}
-
 /**
  * The most front matter a skill file may carry (characters). It holds four short keys; the bound
  * keeps a hostile or broken file from holding the host's CPU while a generation builds (the YAML
@@ -243,7 +231,7 @@ function readFrontMatter(yaml: string, fail: (message: string, line: number, col
     if (!Array.isArray(list) || !list.every(ok)) throw wrong('arguments', 'a list of { name, description?, required?, ask?, values? } (names of letters, digits, _ and -)')
     const keys = new Set<string>()
     meta.arguments = list.map((a, i) => {
-      const values = a.values === undefined ? undefined : valuesOf(a.values)
+      const values = a.values === undefined ? undefined : argumentValues(a.values)
       if (typeof values === 'string') {
         const node = doc.getIn(['arguments', i, 'values'], true)
         const { line, col } = at(isNode(node) ? node.range?.[0] : undefined)
