@@ -35,8 +35,8 @@ export default definePlugin({
 })
 `
 
-async function connect(url: string) {
-  const client = new Client({ name: 'completion', version: '1.0.0' })
+async function connect(url: string, modern = false) {
+  const client = new Client({ name: 'completion', version: '1.0.0' }, modern ? { versionNegotiation: { mode: { pin: '2026-07-28' as const } } } : {})
   await client.connect(new StreamableHTTPClientTransport(new URL(url)))
   onTestFinished(() => client.close())
   return client
@@ -70,6 +70,12 @@ describe('completion/complete for served prompts and resource templates', () => 
     expect((await prompt(client, 'tone', 'DR')).completion).toEqual({ values: ['Dry', 'dramatic'], total: 2, hasMore: false })
     expect((await prompt(client, 'tone', '')).completion).toEqual({ values: ['Dry', 'dramatic', 'warm', 'formal'], total: 4, hasMore: false })
     expect((await prompt(client, 'tone', 'x')).completion).toEqual({ values: [], hasMore: false })
+  })
+
+  it('answers a 2026-07-28 client the same way, prompt and template', async () => {
+    const client = await connect(server.url, true)
+    expect((await prompt(client, 'tone', 'w')).completion).toEqual({ values: ['warm'], total: 1, hasMore: false })
+    expect((await template(client, 'paint://{color}/{shade}', 'color', 'c149')).completion).toEqual({ values: ['c149'], total: 1, hasMore: false })
   })
 
   it('offers nothing for an argument without values or an unknown argument, and refuses an unknown prompt', async () => {
