@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { SeamError } from '../errors.js'
+import { argumentValues } from './skill-argument-values.js'
 import type { ContentBlock } from '../seams/journal.js'
 import type { ToolProgress } from '../seams/types.js'
 import type { ClientRoot, QuestionAnswer, SampleResult, ToolQuestion, ToolRootsQuery, ToolSample } from '../seams/questions.js'
@@ -280,6 +281,8 @@ export interface SkillArgument {
   required?: boolean
   /** Asked of the person (an MCP form elicitation) when a `prompts/get` leaves it out. */
   ask?: SkillArgumentAsk
+  /** What `completion/complete` offers for it (those starting with what was typed); never listed. */
+  values?: string[]
 }
 
 /** How a skill argument is asked of the person when the client did not pass it. */
@@ -304,6 +307,10 @@ export function defineSkill(spec: SkillSpec): SkillDefinition {
   }
   if (typeof spec.instructions !== 'string') {
     throw new SeamError('INVALID_SKILL', 'defineSkill: `instructions` must be a string')
+  }
+  for (const a of spec.arguments ?? []) {
+    const values = a?.values === undefined ? undefined : argumentValues(a.values)
+    if (typeof values === 'string') throw new SeamError('INVALID_SKILL', `defineSkill: the \`values\` of argument ${JSON.stringify(a.name)} must be ${values}`)
   }
   return Object.freeze({ ...spec, tools: spec.tools ? Object.freeze([...spec.tools]) as string[] : undefined, $seam: 'seam-runtime/skill@1' })
 }

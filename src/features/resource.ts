@@ -26,6 +26,11 @@ export interface ResourceSpec {
   description?: string
   mimeType?: string
   read(params: Record<string, string>, info: ResourceReadInfo): ResourceValue | Promise<ResourceValue>
+  /**
+   * A template's completers: for a parameter, the values `completion/complete` offers for what was
+   * typed so far (the first 100 are sent; a throw or an answer after 2 s offers none).
+   */
+  complete?: Record<string, (value: string) => string[] | Promise<string[]>>
 }
 
 /** A checked `ResourceSpec`, frozen, with its URI. */
@@ -49,7 +54,14 @@ export function defineResource(uri: string, spec: ResourceSpec): ResourceDefinit
     if (spec[key] !== undefined && typeof spec[key] !== 'string') throw new SeamError('INVALID_PLUGIN', `addResource("${uri}"): \`${key}\` must be a string`)
   }
   const params = templateParams(uri)
-  return Object.freeze({ ...spec, uri, name: spec.name ?? uri, params: Object.freeze(params) })
+  if (spec.complete !== undefined) {
+    if (typeof spec.complete !== 'object' || spec.complete === null || Array.isArray(spec.complete)) throw new SeamError('INVALID_PLUGIN', `addResource("${uri}"): \`complete\` must be an object of functions, one per template parameter`)
+    for (const [key, completer] of Object.entries(spec.complete)) {
+      if (!params.includes(key)) throw new SeamError('INVALID_PLUGIN', `addResource("${uri}"): \`complete.${key}\` is not a parameter of the template (${params.length > 0 ? params.map((p) => `{${p}}`).join(', ') : 'it has none'})`)
+      if (typeof completer !== 'function') throw new SeamError('INVALID_PLUGIN', `addResource("${uri}"): \`complete.${key}\` must be a function`)
+    }
+  }
+  return Object.freeze({ ...spec, uri, name: spec.name ?? uri, params: Object.freeze(params), ...(spec.complete ? { complete: Object.freeze({ ...spec.complete }) } : {}) })
 }
 
 /**

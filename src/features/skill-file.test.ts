@@ -156,4 +156,23 @@ Triage {{ticket}}.
     const twice = failure('---\ndescription: x\narguments:\n  - name: a\n    ask: A?\n  - name: b\n    ask: { message: B?, key: a }\n---\n')
     expect(twice.message).toContain('a list whose asks have distinct keys ("a" is asked twice)')
   })
+
+  it('reads an argument\'s values: as a list of strings, as data', () => {
+    const skill = parseSkillFile(FILE, '---\ndescription: x\narguments:\n  - name: tone\n    values: [dry, warm, "formal: very"]\n  - name: other\n---\n', options)
+    expect(skill.arguments).toEqual([{ name: 'tone', values: ['dry', 'warm', 'formal: very'] }, { name: 'other' }])
+  })
+
+  it('refuses values: that are not a short list of distinct short strings, at the values line', () => {
+    const bad = (values: string) => failure(`---\ndescription: x\narguments:\n  - name: a\n  - name: tone\n    values: ${values}\n---\n`)
+    const shape = 'must be a list of at most 100 distinct non-empty strings of at most 200 characters'
+    expect(bad('dry').message).toBe(`agent/skills/triage.md:6:13: the \`values:\` of argument "tone" ${shape}`)
+    expect(bad('dry').details).toMatchObject({ line: 6, column: 13 })
+    expect(bad('[dry, 3]').message).toContain(shape)
+    expect(bad('[dry, { run: x }]').message).toContain(shape)
+    expect(bad('[dry, ""]').message).toContain(shape)
+    expect(bad('[dry, dry]').message).toContain(shape)
+    expect(bad(`["${'x'.repeat(201)}"]`).message).toContain(shape)
+    expect(bad(`[${Array.from({ length: 101 }, (_, i) => `v${i}`).join(', ')}]`).message).toContain(shape)
+    expect(parseSkillFile(FILE, `---\ndescription: x\narguments:\n  - name: a\n    values: [${Array.from({ length: 100 }, (_, i) => `v${i}`).join(', ')}]\n---\n`, options).arguments?.[0]?.values).toHaveLength(100)
+  })
 })

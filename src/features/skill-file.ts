@@ -3,6 +3,7 @@ import path from 'node:path'
 import { messageOf, SeamError } from '../errors.js'
 import type { SkillArgument, SkillArgumentAsk, SkillSpec } from './define-tool.js'
 import { codeFrame } from './loader/code-frame.js'
+import { argumentValues } from './skill-argument-values.js'
 import { displayPath, FEATURE_NAME, fileStem } from './loader/file-name.js'
 
 /** A parsed `agent/skills/<name>.md`. */
@@ -34,7 +35,8 @@ const PLAIN_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq']
 
 /**
  * Parses a skill file: optional YAML front matter (`name`, `description`, `tools`, `always`,
- * `arguments`, `resources`; other keys ignored) between `---` lines at the very top, then the
+ * `arguments` (each `{ name, description?, required?, ask?, values? }`), `resources`; other keys
+ * ignored) between `---` lines at the very top, then the
  * Markdown instructions. The YAML is data only: never evaluated, custom tags refused. Problems
  * throw `INVALID_SKILL` with the line and column in the file.
  */
@@ -222,19 +224,25 @@ function readFrontMatter(yaml: string, fail: (message: string, line: number, col
   }
   if (data.arguments !== undefined) {
     const list = data.arguments
-    const ok = (a: unknown): a is { name: string; description?: string; required?: boolean; ask?: unknown } => {
+    const ok = (a: unknown): a is { name: string; description?: string; required?: boolean; ask?: unknown; values?: unknown } => {
       const e = a as Record<string, unknown> | null
       return typeof e?.name === 'string' && /^[A-Za-z0-9_-]+$/.test(e.name) && (e.description === undefined || typeof e.description === 'string') && (e.required === undefined || typeof e.required === 'boolean')
     }
-    if (!Array.isArray(list) || !list.every(ok)) throw wrong('arguments', 'a list of { name, description?, required?, ask? } (names of letters, digits, _ and -)')
+    if (!Array.isArray(list) || !list.every(ok)) throw wrong('arguments', 'a list of { name, description?, required?, ask?, values? } (names of letters, digits, _ and -)')
     const keys = new Set<string>()
-    meta.arguments = list.map((a) => {
+    meta.arguments = list.map((a, i) => {
+      const values = a.values === undefined ? undefined : argumentValues(a.values)
+      if (typeof values === 'string') {
+        const node = doc.getIn(['arguments', i, 'values'], true)
+        const { line, col } = at(isNode(node) ? node.range?.[0] : undefined)
+        throw fail(`the \`values:\` of argument "${a.name}" must be ${values}`, line, col)
+      }
       const ask = a.ask === undefined ? undefined : askOf(a.ask)
       if (ask === null) throw wrong('arguments', `a list whose \`ask:\` entries are a message or { message, key?, title?, description? } (the ask of "${a.name}" is not)`)
       const key = ask?.key ?? a.name
       if (ask !== undefined && keys.has(key)) throw wrong('arguments', `a list whose asks have distinct keys ("${key}" is asked twice)`)
       if (ask !== undefined) keys.add(key)
-      return { name: a.name, ...(a.description !== undefined ? { description: a.description } : {}), ...(a.required !== undefined ? { required: a.required } : {}), ...(ask ? { ask } : {}) }
+      return { name: a.name, ...(a.description !== undefined ? { description: a.description } : {}), ...(a.required !== undefined ? { required: a.required } : {}), ...(ask ? { ask } : {}), ...(values ? { values } : {}) }
     })
   }
   if (data.resources !== undefined) {

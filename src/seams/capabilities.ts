@@ -54,6 +54,8 @@ export interface SkillCapability {
     readonly required?: boolean
     /** Asked of the person when a `prompts/get` leaves it out (`SkillArgumentAsk`). */
     readonly ask?: { readonly message: string; readonly key?: string; readonly title?: string; readonly description?: string }
+    /** What `completion/complete` offers for it (`SkillArgument.values`). */
+    readonly values?: readonly string[]
   }[]
   /** Resource URIs (or `file:` paths of resource files) the prompt embeds. */
   readonly resources?: readonly string[]

@@ -25,7 +25,7 @@ import type { Root } from '../../runtime/root.js'
 import { traceContextOf } from '../../seams/trace.js'
 import type { ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { createTurnIngress } from '../../runtime/turns/turn-ingress.js'
-import { readResource } from '../../runtime/generations/resource-read.js'
+import { boundTemplate, readResource } from '../../runtime/generations/resource-read.js'
 import { versionKey } from '../../runtime/generations/resource-slots.js'
 import type { QuestionPort, TurnEnvelope, TurnOrigin } from '../../seams/types.js'
 import type { McpServeOptions } from './serve-options.js'
@@ -38,6 +38,7 @@ import { type McpCatalog, toCallToolResult, toCatalog } from './serve-mapping.js
 import { ApprovalRounds, type ApprovalRoundState, argumentsDigest } from './serve-rounds.js'
 import { SessionTurns } from './serve-turns.js'
 import { getPrompt } from './serve-prompt-asks.js'
+import { answerCompletion, type CompletionAnswer, type CompletionRequest } from './serve-completion.js'
 import { TaskAfterInput } from './task-after-input.js'
 import { declaresTasks, McpTasks, TASKS_EXTENSION, tasksRequired } from './tasks.js'
 import { endSessionGrants } from './session-end.js'
@@ -296,7 +297,7 @@ export class McpBridge {
       this.#subscriptions.get(server)?.delete(request.params.uri)
       return {}
     })
-    server.setRequestHandler('completion/complete', (request) => this.#complete(request.params.ref))
+    server.setRequestHandler('completion/complete', (request, ctx) => this.#complete(request.params, ctx.mcpReq.signal))
     this.#tasks.register(server)
     return server
   }
@@ -319,19 +320,18 @@ export class McpBridge {
     return { contents: read.contents }
   }
 
-  /**
-   * `completion/complete`: a served prompt (a skill) or resource template is known, and has no
-   * values to offer yet, so it answers with none; anything else is refused.
-   */
-  async #complete(ref: { type: string; name?: string; uri?: string }): Promise<{ completion: { values: string[]; hasMore: false } }> {
-    if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
-      if (!(await this.catalog()).skills.has(ref.name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${scrubValues(ref.name)}`)
-      return { completion: { values: [], hasMore: false } }
-    }
-    if (ref.type === 'ref/resource' && typeof ref.uri === 'string' && (await this.catalog()).resourceTemplates.some((t) => t.uriTemplate === ref.uri)) {
-      return { completion: { values: [], hasMore: false } }
-    }
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Nothing to complete for ${scrubValues(ref.uri ?? ref.type)}: no such prompt or resource template is served`)
+  /** `completion/complete` (`answerCompletion`) against the live generation, as the served owner sees it. */
+  #complete(request: CompletionRequest, signal: AbortSignal): Promise<CompletionAnswer> {
+    return answerCompletion(request, {
+      skills: async () => (await this.catalog()).skills,
+      template: async (uriTemplate) => {
+        await this.catalog()
+        const generation = this.#root.activeGeneration
+        await this.#root.ingress.project(generation, this.#owner)
+        return boundTemplate(generation, this.#owner, uriTemplate)
+      },
+      log: this.#log,
+    }, signal)
   }
 
   /** Stops announcing, closes every session (aborting their calls) and waits for the calls to settle. */

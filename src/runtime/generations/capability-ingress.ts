@@ -247,7 +247,7 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
         owner: slot.owner,
         tools: Object.freeze([...(d.tools ?? [])]),
         always: d.always ?? false,
-        ...(d.arguments ? { arguments: Object.freeze(d.arguments.map((a) => Object.freeze({ ...a, ...(a.ask ? { ask: Object.freeze({ ...a.ask }) } : {}) }))) } : {}),
+        ...(d.arguments ? { arguments: Object.freeze(d.arguments.map((a) => Object.freeze({ ...a, ...(a.ask ? { ask: Object.freeze({ ...a.ask }) } : {}), ...(a.values ? { values: Object.freeze([...a.values]) } : {}) }))) } : {}),
         ...(d.resources ? { resources: Object.freeze([...d.resources]) } : {}),
       }),
     )
@@ -328,17 +328,18 @@ async function projectOwner(generation: Generation, owner: string): Promise<Proj
 async function projectResources(generation: Generation, owner: string, diagnose: (d: Diagnostic) => void): Promise<ResourceBinding[]> {
   const bindings: ResourceBinding[] = []
   const sources = new Map<string, string>()
-  const claim = (capability: ResourceCapability, read: ResourceBinding['read']) => {
+  const claim = (capability: ResourceCapability, read: ResourceBinding['read'], complete?: ResourceBinding['complete']) => {
     const earlier = sources.get(capability.uri)
     if (earlier !== undefined) duplicate(capability.template ? 'resource template' : 'resource', capability.uri, earlier, capability.source)
     sources.set(capability.uri, capability.source)
-    bindings.push({ capability, read })
+    bindings.push({ capability, read, ...(complete ? { complete } : {}) })
   }
   for (const slot of generation.resources) {
     if (!ownsFor(slot.owner, owner)) continue
     const { uri, template, source, name, title, description, mimeType, size } = slot
     const capability: ResourceCapability = Object.freeze({ uri, template, name, ...defined({ title, description, mimeType, size }), source, owner: slot.owner, kind: 'feature' as const })
-    claim(capability, (at, params, signal) => slot.read(at, params, signal))
+    const complete = slot.complete
+    claim(capability, (at, params, signal) => slot.read(at, params, signal), complete ? (param, value) => complete.call(slot, param, value) : undefined)
   }
   for (const service of generation.seam?.resources.getFor(owner) ?? []) {
     const source = `seam:${service.id}`

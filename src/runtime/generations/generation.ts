@@ -46,6 +46,8 @@ export interface ResourceSlot {
   readonly size?: number
   /** What a read of it in this generation returns (a template's parameters filled in from `uri`). */
   read(uri: string, params: Record<string, string>, signal: AbortSignal): Promise<ResourceContents[]>
+  /** A template's completer of `param` (`ResourceSpec.complete`), called with what was typed; absent when it has none. */
+  complete?(param: string, value: string): unknown
   /**
    * Equal in two generations when the resource reads the same (a file's digest, an `addResource`
    * definition object): a subscribed client is told of every other change.

@@ -7,6 +7,8 @@ import type { Generation } from './generation.js'
 export interface ResourceBinding {
   readonly capability: ResourceCapability
   read(uri: string, params: Record<string, string>, signal: AbortSignal): Promise<ResourceContents[]>
+  /** A template's completer (`ResourceSlot.complete`): what it offers for `param`, unchecked. */
+  complete?(param: string, value: string): unknown
 }
 
 /** Per generation and owner: the bound resources of the owner's projection (plain ones by URI, then templates in order). */
@@ -25,6 +27,11 @@ export function bindResources(generation: Generation, owner: string, bindings: r
     else plain.set(b.capability.uri, b)
   }
   owners.set(owner, { plain, templates })
+}
+
+/** The template `owner` sees in `generation` under exactly `uriTemplate` (projected first), or `undefined`. */
+export function boundTemplate(generation: Generation, owner: string, uriTemplate: string): ResourceBinding | undefined {
+  return bound.get(generation)?.get(owner)?.templates.find((t) => t.capability.uri === uriTemplate)
 }
 
 /**

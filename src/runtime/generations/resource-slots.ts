@@ -21,6 +21,7 @@ export function addedResources(root: PluginInstance): ResourceSlot[] {
           ...(definition.description !== undefined ? { description: definition.description } : {}),
           ...(definition.mimeType !== undefined ? { mimeType: definition.mimeType } : {}),
           version: definition,
+          ...(definition.complete ? { complete: (param: string, value: string) => (Object.hasOwn(definition.complete!, param) ? definition.complete![param]!(value) : []) } : {}),
           read: async (at: string, params: Record<string, string>, signal: AbortSignal) => toContents(await definition.read(params, { uri: at, signal }), at, definition.mimeType),
         }),
       )
