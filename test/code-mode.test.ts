@@ -180,6 +180,64 @@ describe('run_code across approvals', () => {
     expect(events.filter((e) => e.kind === 'approval/decided')).toMatchObject([{ callId: 'r1/2', decision: 'allowed-once' }])
   })
 
+  it('lets the program catch a sub-call rejected with decide: the resume runs it again with that call DENIED', async () => {
+    const ran: string[] = []
+    const { root, journal } = await rootWith(approvalTools(ran), { codeMode: true, approval: deferApprovals() })
+    const turn = await beginTurn(root)
+    const source = `const a = await tools.count({ n: 1 })
+      let noted
+      try { noted = await tools.note({ text: 'hi' }) } catch (error) { noted = [error.code, error.message] }
+      const b = await tools.count({ n: 2 })
+      return { a, noted, b }`
+    const parked = await turn.tools.execute(run('j1', source))
+    expect(parked.status).toBe('suspended')
+    const decided = await root.approvals.decide('j1', 'rejected', { by: 'tester' })
+    // Not settled by the rejection: it waits, decided, for the resume that runs the program.
+    expect(decided.decision).toMatchObject({ answer: 'rejected', by: 'tester' })
+    expect((await journal.read(turn.turnId)).some((e) => e.kind === 'tool/result' && e.callId === 'j1')).toBe(false)
+    const [waiting] = await root.approvals.pending({ principal: 'user-1' })
+    expect(waiting).toMatchObject({ callId: 'j1', tool: 'note', decision: { answer: 'rejected' } })
+    const resumed = await turn.tools.resume(parked.resumeToken!)
+    expect(resumed.status).toBe('completed')
+    const value = (resumed.value as { value: { a: number; noted: [string, string]; b: number } }).value
+    expect(value).toMatchObject({ a: 1, b: 2 })
+    expect(value.noted[0]).toBe('DENIED')
+    expect(value.noted[1]).toContain('note')
+    expect(ran).toEqual(['count 1 j1/1', 'count 2 j1/3'])
+    const events = await journal.read(turn.turnId)
+    expect(events.filter((e) => e.kind === 'approval/decided')).toMatchObject([{ callId: 'j1/2', decision: 'rejected' }])
+    // The run's own result sits at the seq its round kept, below what the replay wrote after it.
+    expect(Object.fromEntries(events.filter((e) => e.kind === 'tool/result').map((e) => [e.callId, (e as { status: string }).status]))).toEqual({
+      'j1/1': 'completed',
+      'j1/2': 'denied',
+      'j1/3': 'completed',
+      j1: 'completed',
+    })
+    const seqs = events.map((e) => e.seq)
+    expect(new Set(seqs).size).toBe(seqs.length)
+    await expectPaired(journal, turn.turnId)
+    expect(await root.approvals.pending({ principal: 'user-1' })).toEqual([])
+  })
+
+  it('settles a rejected run DENIED at once, its program not run again, when decide is asked to close it', async () => {
+    const ran: string[] = []
+    const { root, journal } = await rootWith(approvalTools(ran), { codeMode: true, approval: deferApprovals() })
+    const turn = await beginTurn(root)
+    const parked = await turn.tools.execute(run('k1', program))
+    expect(parked.status).toBe('suspended')
+    await root.approvals.decide('k1', 'rejected', { by: 'tester', close: true })
+    const events = await journal.read(turn.turnId)
+    expect(events.filter((e) => e.kind === 'tool/result').map((e) => [e.callId, (e as { status: string }).status])).toEqual([
+      ['k1/1', 'completed'],
+      ['k1/2', 'denied'],
+      ['k1', 'denied'],
+    ])
+    await expectPaired(journal, turn.turnId)
+    // A resume now answers with the result that stands; nothing runs again.
+    expect(await turn.tools.resume(parked.resumeToken!)).toMatchObject({ status: 'denied', code: 'DENIED' })
+    expect(ran).toEqual(['count 1 k1/1'])
+  })
+
   it('does not run again a sub-call the journal holds as OUTCOME_UNKNOWN: the replay rejects it with that code', async () => {
     const ran: string[] = []
     const { root, journal } = await rootWith(approvalTools(ran), { codeMode: true, approval: deferApprovals() })

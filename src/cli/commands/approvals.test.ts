@@ -51,7 +51,39 @@ async function seam(...argv: string[]): Promise<{ code: number; stdout: string; 
   return { code, ...chunks }
 }
 
+/** The same folder with a Code Mode run parked on its call to `note`, which it catches if it fails. */
+async function folderWithParkedRun(): Promise<{ dir: string }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'seam-approvals-'))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  await mkdir(path.join(dir, 'tools'))
+  await writeFile(path.join(dir, 'tools', 'note.ts'), NOTE_TOOL)
+  await mkdir(path.join(dir, '.seam'))
+  const root = await createRoot({ dir, journal: sqliteJournal(journalPath(dir)), approval: deferApprovals(), codeMode: true })
+  try {
+    const turn = await root.beginTurn({ session: 'chat-1', principal: { subjectId: 'ann', roles: [] } })
+    const code = `try { return await tools.note({ text: 'hello' }) } catch (error) { return 'caught ' + error.code }`
+    const outcome = await turn.tools.execute({ callId: 'r1', name: 'run_code', arguments: JSON.stringify({ code }) })
+    expect(outcome.status).toBe('suspended')
+    await turn.end()
+    return { dir }
+  } finally {
+    await root.close()
+  }
+}
+
 describe('seam approvals', { timeout: 30_000 }, () => {
+  it('rejects a parked Code Mode run\'s sub-call and resumes the run: its program catches the rejection', async () => {
+    const { dir } = await folderWithParkedRun()
+    expect((await seam('approvals', dir)).stdout).toMatch(/r1 +note text="hello"/)
+    const decided = await seam('approvals', dir, '--decide', 'r1', 'reject', '--by', 'bob', '--resume')
+    expect(decided.code).toBe(0)
+    expect(decided.stdout).toContain('r1 note: rejected by bob')
+    expect(decided.stdout).toContain('caught DENIED')
+    await expect(readFile(path.join(dir, 'ran.txt'), 'utf8')).rejects.toThrow()
+    expect((await seam('approvals', dir)).stdout).toContain('no calls are waiting')
+  })
+
+
   it('lists a parked call, decides it once, and resumes it here with --resume', async () => {
     const { dir } = await folderWithParkedCall()
     const listed = await seam('approvals', dir)

@@ -39,7 +39,7 @@ export function registerApprovals(program: Command, cli: CliContext): void {
     .option('--decide <callId-and-answer...>', 'decide one parked call: <callId or resume token> allow|allow-session|reject, one its question offered')
     .option('--by <name>', 'who decides (default: the current user)')
     .option('--turn <id>', 'the turn of the call, when its call id is parked in several turns')
-    .option('--resume [callId]', 'resume an allowed call (in the folder\'s running `seam dev`, else loading the folder here) and print its outcome: after --decide, or alone with its call id (or resume token)')
+    .option('--resume [callId]', 'resume a decided call (in the folder\'s running `seam dev`, else loading the folder here) and print its outcome: after --decide, or alone with its call id (or resume token)')
     .option('--json', 'print JSON: the parked calls, or the decided call (and its outcome)')
     .option('--local', 'use the journal file here even when a `seam dev` of the folder is running (a resume loads the folder)')
     .option('--grants', 'list the standing session grants (an "allow for the session" answer) instead')
@@ -65,6 +65,8 @@ async function approvals(cli: CliContext, dirArg: string, flags: ApprovalsFlags)
   const out = cli.io.stdout
   const style = styleFor(out, cli.io.env)
   let decided: PendingApproval
+  // Still parked after a rejection: a Code Mode run, whose resume runs its program with the sub-call rejected.
+  let rejectedRun = false
   try {
     if (resumeId !== undefined) decided = await findParked(desk, resumeId, flags.turn)
     else if (decision === undefined) return list(cli, await desk.pending(), flags.json === true, style)
@@ -72,6 +74,7 @@ async function approvals(cli: CliContext, dirArg: string, flags: ApprovalsFlags)
       decided = await desk.decide(decision.id, decision.answer, flags.turn).catch((error: unknown) => {
         throw notOffered(error, decision.id) ?? error
       })
+      if (decision.answer === 'rejected') rejectedRun = (await desk.pending()).some((p) => p.callId === decided.callId && p.turnId === decided.turnId)
     }
   } finally {
     await desk.close()
@@ -80,13 +83,14 @@ async function approvals(cli: CliContext, dirArg: string, flags: ApprovalsFlags)
   if (resumeId !== undefined && answer === undefined) {
     throw new UsageError(`${printable(decided.callId)} (${printable(decided.tool)}) is still waiting for a decision; nothing ran`, `seam approvals --decide ${printable(decided.callId)} ${offer(decided.answers)} --resume`)
   }
-  const outcome = flags.resume && answer !== 'rejected' ? await desk.resume(decided.resumeToken!) : undefined
+  const resumable = answer !== 'rejected' || rejectedRun || resumeId !== undefined
+  const outcome = flags.resume && resumable ? await desk.resume(decided.resumeToken!) : undefined
   if (flags.json) {
     line(out, JSON.stringify(outcome === undefined ? decided : { ...decided, outcome }))
   } else {
     line(out, `${style.bold(printable(decided.callId))} ${printable(decided.tool)}: ${answerLabel(answer!, style)} by ${printable(decided.decision!.by)}`)
     if (outcome !== undefined) line(out, describeOutcome(outcome, style))
-    else if (answer !== 'rejected') line(out, style.dim(`resume it with \`seam approvals --resume ${printable(decided.callId)}\``))
+    else if (resumable) line(out, style.dim(`resume it with \`seam approvals --resume ${printable(decided.callId)}\``))
   }
   return outcome === undefined || outcome.status === 'completed' || outcome.status === 'suspended' ? EXIT.ok : EXIT.failed
 }
@@ -152,7 +156,8 @@ async function localDesk(dir: string, operator: string): Promise<Desk> {
     decide: (id, answer, turnId) => book.decide(id, answer, { by: operator, turnId, as: operator }),
     async resume(token) {
       const { createRoot } = await loadRuntime()
-      const root = await createRoot({ dir, journal: await openJournal(dir), operators: [operator] })
+      // Code Mode on, so a parked `run_code` call resumes here too (its program runs again); no turn of this root offers it to a model.
+      const root = await createRoot({ dir, journal: await openJournal(dir), operators: [operator], codeMode: true })
       try {
         return await root.resume(token, { principal: operator })
       } finally {

@@ -292,7 +292,7 @@ export class McpTasks {
     if (!(await this.#store.updateTask(task.taskId, { status: 'cancelled', state: {}, at: Date.now() }))) return
     this.#running.get(task.taskId)?.controller.abort(new Error('the task was cancelled'))
     if (task.status === 'input_required' && parked !== undefined) {
-      await this.#decide(parked.token, 'rejected')
+      await this.#decide(parked.token, 'rejected', true)
       const controller = new AbortController()
       this.#resume(task.session, parked.callId, parked.token, controller.signal, parkingPort().port, {}).catch((error: unknown) =>
         this.#log(`mcp task ${task.taskId.slice(0, 8)}: its parked call was not closed: ${messageOf(error)}`),
@@ -300,9 +300,10 @@ export class McpTasks {
     }
   }
 
-  async #decide(token: string, answer: ApprovalAnswer): Promise<void> {
+  /** `close`: a Code Mode run rejected here settles now, its program not run again (a cancelled task). */
+  async #decide(token: string, answer: ApprovalAnswer, close = false): Promise<void> {
     try {
-      await this.#root.approvals.decide(token, answer, { by: 'mcp client' })
+      await this.#root.approvals.decide(token, answer, { by: 'mcp client', close })
     } catch (error) {
       if (!(error instanceof SeamError && (error.code === 'APPROVAL_CONFLICT' || error.code === 'APPROVAL_EXPIRED'))) throw error
     }

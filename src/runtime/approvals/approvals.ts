@@ -60,6 +60,13 @@ export interface DecideOptions {
   readonly turnId?: string
   /** Who is asking: the returned call carries its resume token only if they may resume it (as in `pending`). */
   readonly as?: string | { readonly subjectId: string }
+  /**
+   * A rejected Code Mode run waits for its resume by default, which runs its program again with the
+   * waiting sub-call rejected (`DENIED`), so the program may catch it. `close: true` settles the run
+   * `DENIED` now instead, without running its program again (a cancelled task, say). Any other
+   * rejected call settles now either way.
+   */
+  readonly close?: boolean
 }
 
 const ANSWERS: ReadonlySet<string> = new Set<ApprovalAnswer>(['allowed-once', 'allowed-session', 'rejected'])
@@ -71,7 +78,8 @@ export type SettleRound = (journal: JournalStore, round: ParkedCall, decision: '
  * Parked calls in the journal, for any process that shares it: list them, decide them (the first
  * decision wins across processes), and expire those older than `approvalTtlMs`. Resuming an allowed
  * call is `turn.tools.resume(token)` or `root.resume(token)`; a rejection settles the call here
- * (`DENIED`, policy `approval`) without running anything.
+ * (`DENIED`, policy `approval`) without running anything, except a Code Mode run's, which is resumed
+ * like an allowed one so its program sees the rejection (see `DecideOptions.close`).
  */
 export class Approvals {
   readonly #journal: JournalStore
@@ -117,7 +125,7 @@ export class Approvals {
    * decision wins: a call decided or settled already throws `APPROVAL_CONFLICT` naming the decision
    * that stands. An answer the call did not offer (see `PendingApproval.answers`) throws
    * `INVALID_CALL` and leaves it waiting. A call id parked in several turns needs `turnId`.
-   * Rejection settles the call now. A call past its decision deadline (`approvalTtlMs` after it was
+   * Rejection settles the call now, except a Code Mode run's (see `DecideOptions.close`). A call past its decision deadline (`approvalTtlMs` after it was
    * asked) throws `APPROVAL_EXPIRED` and is settled `APPROVAL_TIMEOUT`; a decision that returned is
    * honoured: expiry no longer touches the call.
    */
@@ -140,7 +148,7 @@ export class Approvals {
       }
       throw conflict(claim.call)
     }
-    if (answer === 'rejected') {
+    if (answer === 'rejected' && (round.code === undefined || options.close === true)) {
       const settled = await coordination.settle(round.token, { kind: 'reject', host: coordination.host, at: Date.now() })
       if (settled?.won) await this.#settle(this.#journal, settled.call, 'rejected')
     }
