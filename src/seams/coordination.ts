@@ -74,9 +74,10 @@ export interface JournalCoordination {
   /**
    * Changes the task with `taskId` to `change` if it is not settled (`completed`, `failed` or
    * `cancelled`): a settled task never changes again, so of a result and a cancel racing exactly
-   * one lands. `expect`, when given, is the status it must still have. Whether it changed.
+   * one lands. `expect`, when given, is the status it must still have, or a `TaskExpect`. Whether
+   * it changed.
    */
-  updateTask(taskId: string, change: TaskChange, expect?: TaskStatus): Promise<boolean>
+  updateTask(taskId: string, change: TaskChange, expect?: TaskStatus | TaskExpect): Promise<boolean>
 }
 
 /** Where an MCP task is: running, waiting for its client's input, or settled (the last three). */
@@ -104,6 +105,22 @@ export interface StoredTask {
   readonly ttlMs: number
   /** The status's details (result, error, input requests, the parked call it waits on). */
   readonly state: TaskState
+}
+
+/**
+ * What a task must still be for `updateTask` to change it. `updatedAt` makes the change a
+ * compare-and-set: a host that read the task and changes it from what it read expects that read's
+ * `updatedAt`, so a change another host made meanwhile refuses it (it reads again and retries), and
+ * it writes an `at` above the `updatedAt` it read, so no two changes leave the same one.
+ */
+export interface TaskExpect {
+  readonly status?: TaskStatus
+  readonly updatedAt?: number
+}
+
+/** `updateTask`'s `expect`, as one shape. */
+export function taskExpect(expect: TaskStatus | TaskExpect | undefined): TaskExpect {
+  return typeof expect === 'string' ? { status: expect } : (expect ?? {})
 }
 
 export interface TaskChange {

@@ -15,7 +15,7 @@ import { redactText } from '../../runtime/base/redact.js'
 import type { Root } from '../../runtime/root.js'
 import type { ApprovalAnswer, ApprovalPort, ApprovalReply, ApprovalRequest } from '../../seams/approval.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
-import { isSettledTask, type StoredTask, type TaskState, type TaskStatus } from '../../seams/coordination.js'
+import { isSettledTask, type StoredTask, type TaskExpect, type TaskState, type TaskStatus } from '../../seams/coordination.js'
 import { answerOf, approvalForm } from './serve-approval.js'
 import type { ClientAsks } from './serve-question.js'
 import { TaskQuestions } from './task-questions.js'
@@ -28,6 +28,8 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
 const TTL_MS = 60 * 60_000
 /** What a client is told to poll at, and how often the host running a task looks for its cancel. */
 const POLL_INTERVAL_MS = 500
+/** How many times a task's read-modify-write reads again after another host changed it first (see `#change`). */
+const CHANGE_ATTEMPTS = 16
 /** The key a task's approval question is asked under in `inputRequests` (as in `input_required` rounds). */
 const APPROVAL_KEY = 'approval'
 
@@ -165,11 +167,15 @@ export class McpTasks {
     const controller = new AbortController()
     const parking = parkingPort()
     const questions = new TaskQuestions(asks, async (inputRequests) => {
-      const task = await this.#store.readTask(taskId)
-      if (task === undefined || isSettledTask(task.status) || (task.status === 'input_required' && task.state.parked !== undefined)) return
-      const state = { tool: task.state.tool, host: this.#store.host, asks: task.state.asks }
-      const asking = Object.keys(inputRequests).length > 0
-      await this.#store.updateTask(taskId, { status: asking ? 'input_required' : 'working', state: asking ? { ...state, inputRequests, asking } : state, at: Date.now() })
+      await this.#change(taskId, (task) => {
+        if (task.status === 'input_required' && task.state.parked !== undefined) return undefined
+        const state = { tool: task.state.tool, host: this.#store.host, asks: task.state.asks }
+        if (Object.keys(inputRequests).length === 0) return { status: 'working', state }
+        // Answers another host stored and this one has not taken yet stay, for the questions still open.
+        const stored = (task.state.responses ?? {}) as Record<string, unknown>
+        const kept = Object.fromEntries(Object.entries(stored).filter(([key]) => Object.hasOwn(inputRequests, key)))
+        return { status: 'input_required', state: { ...state, inputRequests, asking: true, ...(Object.keys(kept).length > 0 ? { responses: kept } : {}) } }
+      })
     })
     const watch = setInterval(() => {
       this.#store.readTask(taskId).then(
@@ -277,12 +283,35 @@ export class McpTasks {
   async #answer(task: StoredTask, replies: Record<string, unknown>): Promise<void> {
     const local = this.#running.get(task.taskId)?.questions
     if (local !== undefined) return local.answer(replies)
-    const requests = (task.state.inputRequests ?? {}) as Record<string, unknown>
-    const answered = Object.keys(replies).filter((key) => Object.hasOwn(requests, key))
-    if (answered.length === 0) return
-    const remaining = Object.fromEntries(Object.entries(requests).filter(([key]) => !answered.includes(key)))
-    const responses = { ...((task.state.responses ?? {}) as Record<string, unknown>), ...Object.fromEntries(answered.map((key) => [key, replies[key]])) }
-    await this.#store.updateTask(task.taskId, { status: 'input_required', state: { ...task.state, inputRequests: remaining, responses }, at: Date.now() }, 'input_required')
+    await this.#change(task.taskId, (current) => {
+      const requests = (current.state.inputRequests ?? {}) as Record<string, unknown>
+      const answered = Object.keys(replies).filter((key) => Object.hasOwn(requests, key))
+      if (answered.length === 0) return undefined
+      const remaining = Object.fromEntries(Object.entries(requests).filter(([key]) => !answered.includes(key)))
+      const responses = { ...((current.state.responses ?? {}) as Record<string, unknown>), ...Object.fromEntries(answered.map((key) => [key, replies[key]])) }
+      return { status: 'input_required', state: { ...current.state, inputRequests: remaining, responses }, expect: 'input_required' }
+    })
+  }
+
+  /**
+   * Changes the stored task from what it holds now: `make` gets the task as read and returns the
+   * change (`undefined`: none). The write expects the `updatedAt` it read, so a change another host
+   * made meanwhile is never overwritten: the task is read again and `make` runs on that (two hosts
+   * storing answers to two questions at once both land). Whether it changed.
+   */
+  async #change(taskId: string, make: (task: StoredTask) => { status: TaskStatus; state: TaskState; expect?: TaskStatus } | undefined): Promise<boolean> {
+    for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt += 1) {
+      const task = await this.#store.readTask(taskId)
+      if (task === undefined || isSettledTask(task.status)) return false
+      const change = make(task)
+      if (change === undefined) return false
+      const expect: TaskExpect = change.expect === undefined ? { updatedAt: task.updatedAt } : { status: change.expect, updatedAt: task.updatedAt }
+      // Above what was read, so no two changes leave the same `updatedAt`.
+      const at = Math.max(Date.now(), task.updatedAt + 1)
+      if (await this.#store.updateTask(taskId, { status: change.status, state: change.state, at }, expect)) return true
+    }
+    this.#log(`mcp task ${taskId.slice(0, 8)}: not changed, other hosts changed it ${CHANGE_ATTEMPTS} times in a row`)
+    return false
   }
 
   /** `tasks/cancel`: settles the task `cancelled` (idempotent); a parked call is rejected and closed. */

@@ -216,6 +216,23 @@ export function describeCoordinationContract(name: string, backend: JournalBacke
       expect(await a.coordination.readTask('t1')).toEqual({ ...task, status: 'cancelled', state: {}, updatedAt: AT + 3 })
     })
 
+    it('changes a task only from the updatedAt it was read at, when the change expects one', async () => {
+      const [a, b] = await twoHosts()
+      await a.coordination.createTask({ taskId: 't1', session: 's1', subjectId: 'u1', status: 'input_required', createdAt: AT, updatedAt: AT, ttlMs: 60_000, state: {} })
+      // Two hosts read the task at AT and each adds its own answer: the first write lands, the second is refused.
+      expect(await a.coordination.updateTask('t1', { status: 'input_required', state: { responses: { q1: 1 } }, at: AT + 1 }, { status: 'input_required', updatedAt: AT })).toBe(true)
+      expect(await b.coordination.updateTask('t1', { status: 'input_required', state: { responses: { q2: 2 } }, at: AT + 1 }, { status: 'input_required', updatedAt: AT })).toBe(false)
+      // Read again, it lands on top of the first.
+      const read = (await b.coordination.readTask('t1'))!
+      expect(read.updatedAt).toBe(AT + 1)
+      const both = { responses: { ...(read.state.responses as object), q2: 2 } }
+      expect(await b.coordination.updateTask('t1', { status: 'input_required', state: both, at: AT + 2 }, { updatedAt: read.updatedAt })).toBe(true)
+      expect(await a.coordination.readTask('t1')).toMatchObject({ updatedAt: AT + 2, state: { responses: { q1: 1, q2: 2 } } })
+      // The status and the updatedAt must both hold.
+      expect(await a.coordination.updateTask('t1', { status: 'working', state: {}, at: AT + 3 }, { status: 'working', updatedAt: AT + 2 })).toBe(false)
+      expect(await a.coordination.updateTask('t1', { status: 'working', state: {}, at: AT + 3 }, { status: 'input_required', updatedAt: AT + 2 })).toBe(true)
+    })
+
     it('holds a session grant for one session, subject, source and fingerprint only', async () => {
       const [a, b] = await twoHosts()
       const grant = { session: 's1', subjectId: 'u1', source: 'feature:root', fingerprint: 'fp-1' }

@@ -14,9 +14,10 @@ import type {
   StoredResult,
   StoredTask,
   TaskChange,
+  TaskExpect,
   TaskStatus,
 } from '../../seams/coordination.js'
-import { isSettledTask, matchesGrant, matchesParked, sameHolder, storedRound } from '../../seams/coordination.js'
+import { isSettledTask, matchesGrant, matchesParked, sameHolder, storedRound, taskExpect } from '../../seams/coordination.js'
 import { duplicateError, taskDuplicateError } from './events.js'
 import { fencedError } from './hosts.js'
 
@@ -186,10 +187,12 @@ export class MemoryCoordination implements JournalCoordination {
     return task === undefined ? undefined : structuredClone(task)
   }
 
-  async updateTask(taskId: string, change: TaskChange, expect?: TaskStatus): Promise<boolean> {
+  async updateTask(taskId: string, change: TaskChange, expect?: TaskStatus | TaskExpect): Promise<boolean> {
     this.#check()
     const task = this.#tasks.get(taskId)
-    if (task === undefined || isSettledTask(task.status) || (expect !== undefined && task.status !== expect)) return false
+    const { status, updatedAt } = taskExpect(expect)
+    if (task === undefined || isSettledTask(task.status) || (status !== undefined && task.status !== status)) return false
+    if (updatedAt !== undefined && task.updatedAt !== updatedAt) return false
     this.#tasks.set(taskId, { ...task, status: change.status, state: structuredClone(change.state), updatedAt: change.at })
     return true
   }

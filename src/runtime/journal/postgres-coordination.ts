@@ -15,9 +15,10 @@ import type {
   StoredResult,
   StoredTask,
   TaskChange,
+  TaskExpect,
   TaskStatus,
 } from '../../seams/coordination.js'
-import { storedRound } from '../../seams/coordination.js'
+import { storedRound, taskExpect } from '../../seams/coordination.js'
 import { duplicateError, taskDuplicateError } from './events.js'
 import { fencedError, newEpoch } from './hosts.js'
 
@@ -45,7 +46,7 @@ function statements(schema: string) {
     readTask: `SELECT task_id AS "taskId", session, subject_id AS "subjectId", status, created_at AS "createdAt",
       updated_at AS "updatedAt", ttl_ms AS "ttlMs", state FROM ${tasks} WHERE task_id = $1`,
     updateTask: `UPDATE ${tasks} SET status = $1, state = $2, updated_at = $3
-      WHERE task_id = $4 AND status NOT IN ('completed', 'failed', 'cancelled') AND ($5::text IS NULL OR status = $5)`,
+      WHERE task_id = $4 AND status NOT IN ('completed', 'failed', 'cancelled') AND ($5::text IS NULL OR status = $5) AND ($6::bigint IS NULL OR updated_at = $6)`,
     parkedTable: parked,
     park: `INSERT INTO ${parked} (token, turn_id, call_id, round, session, subject_id, asked_at, call)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
@@ -296,9 +297,10 @@ export class PostgresCoordination implements JournalCoordination {
     })
   }
 
-  updateTask(taskId: string, change: TaskChange, expect?: TaskStatus): Promise<boolean> {
+  updateTask(taskId: string, change: TaskChange, expect?: TaskStatus | TaskExpect): Promise<boolean> {
     return this.#run(async () => {
-      const values = [change.status, JSON.stringify(change.state), change.at, taskId, expect ?? null]
+      const { status = null, updatedAt = null } = taskExpect(expect)
+      const values = [change.status, JSON.stringify(change.state), change.at, taskId, status, updatedAt]
       return ((await this.#pool.query(this.#sql.updateTask, values)).rowCount ?? 0) > 0
     })
   }

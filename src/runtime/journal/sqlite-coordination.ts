@@ -14,9 +14,10 @@ import type {
   StoredResult,
   StoredTask,
   TaskChange,
+  TaskExpect,
   TaskStatus,
 } from '../../seams/coordination.js'
-import { storedRound } from '../../seams/coordination.js'
+import { storedRound, taskExpect } from '../../seams/coordination.js'
 import { duplicateError, taskDuplicateError } from './events.js'
 import { fencedError, newEpoch } from './hosts.js'
 import type { SqliteDatabase, SqliteStatement, SqliteValue } from './sqlite-driver.js'
@@ -58,7 +59,7 @@ const SQL = {
   readTask: `SELECT task_id AS taskId, session, subject_id AS subjectId, status, created_at AS createdAt, updated_at AS updatedAt,
     ttl_ms AS ttlMs, state FROM seam_journal_tasks WHERE task_id = ?`,
   updateTask: `UPDATE seam_journal_tasks SET status = ?, state = ?, updated_at = ?
-    WHERE task_id = ? AND status NOT IN ('completed', 'failed', 'cancelled') AND (? IS NULL OR status = ?)`,
+    WHERE task_id = ? AND status NOT IN ('completed', 'failed', 'cancelled') AND (? IS NULL OR status = ?) AND (? IS NULL OR updated_at = ?)`,
 } as const
 
 /**
@@ -296,9 +297,10 @@ export class SqliteCoordination implements JournalCoordination {
     return row === undefined ? undefined : { ...row, state: JSON.parse(row.state) }
   }
 
-  async updateTask(taskId: string, change: TaskChange, expect?: TaskStatus): Promise<boolean> {
+  async updateTask(taskId: string, change: TaskChange, expect?: TaskStatus | TaskExpect): Promise<boolean> {
+    const { status = null, updatedAt = null } = taskExpect(expect)
     const { changes } = this.#run(() =>
-      this.#statements.updateTask.run(change.status, JSON.stringify(change.state), change.at, taskId, expect ?? null, expect ?? null),
+      this.#statements.updateTask.run(change.status, JSON.stringify(change.state), change.at, taskId, status, status, updatedAt, updatedAt),
     )
     return changes > 0
   }
