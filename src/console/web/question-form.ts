@@ -117,7 +117,8 @@ function control(questionId: string, key: string, field: QuestionField, required
     const box = h('input', { id, type: 'checkbox', checked: field.default === true, 'aria-describedby': about })
     return { key, element: h('label', { for: id, class: 'arg choice' }, box, ` ${title}`, described), read: () => box.checked }
   }
-  if (field.type === 'number' || field.type === 'integer') {
+  // A number or an integer field: TypeScript narrows the union by `!== 'string'`, not by testing both of NumberField's types.
+  if (field.type !== 'string') {
     const input = h('input', {
       id,
       type: 'number',
