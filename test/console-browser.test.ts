@@ -1,21 +1,14 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { mkdir } from 'node:fs/promises'
+import { execFile } from 'node:child_process'
 import { request } from 'node:http'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import type { BrowserContext, Locator, Page, Request } from 'playwright-core'
+import type { Locator, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRoot, deferApprovals, sqliteJournal } from 'seam-runtime'
 import { journalPath } from '../src/cli/workspace.js'
-import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
-import { launchBrowser } from './browser.js'
-
-const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
-/** Where the run leaves a screenshot of every page (looked at by a person, not compared). */
-const SHOTS = process.env.SEAM_CONSOLE_SHOTS ?? path.join(tmpdir(), 'seam-console-shots')
+import { consoleOnDev, type DevConsole, SHOTS } from './browser.js'
+import { BIN } from './cli-kit.js'
 
 const ECHO = `
 import { defineTool } from 'seam-runtime'
@@ -60,45 +53,22 @@ export default defineTool({
 `
 
 describe('the seam console in a real browser, on seam dev', () => {
-  let plugin: ServePlugin
-  let dev: ChildProcess
-  let output = ''
+  let dev: DevConsole
   let base: string
   let mcp: Client
-  let browser: BrowserContext & AsyncDisposable
   let page: Page
 
   beforeAll(async () => {
-    plugin = await servePlugin()
-    await plugin.put('tools/echo.ts', ECHO)
-    await plugin.put('tools/xss.ts', XSS)
-    await plugin.put('tools/tag.ts', TAG)
-    await mkdir(SHOTS, { recursive: true })
-    dev = spawn(process.execPath, [BIN, 'dev', plugin.dir, '--port', '0', '--debounce', '30', '--no-check'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString()
-    }
-    dev.stdout!.on('data', collect)
-    dev.stderr!.on('data', collect)
-    base = await until('the console URL in the banner', () => /console\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output)?.[1], 30_000)
+    dev = await consoleOnDev({ files: { 'tools/echo.ts': ECHO, 'tools/xss.ts': XSS, 'tools/tag.ts': TAG } })
+    base = dev.base
+    page = dev.page
     mcp = new Client({ name: 'console-browser-test', version: '1.0.0' })
     await mcp.connect(new StreamableHTTPClientTransport(new URL('mcp', base)))
-    browser = await launchBrowser()
-    page = await browser.newPage()
-    page.on('pageerror', (error) => {
-      output += `\npage error: ${error.message}`
-    })
   }, 60_000)
 
   afterAll(async () => {
     await mcp?.close().catch(() => {})
-    await browser?.[Symbol.asyncDispose]()
-    if (dev && dev.exitCode === null) {
-      const exited = new Promise((resolve) => dev.once('exit', resolve))
-      dev.kill('SIGINT')
-      await exited
-    }
-    await plugin?.remove()
+    await dev?.close()
   })
 
   const open = async (hash: string) => {
@@ -124,7 +94,7 @@ describe('the seam console in a real browser, on seam dev', () => {
     await open('#/generations')
     await page.getByText('generation 1', { exact: true }).waitFor()
     const written = Date.now()
-    await plugin.put('tools/echo.ts', ECHO.replace('Say the text back.', 'Say the text back, unchanged.'))
+    await dev.put('tools/echo.ts', ECHO.replace('Say the text back.', 'Say the text back, unchanged.'))
     await page.getByText('generation 2', { exact: true }).waitFor({ timeout: 1_000 })
     expect(Date.now() - written).toBeLessThan(1_000)
     await expect(page.locator('.timeline .entry').first().textContent()).resolves.toContain('echo')
@@ -133,12 +103,12 @@ describe('the seam console in a real browser, on seam dev', () => {
 
   it("shows a broken tool's file, line and code frame, and clears it once the file is fixed", async () => {
     await open('#/generations')
-    await plugin.put('tools/lookup.ts', 'export default defineTool({ description: "x", input: ,\n})\n')
+    await dev.put('tools/lookup.ts', 'export default defineTool({ description: "x", input: ,\n})\n')
     const problem = page.locator('.problems')
     await problem.locator('pre.frame').waitFor({ timeout: 5_000 })
     expect(await problem.textContent()).toMatch(/tools\/lookup\.ts:\d+/)
     await shot('reload-failed')
-    await plugin.put('tools/lookup.ts', (await import('../src/mcp/fixtures/serve-plugin.js')).TOOLS.lookup)
+    await dev.put('tools/lookup.ts', (await import('../src/mcp/fixtures/serve-plugin.js')).TOOLS.lookup)
     await problem.waitFor({ state: 'hidden', timeout: 5_000 })
     // The broken file may have been seen twice (two failed reloads, when its writes fell into two
     // debounce windows): every failure is marked fixed once a generation publishes.
@@ -160,7 +130,7 @@ describe('the seam console in a real browser, on seam dev', () => {
   it('shows a call from `seam call` and one from an MCP client in the journal as they happen', async () => {
     await open('#/journal')
     await page.locator('table.turns tbody tr').first().waitFor()
-    await promisify(execFile)(process.execPath, [BIN, 'call', 'echo', '{"text":"from the cli"}', '--dir', plugin.dir, '--session', 'cli-session'])
+    await promisify(execFile)(process.execPath, [BIN, 'call', 'echo', '{"text":"from the cli"}', '--dir', dev.dir, '--session', 'cli-session'])
     await page.locator('tr', { hasText: 'cli-session' }).waitFor({ timeout: 10_000 })
     await mcp.callTool({ name: 'echo', arguments: { text: 'from mcp' } })
     const row = page.locator('tr', { hasText: /mcp:/ }).first()
@@ -279,7 +249,7 @@ describe('the seam console in a real browser, on seam dev', () => {
 
   it('offers on each parked call only the answers its question offered, as buttons and as keys', async () => {
     // Another process on the folder's journal parks two calls for a later decision.
-    const parker = await createRoot({ dir: plugin.dir, journal: sqliteJournal(journalPath(plugin.dir)), approval: deferApprovals() })
+    const parker = await createRoot({ dir: dev.dir, journal: sqliteJournal(journalPath(dev.dir)), approval: deferApprovals() })
     try {
       const turn = await parker.beginTurn({ session: 'overnight', principal: { subjectId: 'ann', roles: [] } })
       const wiping = await turn.tools.execute({ callId: 'w1', name: 'wipe', arguments: '{"id":20}' })
@@ -316,7 +286,7 @@ describe('the seam console in a real browser, on seam dev', () => {
   })
 
   it('shows a Code Mode run as its program with the tree of its sub-calls', async () => {
-    const runner = await createRoot({ dir: plugin.dir, journal: sqliteJournal(journalPath(plugin.dir)), codeMode: true })
+    const runner = await createRoot({ dir: dev.dir, journal: sqliteJournal(journalPath(dev.dir)), codeMode: true })
     let turnId = ''
     try {
       const turn = await runner.beginTurn({ session: 'code', principal: { subjectId: 'ann', roles: [] } })
@@ -386,6 +356,6 @@ describe('the seam console in a real browser, on seam dev', () => {
         .end()
     })
     expect(rebound).toBe(403)
-    expect(output).not.toContain('page error')
+    expect(dev.output).not.toContain('page error')
   })
 })

@@ -1,17 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdir } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
-import { launchBrowser } from './browser.js'
-
-const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
-/** Where the run leaves its screenshots (looked at by a person, not compared). */
-const SHOTS = process.env.SEAM_CONSOLE_SHOTS ?? path.join(tmpdir(), 'seam-console-shots')
+import { consoleOnDev, type DevConsole, SHOTS } from './browser.js'
 
 /** Ten steps of 400 ms, each reported: a call that runs for four seconds. */
 const CRAWL = `
@@ -32,43 +23,22 @@ export default defineTool({
 `
 
 describe('a running call’s progress in the console, in a real browser on seam dev', () => {
-  let plugin: ServePlugin
-  let dev: ChildProcess
-  let output = ''
+  let dev: DevConsole
   let base: string
   let mcp: Client
-  let browser: BrowserContext & AsyncDisposable
   let page: Page
 
   beforeAll(async () => {
-    plugin = await servePlugin()
-    await plugin.put('tools/crawl.ts', CRAWL)
-    await mkdir(SHOTS, { recursive: true })
-    dev = spawn(process.execPath, [BIN, 'dev', plugin.dir, '--port', '0', '--debounce', '30', '--no-check'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString()
-    }
-    dev.stdout!.on('data', collect)
-    dev.stderr!.on('data', collect)
-    base = await until('the console URL in the banner', () => /console\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output)?.[1], 30_000)
+    dev = await consoleOnDev({ files: { 'tools/crawl.ts': CRAWL } })
+    base = dev.base
+    page = dev.page
     mcp = new Client({ name: 'console-progress-test', version: '1.0.0' })
     await mcp.connect(new StreamableHTTPClientTransport(new URL('mcp', base)))
-    browser = await launchBrowser()
-    page = await browser.newPage()
-    page.on('pageerror', (error) => {
-      output += `\npage error: ${error.message}`
-    })
   }, 60_000)
 
   afterAll(async () => {
     await mcp?.close().catch(() => {})
-    await browser?.[Symbol.asyncDispose]()
-    if (dev && dev.exitCode === null) {
-      const exited = new Promise((resolve) => dev.once('exit', resolve))
-      dev.kill('SIGINT')
-      await exited
-    }
-    await plugin?.remove()
+    await dev?.close()
   })
 
   // The call begins as soon as the page is up, inside the stream's first look at the journal: the
@@ -95,7 +65,7 @@ describe('a running call’s progress in the console, in a real browser on seam 
     // Settled: the journal's result replaces the bar.
     await running.locator('.badge', { hasText: 'completed' }).waitFor({ timeout: 3_000 })
     expect(await running.locator('.progress').count()).toBe(0)
-    expect(output).not.toMatch(/page error/)
+    expect(dev.output).not.toMatch(/page error/)
   })
 
   it('shows the last report to a page opened while the call runs', async () => {

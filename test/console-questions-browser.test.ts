@@ -1,17 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdir } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { spawn } from 'node:child_process'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
-import { launchBrowser } from './browser.js'
+import { until } from '../src/mcp/fixtures/serve-plugin.js'
+import { consoleOnDev, type DevConsole, SHOTS } from './browser.js'
+import { BIN } from './cli-kit.js'
 import { EVERY_SHAPE } from './question-shapes.js'
-
-const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
-/** Where the run leaves its screenshots (looked at by a person, not compared). */
-const SHOTS = process.env.SEAM_CONSOLE_SHOTS ?? path.join(tmpdir(), 'seam-console-shots')
 
 /** Asks one question with every field kind and returns the answer it got, as JSON text. */
 const PROFILE = `
@@ -33,43 +27,18 @@ export default defineTool({
  * TTYs): a tool's question is asked at that terminal and on the console page at once.
  */
 describe('a tool’s questions in the console of seam dev at a terminal, in a real browser', () => {
-  let plugin: ServePlugin
-  let dev: ChildProcess
-  let output = ''
+  let dev: DevConsole
   let base: string
-  let browser: BrowserContext & AsyncDisposable
   let page: Page
 
   beforeAll(async () => {
-    plugin = await servePlugin()
-    await plugin.put('tools/profile.ts', PROFILE)
-    await mkdir(SHOTS, { recursive: true })
-    const command = [process.execPath, BIN, 'dev', plugin.dir, '--port', '0', '--debounce', '30', '--no-check'].map((word) => `'${word}'`).join(' ')
-    dev = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString()
-    }
-    dev.stdout!.on('data', collect)
-    dev.stderr!.on('data', collect)
-    base = await until('the console URL in the banner', () => /console\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output)?.[1], 30_000)
-    browser = await launchBrowser()
-    page = await browser.newPage()
-    page.on('pageerror', (error) => {
-      output += `\npage error: ${error.message}`
-    })
+    dev = await consoleOnDev({ files: { 'tools/profile.ts': PROFILE }, terminal: true })
+    base = dev.base
+    page = dev.page
   }, 60_000)
 
   afterAll(async () => {
-    await browser?.[Symbol.asyncDispose]()
-    if (dev && dev.exitCode === null) {
-      const exited = new Promise((resolve) => dev.once('exit', resolve))
-      // Ctrl-C at the terminal: the pseudo-terminal signals seam dev, which stops; then script ends.
-      dev.stdin!.write('\x03')
-      const killed = setTimeout(() => dev.kill('SIGKILL'), 10_000)
-      await exited
-      clearTimeout(killed)
-    }
-    await plugin?.remove()
+    await dev?.close()
   })
 
   it('draws the question as a form with every field kind, takes the answer to the tool, and shows it on the call', async () => {
@@ -79,7 +48,7 @@ describe('a tool’s questions in the console of seam dev at a terminal, in a re
     const form = page.locator('form.question')
     await form.waitFor({ timeout: 5_000 })
     // Asked at the terminal too.
-    await until('the terminal prompt', () => output.includes('profile asks: Fill in your profile'))
+    await until('the terminal prompt', () => dev.output.includes('profile asks: Fill in your profile'))
 
     // Prefilled from the defaults; required fields marked.
     expect(await form.getByLabel('ratio').inputValue()).toBe('0.5')
@@ -106,7 +75,7 @@ describe('a tool’s questions in the console of seam dev at a terminal, in a re
     const expected = { name: 'Ada', email: 'ada@example.com', age: 36, ratio: 0.5, subscribe: true, plan: 'pro', region: 'eu', legacy: 'b', tags: ['x', 'y'], colors: ['g'] }
     expect(JSON.parse((await outcome.locator('pre').first().textContent()) ?? '')).toEqual({ action: 'accept', content: expected })
     // The terminal's prompt was withdrawn: the console answered first.
-    await until('the terminal to let go of the question', () => output.includes('no longer asked'))
+    await until('the terminal to let go of the question', () => dev.output.includes('no longer asked'))
 
     // The journal shows the question and its answer on the call.
     await outcome.getByRole('link', { name: 'in the journal' }).click()
@@ -116,14 +85,14 @@ describe('a tool’s questions in the console of seam dev at a terminal, in a re
     expect(JSON.parse((await asked.locator('code').textContent()) ?? '')).toEqual(expected)
     expect(await page.locator('.wf-track .wf-q.accept').getAttribute('aria-label')).toContain('question: Fill in your profile → accept')
     await page.screenshot({ path: path.join(SHOTS, 'console-question-journal.png'), fullPage: true })
-    expect(output).not.toMatch(/page error/)
+    expect(dev.output).not.toMatch(/page error/)
   })
 
   it('takes a question answered at the terminal off the page, and the tool gets that answer', async () => {
     await page.goto(`${base}#/questions`)
     await page.locator('main h1', { hasText: 'Questions' }).waitFor()
     // `seam call` in the folder goes through the running seam dev, which asks at its terminal and on the page.
-    const call = spawn(process.execPath, [BIN, 'call', 'profile', '{}', '--dir', plugin.dir, '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+    const call = spawn(process.execPath, [BIN, 'call', 'profile', '{}', '--dir', dev.dir, '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
     let printed = ''
     call.stdout!.on('data', (chunk: Buffer) => {
       printed += chunk.toString()
@@ -132,9 +101,9 @@ describe('a tool’s questions in the console of seam dev at a terminal, in a re
     const card = page.locator('ol.questions li.card', { hasText: 'Fill in your profile' })
     await card.waitFor({ timeout: 10_000 })
     expect(await page.locator('nav .count').nth(1).textContent()).toBe('1')
-    const asked = output.length
-    await until('the terminal prompt', () => output.slice(asked).includes('answer it?') || output.includes('profile asks'))
-    dev.stdin!.write('n\r')
+    const asked = dev.output.length
+    await until('the terminal prompt', () => dev.output.slice(asked).includes('answer it?') || dev.output.includes('profile asks'))
+    dev.child.stdin!.write('n\r')
     await card.waitFor({ state: 'detached', timeout: 5_000 })
     await page.locator('ol.questions li.empty').waitFor()
     expect(await exited).toBe(0)

@@ -1,17 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type OAuthFixture, startOAuthFixture } from '../src/mcp/fixtures/oauth-server.js'
 import { until } from '../src/mcp/fixtures/serve-plugin.js'
-import { launchBrowser } from './browser.js'
-
-const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
-/** Where the run leaves its screenshots (looked at by a person, not compared). */
-const SHOTS = process.env.SEAM_CONSOLE_SHOTS ?? path.join(tmpdir(), 'seam-console-shots')
+import { consoleOnDev, type DevConsole, SHOTS } from './browser.js'
 
 /** The README's mount, with `auth: { grant: 'authorization_code' }` and nothing else: seam dev's console signs in. */
 const PLUGIN = `
@@ -38,46 +30,20 @@ export default definePlugin({
 
 describe('signing a mounted server in through the console of seam dev, in a real browser', () => {
   let fixture: OAuthFixture
-  let dir: string
-  let dev: ChildProcess
-  let output = ''
+  let dev: DevConsole
   let base: string
-  let browser: BrowserContext & AsyncDisposable
   let page: Page
 
   beforeAll(async () => {
     fixture = await startOAuthFixture()
-    dir = await mkdtemp(path.join(tmpdir(), 'seam-sign-in-'))
-    await writeFile(path.join(dir, 'plugin.ts'), PLUGIN)
-    await mkdir(SHOTS, { recursive: true })
-    dev = spawn(process.execPath, [BIN, 'dev', dir, '--port', '0', '--debounce', '30', '--no-check'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1', SEAM_TEST_PROTECTED_URL: fixture.url },
-    })
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString()
-    }
-    dev.stdout!.on('data', collect)
-    dev.stderr!.on('data', collect)
-    base = await until('the console URL in the banner', () => /console\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output)?.[1], 30_000)
-    browser = await launchBrowser()
-    page = await browser.newPage()
-    page.on('pageerror', (error) => {
-      output += `\npage error: ${error.message}`
-    })
+    dev = await consoleOnDev({ files: { 'plugin.ts': PLUGIN }, alone: true, env: { SEAM_TEST_PROTECTED_URL: fixture.url } })
+    base = dev.base
+    page = dev.page
   }, 60_000)
 
   afterAll(async () => {
-    await browser?.[Symbol.asyncDispose]()
-    if (dev && dev.exitCode === null) {
-      const exited = new Promise((resolve) => dev.once('exit', resolve))
-      dev.kill('SIGINT')
-      const killed = setTimeout(() => dev.kill('SIGKILL'), 10_000)
-      await exited
-      clearTimeout(killed)
-    }
+    await dev?.close()
     await fixture?.close()
-    if (dir) await rm(dir, { recursive: true, force: true })
   })
 
   const run = (tool: string, args: unknown) =>
@@ -98,7 +64,7 @@ describe('signing a mounted server in through the console of seam dev, in a real
     await page.screenshot({ path: path.join(SHOTS, 'sign-in-waiting.png') })
 
     // The link opens the authorization server in a new tab; the person allows, and is sent back.
-    const [tab] = await Promise.all([browser.waitForEvent('page'), card.getByRole('link', { name: 'Sign in' }).click()])
+    const [tab] = await Promise.all([dev.browser.waitForEvent('page'), card.getByRole('link', { name: 'Sign in' }).click()])
     await tab.waitForLoadState()
     expect(new URL(tab.url()).origin).toBe(new URL(fixture.url).origin)
     await tab.getByRole('link', { name: 'Allow seam-runtime' }).click()
@@ -128,7 +94,7 @@ describe('signing a mounted server in through the console of seam dev, in a real
     const parked = run('docs__echo', { text: 'after revocation' })
     const again = page.locator('ol.sign-ins li.card')
     await again.waitFor({ timeout: 15_000 })
-    const [retab] = await Promise.all([browser.waitForEvent('page'), again.getByRole('link', { name: 'Sign in' }).click()])
+    const [retab] = await Promise.all([dev.browser.waitForEvent('page'), again.getByRole('link', { name: 'Sign in' }).click()])
     await retab.waitForLoadState()
     await retab.getByRole('link', { name: 'Allow seam-runtime' }).click()
     await retab.waitForURL(/\/oauth\/callback\?/)
@@ -146,9 +112,9 @@ describe('signing a mounted server in through the console of seam dev, in a real
     await page.screenshot({ path: path.join(SHOTS, 'sign-in-done.png') })
 
     // The terminal said where to sign in, once per sign-in.
-    expect(output.match(/sign in docs waits for you to sign in: http:\/\/127\.0\.0\.1:\d+\/#\/sign-ins/g)).toHaveLength(2)
+    expect(dev.output.match(/sign in docs waits for you to sign in: http:\/\/127\.0\.0\.1:\d+\/#\/sign-ins/g)).toHaveLength(2)
     // Nothing secret reached seam dev's output.
-    for (const secret of [code, ...fixture.issued]) expect(output).not.toContain(secret)
-    expect(output).not.toContain('page error')
+    for (const secret of [code, ...fixture.issued]) expect(dev.output).not.toContain(secret)
+    expect(dev.output).not.toContain('page error')
   }, 60_000)
 })

@@ -1,18 +1,12 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { mkdir } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { execFile } from 'node:child_process'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
 import { everythingTransport } from '../src/mcp/fixtures/test-helpers.js'
 import { resolveLimits } from '../src/runtime/turns/turn-tool-runtime.js'
-import { launchBrowser } from './browser.js'
-
-const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
-const SHOTS = process.env.SEAM_CONSOLE_SHOTS ?? path.join(tmpdir(), 'seam-console-shots')
+import { consoleOnDev, type DevConsole, SHOTS } from './browser.js'
+import { BIN } from './cli-kit.js'
 
 /** The root plugin mounts the reference "everything" server, its tools listed as `ev__<name>`. */
 const PLUGIN = `
@@ -33,41 +27,23 @@ export default definePlugin({
 const BROKEN = 'export default defineTool({ description: "x", input: ,\n})\n'
 
 describe('the console views a newcomer reads first, in a real browser', () => {
-  let plugin: ServePlugin
-  let dev: ChildProcess
-  let output = ''
+  let dev: DevConsole
   let base: string
-  let browser: BrowserContext & AsyncDisposable
   let page: Page
   /** Every response of 400 or more the page received (its own assets included). */
   const failures: string[] = []
 
   beforeAll(async () => {
-    plugin = await servePlugin()
-    await plugin.put('plugin.ts', PLUGIN)
-    await mkdir(SHOTS, { recursive: true })
-    dev = spawn(process.execPath, [BIN, 'dev', plugin.dir, '--port', '0', '--debounce', '30', '--no-check'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString()
-    }
-    dev.stdout!.on('data', collect)
-    dev.stderr!.on('data', collect)
-    base = await until('the console URL in the banner', () => /console\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output)?.[1], 30_000)
-    browser = await launchBrowser()
-    page = await browser.newPage()
+    dev = await consoleOnDev({ files: { 'plugin.ts': PLUGIN } })
+    base = dev.base
+    page = dev.page
     page.on('response', (response) => {
       if (response.status() >= 400 && !response.url().includes('/api/turns/')) failures.push(`${response.status()} ${response.url()}`)
     })
   }, 60_000)
 
   afterAll(async () => {
-    await browser?.[Symbol.asyncDispose]()
-    if (dev && dev.exitCode === null) {
-      const exited = new Promise((resolve) => dev.once('exit', resolve))
-      dev.kill('SIGINT')
-      await exited
-    }
-    await plugin?.remove()
+    await dev?.close()
   })
 
   const open = async (hash: string) => {
@@ -77,7 +53,7 @@ describe('the console views a newcomer reads first, in a real browser', () => {
   const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `console-${name}.png`), fullPage: true })
   const seamCall = async (tool: string, args: string) => {
     // A denied call exits non-zero; its output names the turn all the same.
-    const run = promisify(execFile)(process.execPath, [BIN, 'call', tool, args, '--dir', plugin.dir], { env: { ...process.env, NO_COLOR: '1' } })
+    const run = promisify(execFile)(process.execPath, [BIN, 'call', tool, args, '--dir', dev.dir], { env: { ...process.env, NO_COLOR: '1' } })
     const { stdout, stderr } = await run.catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }))
     // The running `seam dev` makes the call: in its generation and journal, asking on this page.
     expect(stderr).toMatch(/^via seam dev at http:\/\/127\.0\.0\.1:\d+, generation \d+/)
@@ -151,12 +127,12 @@ describe('the console views a newcomer reads first, in a real browser', () => {
 
   it("shows a broken file's relative path and frame once, however many places mention it", async () => {
     await open('#/generations')
-    await plugin.put('tools/broken.ts', BROKEN)
+    await dev.put('tools/broken.ts', BROKEN)
     await page.locator('.problems pre.frame').waitFor({ timeout: 10_000 })
     await shot('broken-once')
     expect(await page.locator('pre.frame').count()).toBe(1)
     const text = (await page.locator('main').textContent()) ?? ''
-    expect(text).not.toContain(plugin.dir)
+    expect(text).not.toContain(dev.dir)
     expect(text.match(/tools\/broken\.ts:1:54/g)).toHaveLength(1)
     await expect(page.locator('.timeline .entry.failed').first().textContent()).resolves.toContain('(details above)')
   })

@@ -1,19 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdir } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import type { BrowserContext, Locator, Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRoot, sqliteJournal } from 'seam-runtime'
 import { journalPath } from '../src/cli/workspace.js'
-import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
-import { launchBrowser } from './browser.js'
-
-const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
-/** Where the run leaves its screenshots (looked at by a person, not compared). */
-const SHOTS = process.env.SEAM_CONSOLE_SHOTS ?? path.join(tmpdir(), 'seam-console-shots')
+import { consoleOnDev, type DevConsole, SHOTS } from './browser.js'
 
 /** Sleeps `ms`; safe to run beside others, so a batch runs its calls in parallel. */
 const SLOW = `
@@ -84,52 +75,29 @@ async function edges(locator: Locator): Promise<{ left: number; right: number; w
 }
 
 describe('the turn waterfall in a real browser, on seam dev', () => {
-  let plugin: ServePlugin
-  let dev: ChildProcess
-  let output = ''
+  let dev: DevConsole
   let base: string
   let mcp: Client
-  let browser: BrowserContext & AsyncDisposable
   let page: Page
 
   beforeAll(async () => {
-    plugin = await servePlugin()
-    await plugin.put('tools/slow.ts', SLOW)
-    await plugin.put('tools/tag.ts', TAG)
-    await plugin.put('tools/paint.ts', PAINT)
-    await mkdir(SHOTS, { recursive: true })
-    dev = spawn(process.execPath, [BIN, 'dev', plugin.dir, '--port', '0', '--debounce', '30', '--no-check'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString()
-    }
-    dev.stdout!.on('data', collect)
-    dev.stderr!.on('data', collect)
-    base = await until('the console URL in the banner', () => /console\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output)?.[1], 30_000)
+    dev = await consoleOnDev({ files: { 'tools/slow.ts': SLOW, 'tools/tag.ts': TAG, 'tools/paint.ts': PAINT } })
+    base = dev.base
+    page = dev.page
     mcp = new Client({ name: 'console-waterfall-test', version: '1.0.0' })
     await mcp.connect(new StreamableHTTPClientTransport(new URL('mcp', base)))
-    browser = await launchBrowser()
-    page = await browser.newPage()
-    page.on('pageerror', (error) => {
-      output += `\npage error: ${error.message}`
-    })
   }, 60_000)
 
   afterAll(async () => {
     await mcp?.close().catch(() => {})
-    await browser?.[Symbol.asyncDispose]()
-    if (dev && dev.exitCode === null) {
-      const exited = new Promise((resolve) => dev.once('exit', resolve))
-      dev.kill('SIGINT')
-      await exited
-    }
-    await plugin?.remove()
+    await dev?.close()
   })
 
   it('draws parallel calls as overlapping bars, an approval stretch, and a Code Mode run with its sub-calls indented under it', { timeout: 60_000 }, async () => {
     // Another process on the same journal (as `seam call` is): its approvals answered after 400 ms.
     const runner = await createRoot({
-      dir: plugin.dir,
-      journal: sqliteJournal(journalPath(plugin.dir)),
+      dir: dev.dir,
+      journal: sqliteJournal(journalPath(dev.dir)),
       codeMode: true,
       approval: { request: () => new Promise((resolve) => setTimeout(() => resolve('allowed-once'), 400)) },
     })
@@ -211,7 +179,7 @@ describe('the turn waterfall in a real browser, on seam dev', () => {
       await expect(page.locator(":focus").getAttribute("data-call")).resolves.toBe('r1/2')
       await page.locator('.waterfall').screenshot({ path: path.join(SHOTS, `console-waterfall-${width}.png`) })
     }
-    expect(output).not.toMatch(/page error/)
+    expect(dev.output).not.toMatch(/page error/)
   })
 
   it('shows a long call while it runs: its bar grows live, then closes with its result', { timeout: 30_000 }, async () => {
@@ -246,6 +214,6 @@ describe('the turn waterfall in a real browser, on seam dev', () => {
     expect(await lane.locator('.wf-seg.open').count()).toBe(0)
     const label = await lane.locator('.wf-track').getAttribute('aria-label')
     expect(Number(/body ([\d.]+) s/.exec(label!)?.[1])).toBeGreaterThanOrEqual(2.99)
-    expect(output).not.toMatch(/page error/)
+    expect(dev.output).not.toMatch(/page error/)
   })
 })

@@ -1,6 +1,6 @@
 import type { AnswerValue, QuestionAnswer, QuestionField, QuestionRequest } from '../seams/questions.js'
 import type { QuestionPort } from '../seams/types.js'
-import { choicesOf } from '../features/question-schema.js'
+import { choicesOf } from '../features/question-fields.js'
 import { printable } from './format.js'
 import type { OutStream, Style } from './io.js'
 

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import type { OAuthSignIn, OAuthSignInRequest } from '../mcp/client/oauth.js'
 import type { PendingSignInView, SignInQueueView } from './types.js'
+import { WaitingQueue, type WaitingQueueView } from './waiting.js'
 
 /** The console's OAuth callback route, on the console's own host and port. */
 export const CALLBACK_PATH = '/oauth/callback'
 
-interface Pending {
+/** A sign-in as the queue keeps it: by `state`, the one thing the browser brings back that names it. */
+interface Waiting {
+  readonly id: string
   readonly view: PendingSignInView
-  readonly resolve: (query: URLSearchParams) => void
 }
 
 /** What the callback route made of a browser's return. */
@@ -21,11 +23,9 @@ export type CallbackVerdict = { readonly ok: true; readonly server: string; read
  * pass through here as anything but the callback's query, handed to the waiting service.
  */
 export class ConsoleSignIns implements OAuthSignIn {
-  /** By `state`: the one thing the browser brings back that names the sign-in. */
-  readonly #pending = new Map<string, Pending>()
-  readonly #listeners = new Set<(queue: SignInQueueView) => void>()
+  /** Settled with the callback's query, or `null` when withdrawn. */
+  readonly #queue = new WaitingQueue<Waiting, URLSearchParams | null>()
   #origin: string | undefined
-  #version = 0
 
   /** Where the console is served (`http://127.0.0.1:4750/`): sign-ins come back to its callback route. */
   serveAt(origin: string): void {
@@ -43,23 +43,9 @@ export class ConsoleSignIns implements OAuthSignIn {
     const state = request.url.searchParams.get('state')
     // The authorize URL comes from the server's metadata: only a web page may become a link on the console.
     if (request.url.protocol !== 'https:' && request.url.protocol !== 'http:') return Promise.reject(new Error(`the authorize URL is not http(s): ${request.url.protocol}`))
-    if (!state || this.#pending.has(state)) return Promise.reject(new Error('the authorize URL carries no state of its own'))
-    return new Promise<URLSearchParams>((resolve, reject) => {
-      const withdraw = () => {
-        if (this.#pending.get(state)?.resolve !== settle) return
-        this.#pending.delete(state)
-        this.#changed()
-        reject(request.signal.reason ?? new Error('the sign-in was withdrawn'))
-      }
-      const settle = (query: URLSearchParams) => {
-        request.signal.removeEventListener('abort', withdraw)
-        resolve(query)
-      }
-      const view: PendingSignInView = { id: randomUUID(), server: request.server, url: request.url.href, askedAt: Date.now() }
-      this.#pending.set(state, { view, resolve: settle })
-      request.signal.addEventListener('abort', withdraw, { once: true })
-      this.#changed()
-    })
+    if (!state || this.#queue.get(state) !== undefined) return Promise.reject(new Error('the authorize URL carries no state of its own'))
+    const view: PendingSignInView = { id: randomUUID(), server: request.server, url: request.url.href, askedAt: Date.now() }
+    return this.#queue.wait({ id: state, view }, request.signal, null).then((query) => query ?? Promise.reject(request.signal.reason ?? new Error('the sign-in was withdrawn')))
   }
 
   /**
@@ -69,39 +55,29 @@ export class ConsoleSignIns implements OAuthSignIn {
    */
   callback(query: URLSearchParams): CallbackVerdict {
     const state = query.get('state')
-    const entry = state === null ? undefined : this.#pending.get(state)
-    if (state === null || entry === undefined) return { ok: false }
-    this.#pending.delete(state)
-    entry.resolve(query)
-    this.#changed()
+    const waiting = state === null ? undefined : this.#queue.get(state)
+    if (state === null || waiting === undefined) return { ok: false }
+    this.#queue.settle(state, query)
     const error = query.get('error')
-    return error ? { ok: true, server: entry.view.server, refused: error } : { ok: true, server: entry.view.server }
+    return error ? { ok: true, server: waiting.view.server, refused: error } : { ok: true, server: waiting.view.server }
   }
 
   /** The sign-ins waiting, oldest first. */
   pending(): PendingSignInView[] {
-    return [...this.#pending.values()].map((entry) => entry.view)
+    return this.queue().pending
   }
 
   queue(): SignInQueueView {
-    return { version: this.#version, pending: this.pending() }
+    return shown(this.#queue.queue())
   }
 
   /** Called with the whole queue on every change; returns a disposer. */
   onChange(listener: (queue: SignInQueueView) => void): () => void {
-    this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
+    return this.#queue.onChange((queue) => listener(shown(queue)))
   }
+}
 
-  #changed(): void {
-    this.#version++
-    const queue = this.queue()
-    for (const listener of this.#listeners) {
-      try {
-        listener(queue)
-      } catch {
-        // A listener (an event stream that went away) cannot break a sign-in.
-      }
-    }
-  }
+/** The queue as the page sees it: the views, without the states they are kept by. */
+function shown(queue: WaitingQueueView<Waiting>): SignInQueueView {
+  return { version: queue.version, pending: queue.pending.map((waiting) => waiting.view) }
 }

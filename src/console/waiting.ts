@@ -10,10 +10,11 @@ interface Entry<View, Answer> {
 }
 
 /**
- * What waits for a person on the console page (an approval, a tool's question): each item waits
- * until it is answered there, or withdrawn when its signal aborts (the call aborted, timed out, or
- * was answered at the terminal). Items live in this process only, and the queue takes them only
- * while a page is open (`watchedBy`), so nothing waits unseen.
+ * What waits for a person on the console page (an approval, a tool's question, a server's sign-in):
+ * each item waits until it is answered there, or withdrawn when its signal aborts (the call aborted,
+ * timed out, or was answered at the terminal). Items live in this process only. The approval and
+ * question ports ask only while a page is open (`available`, told by `watchedBy`), so nothing waits
+ * unseen; a sign-in waits regardless (`seam dev` names the page to open at its terminal).
  */
 export class WaitingQueue<View extends { readonly id: string }, Answer> {
   readonly #pending = new Map<string, Entry<View, Answer>>()

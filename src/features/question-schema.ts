@@ -8,6 +8,7 @@
  */
 import { SeamError } from '../errors.js'
 import type { AnswerValue, QuestionField, QuestionSchema } from '../seams/questions.js'
+import { choicesOf } from './question-fields.js'
 
 const FORMATS = new Set(['email', 'uri', 'date', 'date-time'])
 
@@ -79,20 +80,6 @@ function titled(value: unknown): value is { const: string; title: string }[] {
 
 function invalid(why: string): SeamError {
   return new SeamError('INVALID_QUESTION', `ctx.ask() ${why}`)
-}
-
-/** The choices of a single- or multi-select field (`undefined` for a free field). */
-export function choicesOf(field: QuestionField): readonly { value: string; title: string }[] | undefined {
-  if (field.type === 'string') {
-    if (field.oneOf) return field.oneOf.map((o) => ({ value: o.const, title: o.title }))
-    if (field.enum) return field.enum.map((value, i) => ({ value, title: field.enumNames?.[i] ?? value }))
-    return undefined
-  }
-  if (field.type === 'array') {
-    const { items } = field
-    return 'anyOf' in items ? items.anyOf.map((o) => ({ value: o.const, title: o.title })) : items.enum.map((value) => ({ value, title: value }))
-  }
-  return undefined
 }
 
 /**

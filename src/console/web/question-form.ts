@@ -1,22 +1,9 @@
 import type { AnswerValue, PendingQuestionView, QuestionField, QuestionReply } from '../types.js'
+import { choicesOf } from '../../features/question-fields.js'
 import { h } from './dom.js'
 
-/** The control each field kind is drawn as, and how its value is read back. */
-const INPUT_TYPE: Record<string, string> = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' }
-
-/** The choices of a single- or multi-select field, as the runtime reads them (`choicesOf`). */
-function choicesOf(field: QuestionField): { value: string; title: string }[] | undefined {
-  if (field.type === 'string') {
-    if (field.oneOf) return field.oneOf.map((o) => ({ value: o.const, title: o.title }))
-    if (field.enum) return field.enum.map((value, i) => ({ value, title: field.enumNames?.[i] ?? value }))
-    return undefined
-  }
-  if (field.type === 'array') {
-    const { items } = field
-    return 'anyOf' in items ? items.anyOf.map((o) => ({ value: o.const, title: o.title })) : items.enum.map((value) => ({ value, title: value }))
-  }
-  return undefined
-}
+/** The input each string format is typed in: one for every format a question may give (`StringField.format`). */
+const INPUT_TYPE: Record<NonNullable<Extract<QuestionField, { type: 'string' }>['format']>, string> = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' }
 
 /**
  * A tool's question as a form drawn from its flat schema: a text field per string (typed by its
@@ -117,7 +104,8 @@ function control(questionId: string, key: string, field: QuestionField, required
     const box = h('input', { id, type: 'checkbox', checked: field.default === true, 'aria-describedby': about })
     return { key, element: h('label', { for: id, class: 'arg choice' }, box, ` ${title}`, described), read: () => box.checked }
   }
-  if (field.type === 'number' || field.type === 'integer') {
+  // A number or an integer field: TypeScript narrows the union by `!== 'string'`, not by testing both of NumberField's types.
+  if (field.type !== 'string') {
     const input = h('input', {
       id,
       type: 'number',
