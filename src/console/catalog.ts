@@ -1,5 +1,5 @@
 import { toJsonSchema } from '../features/schema.js'
-import type { ToolBinding } from '../runtime/generations/capability-ingress.js'
+import type { ToolBinding } from '../runtime/generations/tool-binding.js'
 import type { AgentCapabilities, ToolCapability } from '../seams/capabilities.js'
 import { definitionOf } from '../runtime/generations/feature-capability.js'
 import type { ProviderStatus } from '../seams/types.js'

@@ -15,10 +15,11 @@ import type { AgentCapabilities } from '../seams/capabilities.js'
 import type { Generation } from './generations/generation.js'
 import { GenerationStore } from './generations/generation-store.js'
 import type { GenerationEvent, ReloadFailedEvent, ReloadResult } from './generations/instrumentation.js'
-import { lateBound } from './generations/late-bound.js'
+import { hostModules, instrumentationOf } from './generations/late-bound.js'
 import type { Instrumentation, TelemetryOptions } from './generations/instrumentation.js'
 import { memoryJournal } from './journal/memory.js'
 import type { JournalStore, RepairReport } from '../seams/journal.js'
+import { Listeners } from './base/listeners.js'
 import { Logger, type LogSink } from './base/logger.js'
 import type { PluginDefinition } from '../features/plugin-types.js'
 import type { AbandonedCall, RuntimeLimits } from './pipeline/state.js'
@@ -28,9 +29,9 @@ import { DisposableScope } from './plugins/scope.js'
 import { type BeginTurnInput, openTurn, resumeParked, type Turn, type TurnHost } from './turns/turn.js'
 import { resolveLimits } from './turns/turn-tool-runtime.js'
 import type { ProviderStatus } from '../seams/types.js'
-import { locateError, mapStack } from '../features/loader/index.js'
+import { locate } from '../features/loader/index.js'
 import { FolderSource } from './hmr/folder-source.js'
-import { createWatcher } from './hmr/watcher.js'
+import { followFolder } from './hmr/follow-folder.js'
 import { CodeMode, type CodeModeOption } from './code/run-code.js'
 
 /** How long closing waits to retire this host's heartbeat (never longer than the journal deadline). */
@@ -118,7 +119,7 @@ export class Root {
   readonly #options: RootOptions
   readonly #logger: Logger
   readonly #grants: ApprovalGrants
-  readonly #listeners = new Map<keyof RootEvents, Set<(event: never) => void>>()
+  readonly #events = new Listeners<RootEvents>()
   readonly #limits: RuntimeLimits
   readonly #telemetry: Instrumentation | undefined
   readonly #generations: GenerationStore
@@ -128,7 +129,7 @@ export class Root {
   /** Calls in flight on every turn of this root, ended ones included. */
   readonly #activity = new Activity()
   readonly #source: FolderSource
-  readonly #providers = new ProviderWatch((status) => this.#emit('provider', status))
+  readonly #providers = new ProviderWatch((status) => this.#events.emit('provider', status))
   /** What every turn this root begins is lent (see `openTurn`). */
   readonly #turnHost: TurnHost
   readonly #code: CodeMode
@@ -174,9 +175,9 @@ export class Root {
       onGeneration: (event) => {
         // Followed before the event goes out: a listener reading `providers()` sees the new set.
         if (this.#generations.active) this.#providers.follow(this.#generations.active)
-        this.#emit('generation', event)
+        this.#events.emit('generation', event)
       },
-      onFailed: (event) => this.#emit('reload-failed', event),
+      onFailed: (event) => this.#events.emit('reload-failed', event),
     })
   }
 
@@ -219,13 +220,7 @@ export class Root {
   }
 
   on<K extends keyof RootEvents>(event: K, listener: (event: RootEvents[K]) => void): () => void {
-    let set = this.#listeners.get(event)
-    if (!set) {
-      set = new Set()
-      this.#listeners.set(event, set)
-    }
-    set.add(listener as (event: never) => void)
-    return () => set.delete(listener as (event: never) => void)
+    return this.#events.on(event, listener)
   }
 
   /** Opens the journal (heartbeat, then crash repair) and publishes generation 1. Called by `createRoot`. */
@@ -264,25 +259,9 @@ export class Root {
         details: first ? { ...first, diagnostics: result.diagnostics } : undefined,
       })
     }
-    if (this.#options.watch) await this.#watch(this.#source)
-  }
-
-  async #watch(source: FolderSource): Promise<void> {
-    const watcher = createWatcher({
-      debounceMs: this.#options.debounceMs,
-      onBatch: async (changed) => {
-        if (this.closed) return
-        await this.#generations.reload({ changed, skipUnchanged: true }).catch((error: unknown) => {
-          if (!this.closed) this.#logger.warn('reload after a file change failed', { error: String(error) })
-        })
-        watcher.setPaths(source.watchPaths())
-      },
-      onError: (error) => this.#logger.warn('watcher error', { error: String(error) }),
-    })
-    this.scope.add(() => watcher.close(), 'watcher')
-    this.scope.add(() => source.dispose(), 'feature files')
-    watcher.setPaths(source.watchPaths())
-    await watcher.ready
+    if (this.#options.watch) {
+      await followFolder({ source: this.#source, generations: this.#generations, scope: this.scope, logger: this.#logger, debounceMs: this.#options.debounceMs, closed: () => this.closed })
+    }
   }
 
   /**
@@ -389,38 +368,12 @@ export class Root {
     await this.close()
   }
 
-  readonly #onAbandoned = (call: AbandonedCall) => this.#emit('abandoned', call)
-  readonly #onProgress = (event: ProgressEvent) => this.#emit('progress', event)
-
-  #emit<K extends keyof RootEvents>(event: K, payload: RootEvents[K]): void {
-    for (const listener of this.#listeners.get(event) ?? []) {
-      try {
-        ;(listener as (e: RootEvents[K]) => void)(payload)
-      } catch {
-        // A listener cannot break a publish.
-      }
-    }
-  }
+  readonly #onAbandoned = (call: AbandonedCall) => this.#events.emit('abandoned', call)
+  readonly #onProgress = (event: ProgressEvent) => this.#events.emit('progress', event)
 
   #assertOpen(): void {
     if (this.#closing) throw new SeamError('CLOSED', 'the root is closed', { hint: 'create a new root with createRoot()' })
   }
-}
-
-/** Where in a tool file a thrown error points, and its stack source-mapped, for `tool/result` details. */
-function locate(error: unknown): Record<string, unknown> | undefined {
-  const at = locateError(error)
-  if (at === undefined) return undefined
-  const stack = mapStack(error)
-  return stack === undefined ? { file: at.file, line: at.line, column: at.column } : { file: at.file, line: at.line, column: at.column, stack }
-}
-
-/**
- * What a tool or plugin file gets for `seam-runtime`, `seam-runtime/plugin-runtime` and `zod`: the
- * host's own modules, so brands agree and no second copy loads whatever the folder's node_modules hold.
- */
-function hostModules(): Promise<Record<string, unknown>> {
-  return lateBound().hostModules()
 }
 
 /** Builds a root and publishes generation 1. */
@@ -439,13 +392,4 @@ export async function createRoot(options: RootOptions): Promise<Root> {
     throw error
   }
   return root
-}
-
-/** The `telemetry` option as the runtime uses it: a host's `Instrumentation`, or OpenTelemetry's from its options. */
-function instrumentationOf(telemetry: Instrumentation | TelemetryOptions | undefined): Instrumentation | undefined {
-  if (telemetry === undefined) return undefined
-  if (typeof telemetry !== 'object' || telemetry === null) {
-    throw new SeamError('INVALID_OPTIONS', 'telemetry must be an Instrumentation or the options of openTelemetry()')
-  }
-  return typeof (telemetry as Partial<Instrumentation>).turn === 'function' ? (telemetry as Instrumentation) : lateBound().openTelemetry(telemetry as TelemetryOptions)
 }

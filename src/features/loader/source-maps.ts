@@ -99,6 +99,14 @@ export function mapStack(error: unknown): string | undefined {
     .join('\n')
 }
 
+/** Where in a tool file a thrown error points, and its stack source-mapped, for `tool/result` details. */
+export function locate(error: unknown): Record<string, unknown> | undefined {
+  const at = locateError(error)
+  if (at === undefined) return undefined
+  const stack = mapStack(error)
+  return stack === undefined ? { file: at.file, line: at.line, column: at.column } : { file: at.file, line: at.line, column: at.column, stack }
+}
+
 function mapFrame(text: string): { location: SourceLocation; text: string } | undefined {
   const match = VIRTUAL_FRAME.exec(text)
   if (match === null) return undefined

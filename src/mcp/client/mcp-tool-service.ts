@@ -18,23 +18,20 @@ import { endRequestSpan, parentFor, startRequestSpan, traceMeta } from '../trace
 import { scrubValues } from '../../runtime/base/redact.js'
 import { fromCallError, fromCallResult } from './call-result.js'
 import type { McpConnection } from './connection.js'
-import { ownOrHostSignIn, StoredOAuthProvider } from './oauth.js'
-import {
-  DEFAULT_CALL_TIMEOUT_MS,
-  describeTarget,
-  isStdioTransport,
-  type McpProtocolChoice,
-  type McpToolServiceOptions,
-  SETUP_TIMEOUT_MS,
-} from './options.js'
+import { oauthProvider } from './auth-option.js'
+import type { StoredOAuthProvider } from './oauth.js'
+import { checkOptions, DEFAULT_CALL_TIMEOUT_MS, describeTarget, type McpToolServiceOptions, SETUP_TIMEOUT_MS } from './options.js'
+import { promptCatalog, promptInstructions } from './prompts.js'
 import { askThrough } from './questions.js'
 import { type Redactor, redactedError, redactorFor, safeMessage } from './redact.js'
+import { listResources, readContents } from './resources.js'
 import { mapTools, remoteName, TOOL_NAME } from './schema-mapping.js'
 import { observeStatus } from './status-metric.js'
+import { ServiceListeners } from './service-listeners.js'
 import { ConnectionSupervisor, type McpServiceStatus } from './supervisor.js'
 
-/** Change notifications closer together than this reach listeners once. */
-export const CHANGE_DEBOUNCE_MS = 20
+/** How much later than the pipeline's deadline the SDK's own request timer fires. */
+const SDK_TIMER_GRACE_MS = 250
 
 /**
  * A remote MCP server (stdio or streamable HTTP) as a `ToolService`. `schema()` serves the server's
@@ -45,11 +42,6 @@ export const CHANGE_DEBOUNCE_MS = 20
  * tool set (list_changed, lost, back) reaches `onDidChange` listeners, every change of its
  * connection reaches `onStatusChange` listeners (the root's `provider` events).
  */
-const PROTOCOLS: readonly McpProtocolChoice[] = ['auto', '2025-11-25', '2026-07-28']
-
-/** How much later than the pipeline's deadline the SDK's own request timer fires. */
-const SDK_TIMER_GRACE_MS = 250
-
 export class McpToolService implements ToolService, ResourceService, SkillService, ChangeNotifyingService, StatusReportingService {
   readonly id: string
   readonly description: string
@@ -58,9 +50,7 @@ export class McpToolService implements ToolService, ResourceService, SkillServic
   readonly #maxTimeoutMs: number | undefined
   readonly #redact: Redactor
   readonly #supervisor: ConnectionSupervisor
-  readonly #listeners = new Set<() => void>()
-  readonly #statusListeners = new Set<(status: ProviderStatus) => void>()
-  #changeTimer: NodeJS.Timeout | undefined
+  readonly #listeners = new ServiceListeners()
   #epoch = 0
   #cache: { connection: McpConnection; epoch: number; schemas: Promise<readonly ToolSchema[]> } | undefined
   #notes: string[] = []
@@ -75,22 +65,8 @@ export class McpToolService implements ToolService, ResourceService, SkillServic
     this.description = options.description ?? `MCP server "${options.id}" (${describeTarget(options.transport)})`
     this.#options = options
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
-    for (const key of ['timeoutMs', 'maxTimeoutMs'] as const) {
-      const value = options[key]
-      if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= 0x7fff_ffff)) {
-        throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": ${key} must be a positive number of milliseconds up to 2147483647`)
-      }
-    }
-    if (options.maxTimeoutMs !== undefined && options.maxTimeoutMs < this.#timeoutMs) {
-      throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": maxTimeoutMs must not be less than timeoutMs (${this.#timeoutMs})`)
-    }
+    checkOptions(options, this.#timeoutMs)
     this.#maxTimeoutMs = options.maxTimeoutMs
-    if (options.prefix !== undefined && !/^[a-zA-Z0-9_-]{1,20}$/.test(options.prefix)) {
-      throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": prefix must be 1-20 of [a-zA-Z0-9_-], got ${JSON.stringify(options.prefix)}`)
-    }
-    if (options.protocol !== undefined && !PROTOCOLS.includes(options.protocol)) {
-      throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": protocol must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(options.protocol)}`)
-    }
     this.#oauth = oauthProvider(options, this.#lifetime.signal)
     // The registered secrets too: the tokens this service obtains are known only once it has them.
     const byTransport = redactorFor(options.transport)
@@ -139,10 +115,7 @@ export class McpToolService implements ToolService, ResourceService, SkillServic
   }
 
   onStatusChange(listener: (status: ProviderStatus) => void): () => void {
-    this.#statusListeners.add(listener)
-    return () => {
-      this.#statusListeners.delete(listener)
-    }
+    return this.#listeners.onStatusChange(listener)
   }
 
   /** The MCP revision negotiated with the server while connected: the newest both speak (`2026-07-28`, else `2025-11-25`). */
@@ -167,8 +140,7 @@ export class McpToolService implements ToolService, ResourceService, SkillServic
 
   /** Idempotent: closes the session and stops the child (SIGTERM when it ignores stdin EOF). */
   dispose(): Promise<void> {
-    clearTimeout(this.#changeTimer)
-    this.#listeners.clear()
+    this.#listeners.dispose()
     this.#unobserve()
     this.#lifetime.abort(new SeamError('PROVIDER_UNAVAILABLE', `McpToolService "${this.id}" was disposed`))
     return this.#supervisor.dispose().finally(() => this.#oauth?.dispose())
@@ -305,13 +277,7 @@ export class McpToolService implements ToolService, ResourceService, SkillServic
   /** One `resources/read` under `context.signal`; the server's contents as it sent them (text or blobs). */
   async read(_scope: string, uri: string, context?: { signal?: AbortSignal }): Promise<ResourceContents[]> {
     const connection = await this.#supervisor.current(false)
-    const result = await connection.readResource(uri, { signal: context?.signal, timeout: this.#timeoutMs })
-    return (result.contents as Record<string, unknown>[])
-      .filter((c) => typeof c?.uri === 'string' && (typeof c.text === 'string' || typeof c.blob === 'string'))
-      .map((c) => {
-        const mime = typeof c.mimeType === 'string' ? { mimeType: c.mimeType } : {}
-        return typeof c.text === 'string' ? { uri: c.uri as string, ...mime, text: c.text } : { uri: c.uri as string, ...mime, blob: c.blob as string }
-      })
+    return readContents(connection, uri, context?.signal, this.#timeoutMs)
   }
 
   /**
@@ -320,40 +286,21 @@ export class McpToolService implements ToolService, ResourceService, SkillServic
    */
   async catalog(_scope: string): Promise<{ name: string; description: string }[]> {
     const connection = await this.#supervisor.current(false)
-    const prompts = (await connection.listPrompts()) as { name?: unknown; description?: unknown; arguments?: { required?: boolean }[] }[]
-    // A prompt that needs arguments cannot be read as fixed instructions.
-    return prompts
-      .filter((p) => typeof p?.name === 'string' && TOOL_NAME.test(p.name) && !(p.arguments ?? []).some((a) => a?.required === true))
-      .map((p) => ({ name: this.#options.prefix ? `${this.#options.prefix}__${p.name as string}` : (p.name as string), description: typeof p.description === 'string' ? p.description : `Prompt ${p.name as string} of MCP server "${this.id}".` }))
+    return promptCatalog(connection, this.id, this.#options.prefix)
   }
 
   async describe(_scope: string, skillId: string): Promise<string> {
     const connection = await this.#supervisor.current(false)
-    const remote = remoteName(skillId, this.#options.prefix) ?? skillId
-    const { messages } = await connection.getPrompt(remote, { timeout: this.#timeoutMs })
-    return messages
-      .map((m) => (m.content.type === 'text' ? m.content.text : m.content.type === 'resource' && 'text' in m.content.resource ? m.content.resource.text : ''))
-      .filter((text) => text !== '')
-      .join('\n\n')
+    return promptInstructions(connection, skillId, this.#options.prefix, this.#timeoutMs)
   }
 
   async #resources(): Promise<{ resources: ResourceDescriptor[]; templates: ResourceTemplateDescriptor[] }> {
     const connection = await this.#supervisor.current(false)
-    let listed: { resources: unknown[]; templates: unknown[] }
-    try {
-      listed = await connection.listResources()
-    } catch (error) {
-      connection.suspect(error)
-      throw new SeamError('PROVIDER_UNAVAILABLE', `MCP server "${this.id}" did not list its resources: ${safeMessage(error, this.#redact)}`, { cause: redactedError(error, this.#redact) })
-    }
-    return { resources: listed.resources as ResourceDescriptor[], templates: listed.templates as ResourceTemplateDescriptor[] }
+    return listResources(connection, this.id, this.#redact)
   }
 
   onDidChange(listener: () => void): () => void {
-    this.#listeners.add(listener)
-    return () => {
-      this.#listeners.delete(listener)
-    }
+    return this.#listeners.onDidChange(listener)
   }
 
   async #list(connection: McpConnection): Promise<readonly ToolSchema[]> {
@@ -378,49 +325,14 @@ export class McpToolService implements ToolService, ResourceService, SkillServic
   }
 
   #statusChanged(): void {
-    if (this.#statusListeners.size === 0) return
-    const status = this.providerStatus
-    for (const listener of [...this.#statusListeners]) {
-      try {
-        listener(status)
-      } catch {
-        // A listener's failure is its own.
-      }
-    }
+    this.#listeners.statusChanged(() => this.providerStatus)
   }
 
   /** Drops the cached list now and tells listeners once the burst is over. */
   #changed(): void {
     this.#epoch++
     this.#cache = undefined
-    if (this.#changeTimer || this.status === 'disposed') return
-    this.#changeTimer = setTimeout(() => {
-      this.#changeTimer = undefined
-      for (const listener of [...this.#listeners]) {
-        try {
-          listener()
-        } catch {
-          // A listener's failure is its own; the others still hear about the change.
-        }
-      }
-    }, CHANGE_DEBOUNCE_MS).unref()
+    if (this.status === 'disposed') return
+    this.#listeners.changed()
   }
-}
-
-function oauthProvider(options: McpToolServiceOptions, signal: AbortSignal): StoredOAuthProvider | undefined {
-  const auth = options.auth
-  if (auth === undefined) return undefined
-  const fail = (why: string) => new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": ${why}`)
-  if (isStdioTransport(options.transport)) throw fail('auth needs a streamable HTTP transport (a stdio server takes its credentials in env)')
-  if (auth.grant === 'client_credentials') {
-    if (!auth.clientId) throw fail('auth.clientId is required for the client_credentials grant')
-    if (auth.clientSecret === undefined && auth.privateKey === undefined) throw fail('auth needs a clientSecret or a privateKey for the client_credentials grant')
-  } else if (auth.grant === 'authorization_code') {
-    if (auth.signIn !== undefined && typeof auth.signIn !== 'function') throw fail('auth.signIn must be a function')
-    // Without its own, the host's (seam dev's console, or provideOAuthSignIn).
-    if (ownOrHostSignIn(auth) === undefined) throw fail('auth needs a redirectUrl and a signIn function for the authorization_code grant (or a host that provides one: seam dev, provideOAuthSignIn)')
-  } else {
-    throw fail(`auth.grant must be client_credentials or authorization_code, got ${JSON.stringify((auth as { grant?: unknown }).grant)}`)
-  }
-  return new StoredOAuthProvider(auth, { server: options.id, url: String(options.transport.url), signal })
 }

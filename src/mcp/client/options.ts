@@ -1,9 +1,10 @@
+import { SeamError } from '../../errors.js'
 import type { ApprovalMode } from '../../seams/types.js'
 import type { McpOAuthOptions } from './oauth.js'
 
 /**
- * The options a host gives `McpToolService`, and the defaults it falls back to. Values in `env` and
- * `headers` are treated as secrets: they never appear in errors or diagnostics.
+ * The options a host gives `McpToolService`, the defaults it falls back to, and the checks they must
+ * pass. Values in `env` and `headers` are treated as secrets: they never appear in errors or diagnostics.
  */
 
 /** Spawn a local MCP server and talk to it over its stdin/stdout. */
@@ -125,5 +126,30 @@ export function describeTarget(transport: McpTransportOptions): string {
     return `${url.origin}${url.pathname}`
   } catch {
     return 'http: invalid url'
+  }
+}
+
+/** The protocol choices `protocol` takes. */
+const PROTOCOLS: readonly McpProtocolChoice[] = ['auto', '2025-11-25', '2026-07-28']
+
+/**
+ * Throws `INVALID_OPTIONS` for a deadline out of range, a `maxTimeoutMs` below `timeoutMs` (the
+ * deadline in force, default or given), a malformed `prefix` or an unknown `protocol`.
+ */
+export function checkOptions(options: McpToolServiceOptions, timeoutMs: number): void {
+  for (const key of ['timeoutMs', 'maxTimeoutMs'] as const) {
+    const value = options[key]
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= 0x7fff_ffff)) {
+      throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": ${key} must be a positive number of milliseconds up to 2147483647`)
+    }
+  }
+  if (options.maxTimeoutMs !== undefined && options.maxTimeoutMs < timeoutMs) {
+    throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": maxTimeoutMs must not be less than timeoutMs (${timeoutMs})`)
+  }
+  if (options.prefix !== undefined && !/^[a-zA-Z0-9_-]{1,20}$/.test(options.prefix)) {
+    throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": prefix must be 1-20 of [a-zA-Z0-9_-], got ${JSON.stringify(options.prefix)}`)
+  }
+  if (options.protocol !== undefined && !PROTOCOLS.includes(options.protocol)) {
+    throw new SeamError('INVALID_OPTIONS', `McpToolService "${options.id}": protocol must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(options.protocol)}`)
   }
 }

@@ -30,3 +30,20 @@ export function lateBound(): LateBound {
   }
   return bound
 }
+
+/**
+ * What a tool or plugin file gets for `seam-runtime`, `seam-runtime/plugin-runtime` and `zod`: the
+ * host's own modules, so brands agree and no second copy loads whatever the folder's node_modules hold.
+ */
+export function hostModules(): Promise<Record<string, unknown>> {
+  return lateBound().hostModules()
+}
+
+/** The `telemetry` option as the runtime uses it: a host's `Instrumentation`, or OpenTelemetry's from its options. */
+export function instrumentationOf(telemetry: Instrumentation | TelemetryOptions | undefined): Instrumentation | undefined {
+  if (telemetry === undefined) return undefined
+  if (typeof telemetry !== 'object' || telemetry === null) {
+    throw new SeamError('INVALID_OPTIONS', 'telemetry must be an Instrumentation or the options of openTelemetry()')
+  }
+  return typeof (telemetry as Partial<Instrumentation>).turn === 'function' ? (telemetry as Instrumentation) : lateBound().openTelemetry(telemetry as TelemetryOptions)
+}
