@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
 import { z } from 'zod'
 import { createRoot, definePlugin, defineTool, postgresJournal, type Root } from 'seam-runtime'
 import { McpToolService } from '../src/mcp/client/mcp-tool-service.js'
+import { rawRequest } from '../src/mcp/fixtures/raw-request.js'
 import { contextWith } from '../src/mcp/fixtures/test-helpers.js'
 import { serveHttp } from '../src/mcp/server/serve.js'
 
@@ -82,27 +83,9 @@ async function twoHosts() {
  * would be): the JSON-RPC result, or the error as `{ error }`.
  */
 async function rpc(endpoint: string, method: string, params: Record<string, unknown>, options: { tasks?: boolean } = {}) {
-  const name = typeof params.taskId === 'string' ? params.taskId : typeof params.name === 'string' ? params.name : undefined
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': VERSION,
-    'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': options.tasks === false ? {} : { elicitation: { form: {} }, extensions: { [TASKS]: {} } },
-  }
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      connection: 'close',
-      'mcp-protocol-version': VERSION,
-      'mcp-method': method,
-      ...(name === undefined ? {} : { 'mcp-name': name }),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }),
-  })
-  const text = await response.text()
-  const body = JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}')) as { result?: Record<string, unknown>; error?: { code: number; message: string } }
-  return body.error ? { error: body.error } : body.result!
+  const capabilities = options.tasks === false ? {} : { elicitation: { form: {} }, extensions: { [TASKS]: {} } }
+  const body = await rawRequest(endpoint, method, params, { capabilities, closeConnection: true })
+  return body.error ? { error: body.error } : (body.result as Record<string, unknown>)
 }
 
 async function until(endpoint: string, taskId: string, done: (task: Record<string, unknown>) => boolean, ms = 10_000) {

@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createRoot, type Root } from '../../index.js'
 import type { JournalEvent } from '../../seams/journal.js'
+import { rawRequest } from '../fixtures/raw-request.js'
 import { type ServePlugin, servePlugin, until } from '../fixtures/serve-plugin.js'
 import { serveHttp } from './serve.js'
 
@@ -122,19 +123,6 @@ async function connect(url: string, options: { modern?: boolean; capabilities?: 
   return { client, states, seen }
 }
 
-/** One raw 2026-07-28 request, with the envelope the conformance harness sends. */
-async function rpc(url: string, method: string, params: Record<string, unknown>, capabilities: object = { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } }) {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method }
-  if (typeof params.name === 'string') headers['mcp-name'] = params.name
-  if (typeof params.taskId === 'string') headers['mcp-name'] = params.taskId
-  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities }
-  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta } }) })
-  const body = await response.text()
-  const json = body.startsWith('{') ? body : body.split('\n').find((line) => line.startsWith('data: {'))!.slice(6)
-  // biome-ignore lint/suspicious/noExplicitAny: a raw wire answer, read field by field by each test
-  return JSON.parse(json) as { result?: Record<string, any>; error?: { code: number; message: string } }
-}
-
 async function journalOf(root: Root, tool: string): Promise<JournalEvent[]> {
   const call = (await root.journal.tail(200)).findLast((e) => e.kind === 'tool/call' && e.name === tool)!
   return (await root.journal.read(call.turnId)).filter((e) => (e as { callId?: string }).callId === (call as { callId: string }).callId)
@@ -205,14 +193,14 @@ describe('a served tool asking its client (ctx.ask, ctx.sample, ctx.roots)', () 
   })
 
   it('names the input requests with the keys the body gave, and refuses a tampered requestState', async () => {
-    const first = await rpc(server.url, 'tools/call', { name: 'asks', arguments: {} }, { elicitation: {}, sampling: {}, roots: {} })
+    const first = await rawRequest(server.url, 'tools/call', { name: 'asks', arguments: {} }, { capabilities: { elicitation: {}, sampling: {}, roots: {} } })
     expect(first.result).toMatchObject({ resultType: 'input_required' })
     expect(Object.keys(first.result!.inputRequests).sort()).toEqual(['hello', 'q3', 'who'])
     expect(first.result!.inputRequests.hello).toMatchObject({ method: 'sampling/createMessage', params: { maxTokens: 20 } })
-    const tampered = await rpc(server.url, 'tools/call', { name: 'asks', arguments: {}, requestState: `${first.result!.requestState}x`, inputResponses: {} })
+    const tampered = await rawRequest(server.url, 'tools/call', { name: 'asks', arguments: {}, requestState: `${first.result!.requestState}x`, inputResponses: {} })
     expect(tampered.error, JSON.stringify(tampered)).toMatchObject({ code: -32602 })
     // Another tool's retry, or other arguments, cannot pick the held call up either.
-    const foreign = await rpc(server.url, 'tools/call', { name: 'two_steps', arguments: {}, requestState: first.result!.requestState, inputResponses: {} })
+    const foreign = await rawRequest(server.url, 'tools/call', { name: 'two_steps', arguments: {}, requestState: first.result!.requestState, inputResponses: {} })
     expect(foreign.error?.code).toBe(-32602)
   })
 
@@ -225,13 +213,13 @@ describe('a served tool asking its client (ctx.ask, ctx.sample, ctx.roots)', () 
     const events = await journalOf(root, 'sampler')
     expect(events.find((e) => e.kind === 'question/answered')).toMatchObject({ action: 'cancel', reason: 'no-port' })
     // Only sampling declared: the question is declined at once and only the sampling request is asked.
-    const round = await rpc(server.url, 'tools/call', { name: 'asks', arguments: {} }, { sampling: {}, roots: {} })
+    const round = await rawRequest(server.url, 'tools/call', { name: 'asks', arguments: {} }, { capabilities: { sampling: {}, roots: {} } })
     expect(round.result?.resultType).toBe('input_required')
     expect(Object.values(round.result!.inputRequests).map((r) => (r as { method: string }).method)).toEqual(['sampling/createMessage', 'roots/list'])
   })
 
   it('settles a held call whose retry never comes at the question deadline, with one journaled result', async () => {
-    const round = await rpc(server.url, 'tools/call', { name: 'two_steps', arguments: {} })
+    const round = await rawRequest(server.url, 'tools/call', { name: 'two_steps', arguments: {} })
     expect(round.result?.resultType).toBe('input_required')
     const events = await until('the held call to settle', async () => {
       const events = await journalOf(root, 'two_steps')
@@ -244,27 +232,27 @@ describe('a served tool asking its client (ctx.ask, ctx.sample, ctx.roots)', () 
     expect(events.filter((e) => e.kind === 'tool/result')).toHaveLength(1)
     expect(events.find((e) => e.kind === 'tool/result')).toMatchObject({ status: 'completed' })
     // A late retry of its last round gets the outcome that stands; nothing runs again.
-    const late = await rpc(server.url, 'tools/call', { name: 'two_steps', arguments: {}, requestState: round.result!.requestState, inputResponses: { q1: { action: 'accept', content: { name: 'Ada' } } } })
+    const late = await rawRequest(server.url, 'tools/call', { name: 'two_steps', arguments: {}, requestState: round.result!.requestState, inputResponses: { q1: { action: 'accept', content: { name: 'Ada' } } } })
     expect(late.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'cancel then cancel' }] })
     expect((await journalOf(root, 'two_steps')).filter((e) => e.kind === 'tool/result')).toHaveLength(1)
   })
 
   it('shows a task’s two questions on tasks/get and takes their answers one tasks/update at a time', async () => {
-    const created = await rpc(server.url, 'tools/call', { name: 'task_asks', arguments: {} })
+    const created = await rawRequest(server.url, 'tools/call', { name: 'task_asks', arguments: {} })
     const taskId = created.result!.taskId as string
     expect(created.result!.resultType).toBe('task')
     const waiting = await until('the task to ask', async () => {
-      const got = (await rpc(server.url, 'tasks/get', { taskId })).result!
+      const got = (await rawRequest(server.url, 'tasks/get', { taskId })).result!
       return got.status === 'input_required' && Object.keys(got.inputRequests ?? {}).length === 2 ? got : undefined
     })
     expect(waiting.inputRequests.a).toMatchObject({ method: 'elicitation/create', params: { message: 'A?' } })
-    expect((await rpc(server.url, 'tasks/update', { taskId, inputResponses: { a: { action: 'accept', content: { name: 'Ada' } } } })).result).toMatchObject({ resultType: 'complete' })
-    const partly = (await rpc(server.url, 'tasks/get', { taskId })).result!
+    expect((await rawRequest(server.url, 'tasks/update', { taskId, inputResponses: { a: { action: 'accept', content: { name: 'Ada' } } } })).result).toMatchObject({ resultType: 'complete' })
+    const partly = (await rawRequest(server.url, 'tasks/get', { taskId })).result!
     expect(partly.status).toBe('input_required')
     expect(Object.keys(partly.inputRequests)).toEqual(['b'])
-    await rpc(server.url, 'tasks/update', { taskId, inputResponses: { b: { action: 'accept', content: { name: 'Bo' } } } })
+    await rawRequest(server.url, 'tasks/update', { taskId, inputResponses: { b: { action: 'accept', content: { name: 'Bo' } } } })
     const done = await until('the task to complete', async () => {
-      const got = (await rpc(server.url, 'tasks/get', { taskId })).result!
+      const got = (await rawRequest(server.url, 'tasks/get', { taskId })).result!
       return got.status === 'completed' ? got : undefined
     })
     expect(done.result.content[0].text).toBe('Ada and Bo')

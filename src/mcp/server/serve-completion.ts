@@ -2,8 +2,10 @@ import { type CompleteResult, ProtocolError, ProtocolErrorCode } from '@modelcon
 import { messageOf } from '../../errors.js'
 import { TIMED_OUT, untilDue } from '../../runtime/base/abort.js'
 import { redactText, scrubValues } from '../../runtime/base/redact.js'
-import type { ResourceBinding } from '../../runtime/generations/resource-read.js'
+import { boundTemplate, type ResourceBinding } from '../../runtime/generations/resource-read.js'
+import type { Root } from '../../runtime/root.js'
 import type { SkillCapability } from '../../seams/capabilities.js'
+import type { McpCatalog } from './serve-mapping.js'
 
 /** The most values one `completion/complete` answer carries, as MCP allows. */
 export const MAX_COMPLETIONS = 100
@@ -20,6 +22,20 @@ export interface CompletionSource {
   template(uriTemplate: string): Promise<ResourceBinding | undefined>
   /** Where a completer's failure is told, redacted and without the typed value. */
   log(line: string): void
+}
+
+/** The live generation as a `CompletionSource`, as `owner` sees it once `catalog` (the bridge's) is current. */
+export function liveCompletionSource(root: Root, owner: string, catalog: () => Promise<McpCatalog>, log: (line: string) => void): CompletionSource {
+  return {
+    skills: async () => (await catalog()).skills,
+    template: async (uriTemplate) => {
+      await catalog()
+      const generation = root.activeGeneration
+      await root.ingress.project(generation, owner)
+      return boundTemplate(generation, owner, uriTemplate)
+    },
+    log,
+  }
 }
 
 /** `completion/complete`'s params as the SDK hands them over. */

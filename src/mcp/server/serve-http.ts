@@ -1,8 +1,6 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { Readable } from 'node:stream'
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web'
 import {
   createMcpHandler,
   isLegacyRequest,
@@ -11,56 +9,16 @@ import {
 } from '@modelcontextprotocol/server'
 import { SeamError } from '../../errors.js'
 import type { Root } from '../../runtime/root.js'
-import type { McpServeOptions } from './serve-options.js'
-import { allowedHostnames, isLoopback, reachableUrls } from './http-hosts.js'
+import { bearerMatches, digest } from './http-bearer.js'
+import { allowedHostnames, reachableUrls } from './http-hosts.js'
 import { SessionEventStore } from './http-events.js'
-import { capConnectionsPerClient, type HttpLimits, resolveLimits } from './http-limits.js'
+import { capConnectionsPerClient, resolveLimits } from './http-limits.js'
+import { checkHttpOptions, type McpHttpOptions } from './http-options.js'
+import { StreamResumes } from './http-resume.js'
 import { type HttpSession, HttpSessions } from './http-sessions.js'
+import { header, INVALID, MAX_BODY_BYTES, PATH, parseJson, readBody, reply, replyError, send, toHeaders, webRequest } from './http-wire.js'
 import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js'
 import { McpBridge } from './serve-bridge.js'
-
-export type McpHttpOptions = McpServeOptions &
-  HttpLimits & {
-  /**
-   * Default `127.0.0.1`. Any other than a loopback address needs `token`. A wildcard (`0.0.0.0`,
-   * `::`) accepts this machine's name and addresses as `Host`, and `urls` lists the ones to open.
-   */
-  host?: string
-  /** Default 4750; 0 picks a free port (read it from `url`). */
-  port?: number
-  /** When set, every request must carry `Authorization: Bearer <token>`. */
-  token?: string
-  /** Extra `Host` names to accept (a DNS name the server is reached by); loopback names always are. */
-  allowedHosts?: string[]
-  /**
-   * Extra browser origins to accept, exactly (`https://console.example.com`). A request with an
-   * `Origin` header must name this server exactly (scheme, host and the bound port) or one of these.
-   */
-  allowedOrigins?: string[]
-  /**
-   * A session with no request or event stream open for this long is closed (default 30 minutes):
-   * a client that vanished without ending its session must not hold a server and a turn forever.
-   */
-  sessionIdleMs?: number
-  /**
-   * At most this many sessions at once (default 64). A new client past it reclaims the least
-   * recently used session that has no request in flight; only when every session is busy is it
-   * answered 503. Each session holds a server and a turn.
-   */
-  maxSessions?: number
-  /**
-   * Answers requests for paths other than `/mcp` (the console) and returns `true`, or `false` to
-   * leave them unanswered (404). Called after the `Host` and exact `Origin` checks, before the
-   * bearer token check: the handler authenticates its own requests.
-   */
-  routes?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>
-  /**
-   * A 2025-era POST stream that closes before its answer was written: its calls are cancelled
-   * unless the client reconnects (a GET with `Last-Event-ID`) within this long (default 10 s; 0
-   * cancels at once). The session's event store then delivers what the stream missed.
-   */
-  streamResumeMs?: number
-}
 
 /** A running HTTP endpoint. */
 export interface McpHttpServer {
@@ -74,14 +32,8 @@ export interface McpHttpServer {
   close(): Promise<void>
 }
 
-const PATH = '/mcp'
-const MAX_BODY_BYTES = 4 * 1024 * 1024
-
-const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
-const DEFAULT_STREAM_RESUME_MS = 10_000
 /** The `retry` a POST stream's priming event tells a client to wait before it reconnects. */
 const RETRY_MS = 1_000
-const DEFAULT_MAX_SESSIONS = 64
 
 /**
  * Serves the live generation over streamable HTTP at `http://<host>:<port>/mcp`, one MCP session
@@ -90,37 +42,20 @@ const DEFAULT_MAX_SESSIONS = 64
  * exactly (DNS rebinding), then carry the bearer token when one is configured (compared in
  * constant time).
  * `close()` ends every session (aborting running calls, which are still journaled) and the listener.
+ *
+ * This file holds the routing of a request and the 2025-era sessions' lifecycle; the options and
+ * their checks are http-options.ts, the node:http plumbing http-wire.ts, the token check
+ * http-bearer.ts, and the cancels of a closed stream http-resume.ts.
  */
 export async function serveHttp(root: Root, options: McpHttpOptions): Promise<McpHttpServer> {
-  const host = options.host ?? '127.0.0.1'
-  const port = options.port ?? 4750
-  const token = options.token?.trim() || undefined
-  // A header carries one token without spaces: a token with them could never be presented.
-  if (token !== undefined && /\s/.test(token)) {
-    throw new SeamError('INVALID_OPTIONS', 'the bearer token must not contain white space', { hint: 'use a token of letters, digits and punctuation' })
-  }
-  if (!isLoopback(host) && !token) {
-    throw new SeamError('INVALID_OPTIONS', `serving MCP on ${host}, which is not a loopback address, needs a bearer token`, {
-      hint: 'pass a token, or serve on 127.0.0.1',
-    })
-  }
+  const { host, port, token, idleMs, maxSessions, resumeMs } = checkHttpOptions(options)
   const expected = token === undefined ? undefined : digest(token)
   const allowed = allowedHostnames(host, options.allowedHosts ?? [])
   const log = options.log ?? (() => {})
-  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS
-  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
-  if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) {
-    throw new SeamError('INVALID_OPTIONS', `maxSessions must be a positive integer, got ${String(options.maxSessions)}`)
-  }
-  const resumeMs = options.streamResumeMs ?? DEFAULT_STREAM_RESUME_MS
-  if (!(Number.isFinite(resumeMs) && resumeMs >= 0 && resumeMs <= 0x7fff_ffff)) {
-    throw new SeamError('INVALID_OPTIONS', `streamResumeMs must be a number of milliseconds from 0 to 2147483647, got ${String(options.streamResumeMs)}`)
-  }
-  /** The cancels waiting for a closed stream's client to come back, per session. */
-  const waiting = new WeakMap<HttpSession, Set<NodeJS.Timeout>>()
   const limits = resolveLimits(options)
   const bridge = new McpBridge(root, options)
   const sessions = new HttpSessions({ max: maxSessions, idleMs, log })
+  const resumes = new StreamResumes(resumeMs, sessions, log)
   // The 2026-07-28 era, stateless: a server per request, changes on `subscriptions/listen` streams.
   // 2025-era requests are this endpoint's own sessionful serving, below, never the SDK's fallback.
   const modern = createMcpHandler(bridge.statelessFactory(), {
@@ -214,7 +149,7 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<Mc
       release(current, eventStream)
       // Closed before its answer was written: unless the client reconnects (Last-Event-ID) in time to
       // be delivered the answer from the event store, the POST's requests are cancelled (ABORTED).
-      if (!res.writableFinished && body !== undefined) cancelUnlessResumed(current, req, body)
+      if (!res.writableFinished && body !== undefined) resumes.cancelUnlessResumed(current, req, body)
     })
     const response = await session.transport.handleRequest(webRequest(req, body, abort.signal))
     // A request that did not initialize a session (rejected by the transport) leaves nothing behind.
@@ -234,34 +169,6 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<Mc
     return mismatch === undefined ? undefined : { message: `Bad Request: the request headers and body disagree: ${mismatch}`, id: id ?? null }
   }
 
-  function cancelUnlessResumed(session: HttpSession, req: IncomingMessage, body: Buffer): void {
-    if (resumeMs === 0) {
-      cancelRequests(session, req, body)
-      return
-    }
-    const timers = waiting.get(session) ?? new Set<NodeJS.Timeout>()
-    waiting.set(session, timers)
-    const timer = setTimeout(() => {
-      timers.delete(timer)
-      cancelRequests(session, req, body)
-    }, resumeMs)
-    timer.unref()
-    timers.add(timer)
-  }
-
-  /** Cancels the JSON-RPC requests in `body` as the client would, with `notifications/cancelled`. */
-  function cancelRequests(session: HttpSession, req: IncomingMessage, body: Buffer): void {
-    const ids = requestIds(parseJson(body))
-    if (ids.length === 0 || sessions.get(session.id) !== session) return
-    const headers = toHeaders(req)
-    headers.delete('content-length')
-    for (const requestId of ids) {
-      const notice = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client closed the request stream' } })
-      const cancel = new Request(new URL(PATH, 'http://localhost'), { method: 'POST', headers, body: notice })
-      session.transport.handleRequest(cancel).catch((error: unknown) => log(`mcp http: could not cancel a request: ${error instanceof Error ? error.message : String(error)}`))
-    }
-  }
-
   function release(session: HttpSession, stream: boolean): void {
     if (stream) session.streams -= 1
     else session.requests -= 1
@@ -271,10 +178,7 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<Mc
   async function openSession(): Promise<HttpSession> {
     const id = randomUUID()
     // A client resuming a stream is back: the cancels waiting for it are dropped.
-    const eventStore = new SessionEventStore(() => {
-      for (const timer of waiting.get(session) ?? []) clearTimeout(timer)
-      waiting.delete(session)
-    })
+    const eventStore = new SessionEventStore(() => resumes.resumed(session))
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       eventStore,
@@ -331,84 +235,4 @@ export async function serveHttp(root: Root, options: McpHttpOptions): Promise<Mc
       return closing
     },
   }
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest()
-}
-
-/** Compares digests, so neither the token's length nor its prefix leaks through timing. */
-function bearerMatches(authorization: string | undefined, expected: Buffer): boolean {
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '')
-  const same = timingSafeEqual(digest(match?.[1] ?? ''), expected)
-  return match !== null && same
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name]
-  return Array.isArray(value) ? value[0] : value
-}
-
-const INVALID = Symbol('invalid JSON')
-
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'))
-  } catch {
-    return INVALID
-  }
-}
-
-/** The ids of the requests (not notifications or responses) in a JSON-RPC message or batch. */
-function requestIds(message: unknown): (string | number)[] {
-  const messages = Array.isArray(message) ? message : [message]
-  return messages.flatMap((m) => {
-    const { id, method } = (m ?? {}) as { id?: unknown; method?: unknown }
-    return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number') ? [id] : []
-  })
-}
-
-function webRequest(req: IncomingMessage, body: Buffer | undefined, signal: AbortSignal | undefined): Request {
-  return new Request(new URL(req.url ?? PATH, 'http://localhost'), { method: req.method, headers: toHeaders(req), body, signal })
-}
-
-/** Writes a web `Response` (a JSON body or an SSE stream) to the node response. */
-function send(res: ServerResponse, response: Response): void {
-  res.writeHead(response.status, Object.fromEntries(response.headers))
-  if (!response.body) {
-    res.end()
-    return
-  }
-  const stream = Readable.fromWeb(response.body as NodeReadableStream)
-  res.on('close', () => stream.destroy())
-  stream.pipe(res)
-}
-
-function toHeaders(req: IncomingMessage): Headers {
-  const headers = new Headers()
-  for (const [key, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value)
-  }
-  return headers
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > MAX_BODY_BYTES) return 'too-large'
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks)
-}
-
-/** A JSON-RPC error body, as the SDK's own HTTP guards answer. */
-function reply(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  replyError(res, status, -32000, message, null, headers)
-}
-
-function replyError(res: ServerResponse, status: number, code: number, message: string, id: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers })
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }))
 }

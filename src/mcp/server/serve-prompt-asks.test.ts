@@ -1,6 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createRoot, type Root } from '../../index.js'
+import { rawRequest } from '../fixtures/raw-request.js'
 import { type ServePlugin, servePlugin } from '../fixtures/serve-plugin.js'
 import { serveHttp } from './serve.js'
 
@@ -42,16 +43,8 @@ async function connect(url: string, options: { modern?: boolean; elicits?: boole
   return { client, seen }
 }
 
-/** One raw 2026-07-28 request, as the conformance harness sends it. */
-async function rpc(url: string, params: Record<string, unknown>, capabilities: object = { elicitation: {} }) {
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'prompts/get', 'mcp-name': String(params.name) }
-  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities }
-  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'prompts/get', params: { ...params, _meta } }) })
-  const body = await response.text()
-  const json = body.startsWith('{') ? body : body.split('\n').find((line) => line.startsWith('data: {'))!.slice(6)
-  // biome-ignore lint/suspicious/noExplicitAny: a raw wire answer, read field by field by each test
-  return JSON.parse(json) as { result?: Record<string, any>; error?: { code: number; message: string } }
-}
+/** One raw 2026-07-28 `prompts/get`, from a client that can elicit unless `capabilities` says otherwise. */
+const rpc = (url: string, params: Record<string, unknown>, capabilities: object = { elicitation: {} }) => rawRequest(url, 'prompts/get', params, { capabilities })
 
 const accept = (content: Record<string, string>) => ({ action: 'accept', content })
 const textOf = (result: Record<string, unknown> | { messages: unknown[] }) => ((result as { messages: { content: { text: string } }[] }).messages.at(-1)?.content.text ?? '')

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { z } from 'zod'
 import { createRoot, defineTool, type Root } from '../../index.js'
 import type { JournalEvent } from '../../seams/journal.js'
+import { rawRequest } from '../fixtures/raw-request.js'
 import { type ServePlugin, servePlugin, until } from '../fixtures/serve-plugin.js'
 import { serveHttp } from './serve.js'
 
 const NAME = "{ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }"
-const TASKS = 'io.modelcontextprotocol/tasks'
 
 /** Task tools that start held (`taskStarts: 'after-input'`); each counts its body's runs on `globalThis`. */
 const TOOLS = {
@@ -77,19 +77,6 @@ export default defineTool({
 
 const runs = (tool: string) => (globalThis as { afterInputRuns?: Record<string, number> }).afterInputRuns?.[tool] ?? 0
 
-/** One raw 2026-07-28 request, with the envelope the conformance harness sends (elicitation and the tasks extension). */
-async function rpc(url: string, method: string, params: Record<string, unknown>, capabilities: object = { elicitation: {}, extensions: { [TASKS]: {} } }) {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method }
-  if (typeof params.name === 'string') headers['mcp-name'] = params.name
-  if (typeof params.taskId === 'string') headers['mcp-name'] = params.taskId
-  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities }
-  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta } }) })
-  const body = await response.text()
-  const json = body.startsWith('{') ? body : body.split('\n').find((line) => line.startsWith('data: {'))!.slice(6)
-  // biome-ignore lint/suspicious/noExplicitAny: a raw wire answer, read field by field by each test
-  return JSON.parse(json) as { result?: Record<string, any>; error?: { code: number; message: string } }
-}
-
 async function journalOf(root: Root, tool: string): Promise<JournalEvent[]> {
   const call = (await root.journal.tail(200)).findLast((e) => e.kind === 'tool/call' && e.name === tool)!
   return (await root.journal.read(call.turnId)).filter((e) => (e as { callId?: string }).callId === (call as { callId: string }).callId)
@@ -114,17 +101,17 @@ describe("a task tool with taskStarts: 'after-input' (input_required rounds, the
 
   const settled = (taskId: string) =>
     until('the task to settle', async () => {
-      const got = (await rpc(server.url, 'tasks/get', { taskId })).result!
+      const got = (await rawRequest(server.url, 'tasks/get', { taskId })).result!
       return got.status === 'completed' || got.status === 'failed' ? got : undefined
     })
 
   it('asks in an input_required round, answers the retry with the task, and the task’s result holds the answer; the body ran once', async () => {
     const before = runs('greet_task')
-    const round = (await rpc(server.url, 'tools/call', { name: 'greet_task', arguments: {} })).result!
+    const round = (await rawRequest(server.url, 'tools/call', { name: 'greet_task', arguments: {} })).result!
     expect(round).toMatchObject({ resultType: 'input_required', inputRequests: { user_name: { method: 'elicitation/create', params: { message: 'Your name?' } } } })
     expect(round.taskId).toBeUndefined()
     const created = (
-      await rpc(server.url, 'tools/call', { name: 'greet_task', arguments: {}, requestState: round.requestState, inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } } })
+      await rawRequest(server.url, 'tools/call', { name: 'greet_task', arguments: {}, requestState: round.requestState, inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } } })
     ).result!
     expect(created).toMatchObject({ resultType: 'task', taskId: expect.any(String), status: expect.stringMatching(/working|completed/) })
     expect(created.requestState).toBeUndefined()
@@ -137,25 +124,25 @@ describe("a task tool with taskStarts: 'after-input' (input_required rounds, the
     expect(events.map((e) => e.kind)).toEqual(['tool/call', 'question/asked', 'question/answered', 'tool/result'])
     expect(events.at(-1)).toMatchObject({ status: 'completed' })
     // The round's state continued a held call that is a task now: a second retry finds nothing held.
-    const again = await rpc(server.url, 'tools/call', { name: 'greet_task', arguments: {}, requestState: round.requestState, inputResponses: { user_name: { action: 'accept', content: { name: 'Bob' } } } })
+    const again = await rawRequest(server.url, 'tools/call', { name: 'greet_task', arguments: {}, requestState: round.requestState, inputResponses: { user_name: { action: 'accept', content: { name: 'Bob' } } } })
     expect(again.error).toMatchObject({ code: -32602, message: expect.stringContaining('HELD_CALL_UNKNOWN') })
     expect(runs('greet_task') - before).toBe(1)
   })
 
   it('asks a question the body puts after becoming a task through the task: tasks/get shows it, tasks/update answers it', async () => {
     const before = runs('ask_twice')
-    const round = (await rpc(server.url, 'tools/call', { name: 'ask_twice', arguments: {} })).result!
+    const round = (await rawRequest(server.url, 'tools/call', { name: 'ask_twice', arguments: {} })).result!
     expect(Object.keys(round.inputRequests)).toEqual(['who'])
-    const created = (await rpc(server.url, 'tools/call', { name: 'ask_twice', arguments: {}, requestState: round.requestState, inputResponses: { who: { action: 'accept', content: { name: 'Ada' } } } }))
+    const created = (await rawRequest(server.url, 'tools/call', { name: 'ask_twice', arguments: {}, requestState: round.requestState, inputResponses: { who: { action: 'accept', content: { name: 'Ada' } } } }))
       .result!
     expect(created.resultType).toBe('task')
     const taskId = created.taskId as string
     const asking = await until('the task to ask', async () => {
-      const got = (await rpc(server.url, 'tasks/get', { taskId })).result!
+      const got = (await rawRequest(server.url, 'tasks/get', { taskId })).result!
       return got.status === 'input_required' ? got : undefined
     })
     expect(asking.inputRequests).toEqual({ again: { method: 'elicitation/create', params: expect.objectContaining({ message: 'Who again?' }) } })
-    expect((await rpc(server.url, 'tasks/update', { taskId, inputResponses: { again: { action: 'accept', content: { name: 'Bo' } } } })).result).toMatchObject({ resultType: 'complete' })
+    expect((await rawRequest(server.url, 'tasks/update', { taskId, inputResponses: { again: { action: 'accept', content: { name: 'Bo' } } } })).result).toMatchObject({ resultType: 'complete' })
     expect(await settled(taskId)).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'Ada then Bo' }] } })
     expect(runs('ask_twice') - before).toBe(1)
     const events = await journalOf(root, 'ask_twice')
@@ -166,7 +153,7 @@ describe("a task tool with taskStarts: 'after-input' (input_required rounds, the
 
   it('makes a body that never asks a task on its first request, running on past the request', async () => {
     const before = runs('quiet_task')
-    const created = (await rpc(server.url, 'tools/call', { name: 'quiet_task', arguments: {} })).result!
+    const created = (await rawRequest(server.url, 'tools/call', { name: 'quiet_task', arguments: {} })).result!
     expect(created).toMatchObject({ resultType: 'task', status: 'working' })
     expect(await settled(created.taskId)).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'quiet done' }] } })
     expect(runs('quiet_task') - before).toBe(1)
@@ -174,30 +161,30 @@ describe("a task tool with taskStarts: 'after-input' (input_required rounds, the
   })
 
   it('cancels a task that started held: tasks/cancel aborts the body, which was held a round before', async () => {
-    const round = (await rpc(server.url, 'tools/call', { name: 'ask_twice', arguments: {} })).result!
-    const created = (await rpc(server.url, 'tools/call', { name: 'ask_twice', arguments: {}, requestState: round.requestState, inputResponses: { who: { action: 'accept', content: { name: 'Ada' } } } }))
+    const round = (await rawRequest(server.url, 'tools/call', { name: 'ask_twice', arguments: {} })).result!
+    const created = (await rawRequest(server.url, 'tools/call', { name: 'ask_twice', arguments: {}, requestState: round.requestState, inputResponses: { who: { action: 'accept', content: { name: 'Ada' } } } }))
       .result!
     const taskId = created.taskId as string
-    expect((await rpc(server.url, 'tasks/cancel', { taskId })).result).toMatchObject({ resultType: 'complete' })
+    expect((await rawRequest(server.url, 'tasks/cancel', { taskId })).result).toMatchObject({ resultType: 'complete' })
     const events = await until('the call to close', async () => {
       const events = await journalOf(root, 'ask_twice')
       return events.some((e) => e.kind === 'tool/result') ? events : undefined
     })
     expect(events.find((e) => e.kind === 'tool/result')).toMatchObject({ status: 'cancelled' })
-    expect((await rpc(server.url, 'tasks/get', { taskId })).result).toMatchObject({ status: 'cancelled' })
+    expect((await rawRequest(server.url, 'tasks/get', { taskId })).result).toMatchObject({ status: 'cancelled' })
   })
 
   it('parks a call that needs approval as a task on its first request: tasks/update decides it and the call completes', async () => {
-    const created = (await rpc(server.url, 'tools/call', { name: 'guarded_task', arguments: { target: 'prod' } })).result!
+    const created = (await rawRequest(server.url, 'tools/call', { name: 'guarded_task', arguments: { target: 'prod' } })).result!
     expect(created.resultType).toBe('task')
     const taskId = created.taskId as string
     const parked = await until('the task to park', async () => {
-      const got = (await rpc(server.url, 'tasks/get', { taskId })).result!
+      const got = (await rawRequest(server.url, 'tasks/get', { taskId })).result!
       return got.status === 'input_required' ? got : undefined
     })
     expect(Object.keys(parked.inputRequests)).toEqual(['approval'])
     expect(await root.approvals.pending()).toMatchObject([{ tool: 'guarded_task', arguments: { target: 'prod' } }])
-    await rpc(server.url, 'tasks/update', { taskId, inputResponses: { approval: { action: 'accept', content: { decision: 'once' } } } })
+    await rawRequest(server.url, 'tasks/update', { taskId, inputResponses: { approval: { action: 'accept', content: { decision: 'once' } } } })
     expect(await settled(taskId)).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'deployed prod' }] } })
     expect(await root.approvals.pending()).toEqual([])
   })

@@ -9,7 +9,8 @@
  *   unattended and a call that needs approval is denied with `APPROVAL_UNAVAILABLE`.
  * - A publish that changes the served lists sends `list_changed` to every connected session.
  */
-export { type McpHttpOptions, type McpHttpServer, serveHttp } from './serve-http.js'
+export { type McpHttpServer, serveHttp } from './serve-http.js'
+export type { McpHttpOptions } from './http-options.js'
 export type { HttpLimits } from './http-limits.js'
 export { serveStdio, type McpStdioOptions } from './serve-stdio.js'
 
