@@ -47,6 +47,20 @@ const plugin = definePlugin({
       }),
     )
     ctx.addTool(
+      'survey',
+      defineTool({
+        description: 'Asks two questions at once.',
+        input: z.object({}),
+        approval: 'never',
+        task: 'required',
+        async execute(_args, ctx) {
+          const schema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const
+          const replies = await Promise.all([ctx.ask({ key: 'a', message: 'A?', schema }), ctx.ask({ key: 'b', message: 'B?', schema })])
+          return replies.map((reply) => (reply.action === 'accept' ? String(reply.content.name) : reply.action)).join(' and ')
+        },
+      }),
+    )
+    ctx.addTool(
       'deploy',
       defineTool({
         description: 'Deploys, once a person allows it.',
@@ -71,11 +85,41 @@ async function host(schema: string, hostId: string): Promise<{ root: Root; url: 
 }
 
 async function twoHosts() {
+  const { a, b } = await threeHosts(false)
+  return { a, b }
+}
+
+async function threeHosts(third = true) {
   const schema = `seam_tasks_${randomUUID().replaceAll('-', '').slice(0, 16)}`
   onTestFinished(() => admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).then(() => undefined))
   const a = await host(schema, 'host-a')
   const b = await host(schema, 'host-b')
-  return { a, b }
+  return { a, b, c: third ? await host(schema, 'host-c') : undefined }
+}
+
+/**
+ * Holds each host's first read of a task until both hosts have read it, so the two read the same
+ * stored task before either writes: the interleaving of two requests that arrive together.
+ */
+function readTogether(roots: readonly Root[]): void {
+  let waiting = roots.length
+  let release!: () => void
+  const both = new Promise<void>((resolve) => (release = resolve))
+  for (const root of roots) {
+    const coordination = root.journal.coordination
+    const read = coordination.readTask.bind(coordination)
+    let first = true
+    coordination.readTask = async (taskId) => {
+      const task = await read(taskId)
+      if (first) {
+        first = false
+        waiting -= 1
+        if (waiting === 0) release()
+        await both
+      }
+      return task
+    }
+  }
 }
 
 /**
@@ -149,6 +193,21 @@ describe('MCP tasks on two hosts sharing a PostgreSQL journal', () => {
     const done = await until(a.url, taskId, (task) => task.status === 'completed' || task.status === 'failed')
     expect(done).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'deployed prod' }] } })
     expect(await a.root.approvals.pending()).toEqual([])
+  })
+
+  it('takes two answers to a task running on host A stored at once by hosts B and C: neither answer is lost', async () => {
+    const { a, b, c } = await threeHosts()
+    const created = await rpc(a.url, 'tools/call', { name: 'survey', arguments: {} })
+    const taskId = created.taskId as string
+    const asking = await until(b.url, taskId, (task) => Object.keys((task.inputRequests as object | undefined) ?? {}).length === 2)
+    expect(Object.keys(asking.inputRequests as object).sort()).toEqual(['a', 'b'])
+    readTogether([b.root, c!.root])
+    await Promise.all([
+      rpc(b.url, 'tasks/update', { taskId, inputResponses: { a: { action: 'accept', content: { name: 'Ada' } } } }),
+      rpc(c!.url, 'tasks/update', { taskId, inputResponses: { b: { action: 'accept', content: { name: 'Bo' } } } }),
+    ])
+    const done = await until(b.url, taskId, (task) => task.status === 'completed' || task.status === 'failed')
+    expect(done).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'Ada and Bo' }] } })
   })
 
   it('refuses the task methods, and a task-only tool, to a client that did not declare the extension; a task-capable tool runs at once for it', async () => {
