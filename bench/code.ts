@@ -28,6 +28,7 @@ import { type CodeHost, type CodeRunResult, type CodeSandbox, createCodeSandbox 
 import {
   type BenchReport,
   budget,
+  cpuMsPerOp,
   type Contender,
   formatBytes,
   formatMs,
@@ -51,6 +52,8 @@ const SUBCALL_MAX = 2
 const CONCURRENT = 50
 const COLD_STARTS = 5
 const POOL = 2
+/** Work on each side of a round trip before it sends (about a program's slice, or a pipeline call): the other thread has gone to sleep. */
+const WORK_US = 50
 
 const ARGS = { id: 'T-1', limit: 3 }
 const NEVER = new AbortController().signal
@@ -139,12 +142,18 @@ function directCalls(program: Program, label: string): Contender {
   }
 }
 
-/** The floor of any sandbox in a worker thread: one message there and one back, per sub-call. */
-function roundTrips(worker: Worker, label: string): Contender {
+/**
+ * The floor of any sandbox in a worker thread: one message there and one back, per sub-call. With
+ * `workUs`, each side first works that long (busy), as a program's slice and the pipeline's call
+ * do, so each message finds the other thread gone to sleep and has to wake it (the echo worker must
+ * be `echoWorker(workUs)`); the time worked is left out of the figure.
+ */
+function roundTrips(worker: Worker, label: string, workUs = 0): Contender {
   const { calls, runs } = SHAPE.hundred
   const trip = () =>
     new Promise<void>((resolve) => {
       worker.once('message', () => resolve())
+      busyFor(workUs)
       worker.postMessage({ type: 'calls', id: 1, calls: [[0, NAME, ARGUMENTS_TEXT]] })
     })
   return {
@@ -154,6 +163,18 @@ function roundTrips(worker: Worker, label: string): Contender {
         for (let i = 0; i < calls; i++) await trip()
       }),
   }
+}
+
+function busyFor(us: number): void {
+  const end = performance.now() + us / 1000
+  while (performance.now() < end);
+}
+
+/** A worker that answers each message with itself, after working `workUs` (busy). */
+function echoWorker(workUs: number): Worker {
+  const source = `const { parentPort } = require('node:worker_threads')
+    parentPort.on('message', (m) => { const end = performance.now() + ${workUs} / 1000; while (performance.now() < end); parentPort.postMessage(m) })`
+  return new Worker(source, { eval: true })
 }
 
 /** `lookup_ticket`, and `hold`, whose body waits until the bench lets it go (memory per parked run). */
@@ -309,9 +330,11 @@ export async function run(): Promise<BenchReport> {
       if (typeof peer !== 'string') contenders.push(peerContender(peer, program))
     }
     contenders.push(seamContender(sandbox, 'none', direct, 'seam sandbox: none, a new source each run', true))
-    const echo = new Worker("require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m))", { eval: true })
+    const echo = echoWorker(0)
+    const sleepy = echoWorker(WORK_US)
     const viaPipeline: Contender[] = [
       roundTrips(echo, '100 bare worker round trips'),
+      roundTrips(sleepy, '100 worker round trips after work', WORK_US),
       seamContender(sandbox, 'hundred', pipelineHost, 'seam sandbox, 100 sub-calls through execute'),
       directExecutes(100, SHAPE.hundred.runs, '100 direct executes'),
     ]
@@ -325,6 +348,7 @@ export async function run(): Promise<BenchReport> {
     const memory = await memoryPerRun(sandbox)
     const runCodeRss = await runCodeMemory(codeRoot, held)
     await echo.terminate()
+    await sleepy.terminate()
 
     const rows: string[][] = []
     for (const program of programs) {
@@ -350,6 +374,12 @@ export async function run(): Promise<BenchReport> {
     const hundred = perSubCall('seam sandbox, 100 sub-calls through execute', '100 direct executes', 100)
     const directSub = (msPerOp(get('seam sandbox: hundred')) - msPerOp(warm)) / 100
     const trip = msPerOp(get('100 bare worker round trips')) / 100
+    const wakingTrip = msPerOp(get('100 worker round trips after work')) / 100 - (2 * WORK_US) / 1000
+    // CPU of the whole process (both threads), less the time each side worked on purpose.
+    const tripCpu = cpuMsPerOp(get('100 bare worker round trips')) / 100
+    const wakingTripCpu = cpuMsPerOp(get('100 worker round trips after work')) / 100 - (2 * WORK_US) / 1000
+    const subCpu = (cpuMsPerOp(get('seam sandbox, 100 sub-calls through execute')) - cpuMsPerOp(warm)) / 100
+    const execCpu = cpuMsPerOp(get('100 direct executes')) / 100
     // run_code through the pipeline: (a run with N sub-calls − a run with none) / N, against one direct execute.
     const runCodeWarm = msPerOp(get('run_code: none'))
     const viaRunCode = (program: Exclude<Program, 'none'>) => {
@@ -392,11 +422,12 @@ export async function run(): Promise<BenchReport> {
         ...table(['program, tool body called directly', 'direct calls', 'seam sandbox', 'ai-sdk', 'ai-sdk / seam'], rows),
         '',
         ...table(
-          ['through the pipeline', 'per sub-call', 'direct execute', 'ratio'],
+          ['through the pipeline', 'per sub-call', 'direct execute', 'ratio', 'CPU, both threads'],
           [
-            ['100 sequential sub-calls, per sub-call', formatMs(hundred.sub), formatMs(hundred.exec), formatRatio(hundred.ratio)],
-            ['  the same, tool body called directly', formatMs(directSub), '', ''],
-            ['  a bare worker message round trip', formatMs(trip), '', ''],
+            ['100 sequential sub-calls, per sub-call', formatMs(hundred.sub), formatMs(hundred.exec), formatRatio(hundred.ratio), `${formatMs(subCpu)} / ${formatMs(execCpu)}`],
+            ['  the same, tool body called directly', formatMs(directSub), '', '', ''],
+            ['  a bare worker message round trip', formatMs(trip), '', '', formatMs(tripCpu)],
+            [`  the same, each side working ${WORK_US} µs first (the time worked left out)`, formatMs(wakingTrip), '', '', formatMs(wakingTripCpu)],
           ],
         ),
         `sandbox run vs direct, 100 through execute: ${formatRatio(pairedRatio(get('seam sandbox, 100 sub-calls through execute'), get('100 direct executes')))} per run`,
