@@ -20,6 +20,7 @@ import type { CallState } from '../pipeline/state.js'
  */
 export async function runBatch(states: readonly CallState[], signal: AbortSignal, maxParallel: number): Promise<void> {
   const queue = new CommitQueue()
+  const steps = states.length > 1 && commitsObserved(states[0]!) ? STEPS_BEFORE_START : 0
   for (const state of states) {
     let safe = false
     if (!signal.aborted && classify(state)) {
@@ -44,11 +45,22 @@ export async function runBatch(states: readonly CallState[], signal: AbortSignal
     // A few steps between a call's admission and its start while calls before it have not
     // committed, even when nothing waited: their commits (and result observers) run there, so an
     // observer that aborts the batch stops the calls after it (the last abort check runs in the
-    // step that starts the body).
-    for (let step = 0; step < STEPS_BEFORE_START && queue.uncommitted; step += 1) await STEP
+    // step that starts the body). Only when host code sees commits at all (`commitsObserved`).
+    for (let step = 0; step < steps && queue.uncommitted; step += 1) await STEP
     queue.push(state, state.settled ? undefined : startExecution(state))
   }
   await queue.drained()
+}
+
+/**
+ * Whether host code sees a call's commit before the batch ends, and so may abort the batch there:
+ * a post-execute or result hook of the generation, or a telemetry probe. Without one, nothing can
+ * act on an earlier call's commit before a later call starts, and the steps that let it would cost
+ * a third of a batch call.
+ */
+function commitsObserved(state: CallState): boolean {
+  const { hooks } = state.ctx.generation
+  return hooks.postExecute.length > 0 || hooks.result.length > 0 || state.ctx.probe !== undefined
 }
 
 const STEP = Promise.resolve()
