@@ -10,10 +10,11 @@ import type { Generation } from '../generations/generation.js'
 import type { TurnProbe } from '../generations/instrumentation.js'
 import type { JournalEvent, JournalStore } from '../../seams/journal.js'
 import { appendNowOf } from '../journal/memory.js'
-import { MAX_TIMER_MS } from '../base/deadlines.js'
 import { runCall } from '../pipeline/runner.js'
 import { runBatch } from './batch.js'
-import { type AbandonedCall, CallState, type NestedCaller, type RuntimeLimits, type TurnContext } from '../pipeline/state.js'
+import { CallState, type NestedCaller, type TurnContext } from '../pipeline/state.js'
+import type { AbandonedCall } from '../pipeline/abandoned-call.js'
+import { resolveLimits, type RuntimeLimits } from '../pipeline/limits.js'
 import { nestedCall, runNested } from '../pipeline/nested.js'
 import type { ExecuteOptions, ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { notYours, ownsRound, reservedSeqs, resumeParked, resumeSeqs } from '../pipeline/resume.js'
@@ -21,40 +22,6 @@ import type { ParkedCall } from '../../seams/coordination.js'
 import { NEVER_ABORTED } from '../base/abort.js'
 import type { TurnEnvelope } from '../../seams/types.js'
 import { createTurnIngress } from './turn-ingress.js'
-
-export const DEFAULT_LIMITS: RuntimeLimits = Object.freeze({
-  timeoutMs: 30_000,
-  graceMs: 2_000,
-  approvalTimeoutMs: 300_000,
-  policyTimeoutMs: 10_000,
-  journalTimeoutMs: 10_000,
-  maxParallel: 8,
-  approvalTtlMs: 86_400_000,
-  maxNesting: 4,
-})
-
-/**
- * `DEFAULT_LIMITS` with the given ones over them. Each given limit must be a whole number from 1 up
- * to what a timer can wait (2^31 - 1); `undefined` keeps the default. A `NaN` `maxParallel` would
- * otherwise lift the batch bound, and a longer timeout would fire at once.
- */
-export function resolveLimits(given: Partial<RuntimeLimits> | undefined): RuntimeLimits {
-  // A root resolves its limits once and hands the same object to every turn.
-  if (given !== undefined && resolved.has(given)) return given as RuntimeLimits
-  const limits: Record<string, number> = { ...DEFAULT_LIMITS }
-  for (const [key, value] of Object.entries(given ?? {})) {
-    if (value === undefined) continue
-    if (!Number.isSafeInteger(value) || value < 1 || value > MAX_TIMER_MS) {
-      throw new SeamError('INVALID_OPTIONS', `limit \`${key}\` must be a whole number from 1 to ${MAX_TIMER_MS}, got ${String(value)}`)
-    }
-    limits[key] = value
-  }
-  const frozen = Object.freeze(limits) as unknown as RuntimeLimits
-  resolved.add(frozen)
-  return frozen
-}
-
-const resolved = new WeakSet<object>([DEFAULT_LIMITS])
 
 export interface TurnToolRuntimeOptions {
   readonly turn: TurnEnvelope
