@@ -22,6 +22,7 @@ import type { ParkedCall } from '../../seams/coordination.js'
 import { NEVER_ABORTED } from '../base/abort.js'
 import type { TurnEnvelope } from '../../seams/types.js'
 import { createTurnIngress } from './turn-ingress.js'
+import { assertBatch, assertCall, assertListener, assertSignal } from './call-input.js'
 
 export interface TurnToolRuntimeOptions {
   readonly turn: TurnEnvelope
@@ -331,38 +332,4 @@ function withResolvers(): { promise: Promise<void>; resolve: () => void } {
     resolve = r
   })
   return { promise, resolve }
-}
-
-function assertBatch(calls: readonly ToolCall[]): void {
-  if (!Array.isArray(calls)) throw new SeamError('INVALID_CALL', 'executeBatch expects an array of calls')
-  // A call id repeated in the batch is settled like any reused id: DUPLICATE_CALL, in model order.
-  for (const call of calls) assertCall(call)
-}
-
-function assertListener(listener: unknown, method: string): void {
-  if (listener !== undefined && typeof listener !== 'function') throw new SeamError('INVALID_CALL', `${method}: \`onProgress\` must be a function`)
-}
-
-function assertSignal(signal: unknown, method: string): void {
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new SeamError('INVALID_CALL', `${method}: \`signal\` must be an AbortSignal`)
-  }
-}
-
-/** Empty or white space only. An id that starts with a visible ASCII character is neither, and is not trimmed (a call, and maybe a copy). */
-function isBlank(text: string): boolean {
-  const first = text.charCodeAt(0)
-  return !(first > 32 && first < 127) && text.trim() === ''
-}
-
-function assertCall(call: ToolCall): void {
-  if (call === null || typeof call !== 'object') throw new SeamError('INVALID_CALL', 'a tool call must be an object')
-  if (typeof call.callId !== 'string' || isBlank(call.callId)) {
-    throw new SeamError('INVALID_CALL', 'a tool call needs a non-blank string callId')
-  }
-  if (typeof call.name !== 'string') throw new SeamError('INVALID_CALL', `call "${call.callId}": name must be a string`)
-  const args = call.arguments as unknown
-  if (args !== undefined && typeof args !== 'string' && (args === null || typeof args !== 'object')) {
-    throw new SeamError('INVALID_CALL', `call "${call.callId}": arguments must be JSON text or an object`)
-  }
 }
