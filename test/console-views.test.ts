@@ -4,7 +4,7 @@ import { promisify } from 'node:util'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { everythingTransport } from '../src/mcp/fixtures/test-helpers.js'
-import { resolveLimits } from '../src/runtime/turns/turn-tool-runtime.js'
+import { resolveLimits } from '../src/runtime/pipeline/limits.js'
 import { consoleOnDev, type DevConsole, SHOTS } from './browser.js'
 import { BIN } from './cli-kit.js'
 

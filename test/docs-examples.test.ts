@@ -6,7 +6,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { DEFAULT_LIMITS } from '../src/runtime/turns/turn-tool-runtime.js'
+import { DEFAULT_LIMITS } from '../src/runtime/pipeline/limits.js'
 
 // The documentation's code blocks, checked against the built package (dist/, which the global setup
 // builds). A fence preceded by `<!-- runnable -->` is run with `node` (`ts` blocks through tsx) in a

@@ -6,9 +6,6 @@ import { untilDue } from '../base/abort.js'
 import type { Generation } from './generation.js'
 import { type Projection, projectOwner, settled } from './projection.js'
 
-// Also named here: the pipeline's stages import it along with the ingress.
-export type { ToolBinding } from './tool-binding.js'
-
 /** Distinct filtered views kept per (generation, owner); past this the oldest is rebuilt on demand. */
 const MAX_VIEWS = 64
 

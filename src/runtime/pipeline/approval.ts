@@ -7,7 +7,9 @@ import { denial, journalDown } from './denials.js'
 import { checkStillLive } from './generation-check.js'
 import { holdForOuter, park } from './park.js'
 import { ABORTED, journalTimedOut, journalWait, policyTimedOut, policyWait, TIMED_OUT } from './stage-deadline.js'
-import { type CallState, deny, notStarted, settle } from './state.js'
+import type { CallState } from './state.js'
+import { deny, settle } from './settle.js'
+import { notStarted } from './settlement.js'
 
 /**
  * Stage 5: decide whether a person must approve, ask the turn's `ApprovalPort` once, journal the

@@ -2,7 +2,9 @@ import { messageOf } from '../../errors.js'
 import { deepFreeze } from '../../features/schema.js'
 import { findLossy } from '../base/lossless.js'
 import { describeIssues, validators } from '../../features/validation.js'
-import { type CallState, notStarted, settle } from './state.js'
+import type { CallState } from './state.js'
+import { settle } from './settle.js'
+import { notStarted } from './settlement.js'
 
 /**
  * Stage 3: parse the raw JSON (empty → `{}`), snapshot it losslessly, validate it (zod for

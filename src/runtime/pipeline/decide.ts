@@ -2,7 +2,8 @@
  * How a body run's result settles its call: a value, a failure, a timeout, a cancellation or an
  * abandoned body (see `BodyRun`).
  */
-import { type CallState, settle } from './state.js'
+import type { CallState } from './state.js'
+import { settle } from './settle.js'
 import type { DispatchResult } from '../../seams/calls.js'
 
 /** What a run resolves with for wrappers when its body was abandoned. */

@@ -1,6 +1,6 @@
 import { messageOf } from '../../errors.js'
 import type { ApprovalDecision } from '../../seams/journal.js'
-import type { Settlement } from './state.js'
+import type { Settlement } from './settlement.js'
 
 /** The settlement of every decision that is not `allowed-*`, worded for the model. */
 export function denial(name: string, decision: ApprovalDecision, reason: string, error?: string): Settlement {

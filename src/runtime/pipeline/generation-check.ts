@@ -1,4 +1,5 @@
-import { type CallState, settle } from './state.js'
+import type { CallState } from './state.js'
+import { settle } from './settle.js'
 
 /** Stage 2: the turn's lease must be live and the tool must be in the turn's snapshot. */
 export function checkGeneration(state: CallState): void {

@@ -1,6 +1,8 @@
 import { messageOf } from '../../errors.js'
 import { ABORTED, policyTimedOut, policyWait, TIMED_OUT } from './stage-deadline.js'
-import { type CallState, deny, notStarted, settle } from './state.js'
+import type { CallState } from './state.js'
+import { deny, settle } from './settle.js'
+import { notStarted } from './settlement.js'
 
 /**
  * Stage 6: monotonic owner rules, after approval. A reason string denies; nothing a hook or a

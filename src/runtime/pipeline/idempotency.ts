@@ -3,7 +3,9 @@ import { messageOf } from '../../errors.js'
 import type { KeyClaim, KeyHolder, StoredResult } from '../../seams/coordination.js'
 import type { JournalEvent } from '../../seams/journal.js'
 import { sameHolder } from '../../seams/coordination.js'
-import { type CallState, notStarted, type Settlement, settle } from './state.js'
+import type { CallState } from './state.js'
+import { settle } from './settle.js'
+import { notStarted, type Settlement } from './settlement.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
 
 /** How long a call waits between looks at a key another call holds. */

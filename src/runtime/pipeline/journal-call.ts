@@ -5,7 +5,8 @@ import { epochAt } from './clock.js'
 import { journalResult } from './journal-result.js'
 import { journalTimedOut, journalWait, TIMED_OUT } from './stage-deadline.js'
 import type { JournalEvent } from '../../seams/journal.js'
-import { type CallState, settle } from './state.js'
+import type { CallState } from './state.js'
+import { settle } from './settle.js'
 
 /**
  * Stage 1: the durable `tool/call`. If it cannot be written, the body never runs. A write that

@@ -1,6 +1,7 @@
 import type { ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { runCall } from './runner.js'
-import { CallState, settle, type TurnContext } from './state.js'
+import { CallState, type TurnContext } from './state.js'
+import { settle } from './settle.js'
 
 /**
  * A nested call of `outer` (a tool body's `ctx.tools.call`, a Code Mode sub-call), start to finish:

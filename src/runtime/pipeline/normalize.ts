@@ -6,7 +6,9 @@ import { checkContent } from '../../seams/content.js'
 import type { ContentBlock } from '../../seams/journal.js'
 import { findLossy, freezeLossless } from '../base/lossless.js'
 import { describeIssues, validators } from '../../features/validation.js'
-import { type CallState, settle, text } from './state.js'
+import type { CallState } from './state.js'
+import { text } from './content.js'
+import { settle } from './settle.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
 
 /**

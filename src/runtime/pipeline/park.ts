@@ -4,7 +4,10 @@ import type { ParkedCall } from '../../seams/coordination.js'
 import { redactText } from '../base/redact.js'
 import type { ApprovalDecision, JournalStore } from '../../seams/journal.js'
 import { denial, journalDown } from './denials.js'
-import { type CallState, type Settlement, settle, text } from './state.js'
+import type { CallState } from './state.js'
+import { text } from './content.js'
+import { settle } from './settle.js'
+import type { Settlement } from './settlement.js'
 import type { ToolCallOutcome } from '../../seams/calls.js'
 
 /**

@@ -1,6 +1,8 @@
 import { messageOf } from '../../errors.js'
 import { ABORTED, policyTimedOut, policyWait, TIMED_OUT } from './stage-deadline.js'
-import { type CallState, deny, notStarted, settle } from './state.js'
+import type { CallState } from './state.js'
+import { deny, settle } from './settle.js'
+import { notStarted } from './settlement.js'
 import type { PreDecision, ToolExecution } from '../../seams/calls.js'
 
 /**

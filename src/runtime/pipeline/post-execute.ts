@@ -1,7 +1,10 @@
 import { messageOf } from '../../errors.js'
 import { checkContent, contentText } from '../../seams/content.js'
 import { ABORTED, policyTimedOut, policyWait, TIMED_OUT } from './stage-deadline.js'
-import { type CallState, type Settlement, settle, text, toDeferred } from './state.js'
+import type { CallState } from './state.js'
+import { text, toDeferred } from './content.js'
+import { settle } from './settle.js'
+import type { Settlement } from './settlement.js'
 import type { DispatchResult, PostDecision, PostExecuteHook, ToolExecution } from '../../seams/calls.js'
 
 /**

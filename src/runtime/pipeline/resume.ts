@@ -8,7 +8,8 @@ import { checkGuards } from './guards.js'
 import { claimIdempotency } from './idempotency.js'
 import { pendingOutcome } from './park.js'
 import { attempt, commit, execution } from './runner.js'
-import { CallState, type TurnContext, text } from './state.js'
+import { CallState, type TurnContext } from './state.js'
+import { text } from './content.js'
 import type { ProgressEvent, ToolCallOutcome } from '../../seams/calls.js'
 
 /** The tool as the turn's generation has it now, and the arguments checked against it again. */

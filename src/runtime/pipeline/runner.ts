@@ -12,7 +12,8 @@ import { normalize } from './normalize.js'
 import { observe } from './observe.js'
 import { checkPermission } from './permission.js'
 import { postExecute } from './post-execute.js'
-import { type CallState, settle } from './state.js'
+import type { CallState } from './state.js'
+import { settle } from './settle.js'
 
 type Stage = (state: CallState) => void | Promise<void> | undefined
 type Stages = readonly (readonly [string, Stage])[]

@@ -1,6 +1,7 @@
 import type { DenialPolicy } from '../../seams/journal.js'
 import { ABORTED, TIMED_OUT, untilDue } from '../base/abort.js'
-import type { CallState, Settlement } from './state.js'
+import type { CallState } from './state.js'
+import type { Settlement } from './settlement.js'
 
 export { ABORTED, TIMED_OUT }
 

@@ -1,36 +1,23 @@
+/**
+ * The working state of one call inside the runner (`CallState`), and what every call of its turn
+ * shares (`TurnContext`): each refers to the other, so they live in one file.
+ */
 import { performance } from 'node:perf_hooks'
-import type { OutcomeCode } from '../../errors.js'
-import type { DeferredContext } from '../../seams/calls.js'
 import type { ApprovalGrants } from '../approvals/approval.js'
-import type { ApprovalAnswer } from '../../seams/approval.js'
-import type { CapabilityIngress, ToolBinding } from '../generations/capability-ingress.js'
+import type { CapabilityIngress } from '../generations/capability-ingress.js'
+import type { ToolBinding } from '../generations/tool-binding.js'
 import type { ToolCapability } from '../../seams/capabilities.js'
 import type { Generation } from '../generations/generation.js'
 import type { CallProbe, TurnProbe } from '../generations/instrumentation.js'
 import type { ParkedCall } from '../../seams/coordination.js'
 import type { AppendNow } from '../journal/memory.js'
-import type { ContentBlock, DenialPolicy, JournalEvent, OutcomeStatus } from '../../seams/journal.js'
+import type { ContentBlock, JournalEvent } from '../../seams/journal.js'
 import type { TurnEnvelope } from '../../seams/types.js'
-import type { DispatchResult, ProgressEvent, ToolCall, ToolCallOutcome, ToolExecution } from '../../seams/calls.js'
-
-/** Resolved runtime limits, in milliseconds (`maxParallel` counts calls). */
-export interface RuntimeLimits {
-  /** A body's deadline (a tool's own `timeoutMs` wins). */
-  readonly timeoutMs: number
-  /** How long a body may outlive its deadline or an abort before it is abandoned. */
-  readonly graceMs: number
-  /** How long a person has to answer an approval prompt. */
-  readonly approvalTimeoutMs: number
-  /** The deadline of each policy stage: permission host, hooks, `risk()`, guards, post hooks. */
-  readonly policyTimeoutMs: number
-  /** The deadline of each journal write a call waits for. */
-  readonly journalTimeoutMs: number
-  readonly maxParallel: number
-  /** How long a parked call waits for a decision and its resume before it settles `APPROVAL_TIMEOUT`. */
-  readonly approvalTtlMs: number
-  /** How deep nested calls may go: a model's call is at depth 0, its nested calls at 1 (default 4). */
-  readonly maxNesting: number
-}
+import type { DeferredContext, DispatchResult, ProgressEvent, ToolCall, ToolCallOutcome, ToolExecution } from '../../seams/calls.js'
+import type { AbandonedCall } from './abandoned-call.js'
+import type { CodeResume, Deferral } from './deferral.js'
+import type { RuntimeLimits } from './limits.js'
+import type { Settlement } from './settlement.js'
 
 /** Runs a nested call of `outer` (see `NestedTools`): set by the turn's runtime, which counts it as its work. */
 export type NestedCaller = (outer: CallState, name: string, args: ToolCall['arguments'] | undefined, signal: AbortSignal) => Promise<ToolCallOutcome>
@@ -85,47 +72,6 @@ export interface TurnContext {
    * `fresh` hands out seqs of the round's turn nothing else has taken.
    */
   readonly resumeCode?: (ctx: TurnContext, round: ParkedCall, signal: AbortSignal, fresh: () => number) => Promise<ToolCallOutcome>
-}
-
-/** A nested call's deferred approval, held for its outer call to park (see `CallState.parksNested`). */
-export interface Deferral {
-  readonly reason: string
-  readonly summary: string
-  readonly answers: readonly ApprovalAnswer[]
-}
-
-/** What a resumed Code Mode run replays (see `CodeRound`). */
-export interface CodeResume {
-  readonly round: ParkedCall
-  /** The waiting sub-call's tool changed since it was parked: its question is asked again. */
-  readonly changed: boolean
-  /** Seqs of the turn nothing else has taken, for the sub-calls the replay runs. */
-  readonly fresh: () => number
-  /**
-   * The run's sub-calls the journal holds beyond its round, by call id: their `tool/result`, or
-   * `null` while open. A replay runs none of them again (one crash repair closed `OUTCOME_UNKNOWN`
-   * may have run).
-   */
-  readonly journaled: ReadonlyMap<string, Extract<JournalEvent, { kind: 'tool/result' }> | null>
-}
-
-export interface AbandonedCall {
-  readonly callId: string
-  readonly name: string
-  readonly generation: number
-  readonly since: number
-}
-
-/** A settled failure or denial, decided by one stage. */
-export interface Settlement {
-  /** `suspended` only for a parked call (`APPROVAL_PENDING`): not final, and no `tool/result`. */
-  readonly status: Exclude<OutcomeStatus, 'completed'> | 'suspended'
-  readonly code: OutcomeCode
-  readonly policy?: DenialPolicy
-  readonly reason?: string
-  /** Model-facing text. */
-  readonly message: string
-  readonly details?: Record<string, unknown>
 }
 
 /** `CallState`'s flags. */
@@ -444,37 +390,4 @@ class RareCallState {
   parksNested = false
   deferral: Deferral | undefined = undefined
   codeResume: CodeResume | undefined = undefined
-}
-
-export function settle(state: CallState, settlement: Settlement): void {
-  state.settled ??= settlement
-}
-
-/** The call was cancelled before its body started: nothing ran. */
-export function notStarted(name: string): Settlement {
-  return { status: 'cancelled', code: 'ABORTED_BEFORE_DISPATCH', message: `The call to "${name}" was cancelled before it started; nothing was run.` }
-}
-
-/**
- * A policy denial (permission, hook, approval, guard), unless the caller aborted while the policy
- * was deciding: a pre-dispatch abort outranks a policy outcome (DESIGN.md §5).
- */
-export function deny(state: CallState, settlement: Settlement): void {
-  settle(state, state.signal.aborted ? notStarted(state.call.name) : settlement)
-}
-
-export function text(value: string): ContentBlock[] {
-  return [{ type: 'text', text: value }]
-}
-
-let contextSeq = 0
-
-export function toDeferred(input: string | { id?: string; role?: 'user' | 'system'; content: string }): DeferredContext {
-  const message = typeof input === 'string' ? { content: input } : input
-  if (typeof message?.content !== 'string') throw new TypeError('a deferred context needs string content')
-  return Object.freeze({
-    id: message.id ?? `ctx-${++contextSeq}`,
-    role: message.role === 'system' ? 'system' : 'user',
-    content: message.content,
-  })
 }

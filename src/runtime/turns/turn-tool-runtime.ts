@@ -10,10 +10,11 @@ import type { Generation } from '../generations/generation.js'
 import type { TurnProbe } from '../generations/instrumentation.js'
 import type { JournalEvent, JournalStore } from '../../seams/journal.js'
 import { appendNowOf } from '../journal/memory.js'
-import { MAX_TIMER_MS } from '../base/deadlines.js'
 import { runCall } from '../pipeline/runner.js'
 import { runBatch } from './batch.js'
-import { type AbandonedCall, CallState, type NestedCaller, type RuntimeLimits, type TurnContext } from '../pipeline/state.js'
+import { CallState, type NestedCaller, type TurnContext } from '../pipeline/state.js'
+import type { AbandonedCall } from '../pipeline/abandoned-call.js'
+import { resolveLimits, type RuntimeLimits } from '../pipeline/limits.js'
 import { nestedCall, runNested } from '../pipeline/nested.js'
 import type { ExecuteOptions, ProgressEvent, ToolCall, ToolCallOutcome } from '../../seams/calls.js'
 import { notYours, ownsRound, reservedSeqs, resumeParked, resumeSeqs } from '../pipeline/resume.js'
@@ -21,40 +22,7 @@ import type { ParkedCall } from '../../seams/coordination.js'
 import { NEVER_ABORTED } from '../base/abort.js'
 import type { TurnEnvelope } from '../../seams/types.js'
 import { createTurnIngress } from './turn-ingress.js'
-
-export const DEFAULT_LIMITS: RuntimeLimits = Object.freeze({
-  timeoutMs: 30_000,
-  graceMs: 2_000,
-  approvalTimeoutMs: 300_000,
-  policyTimeoutMs: 10_000,
-  journalTimeoutMs: 10_000,
-  maxParallel: 8,
-  approvalTtlMs: 86_400_000,
-  maxNesting: 4,
-})
-
-/**
- * `DEFAULT_LIMITS` with the given ones over them. Each given limit must be a whole number from 1 up
- * to what a timer can wait (2^31 - 1); `undefined` keeps the default. A `NaN` `maxParallel` would
- * otherwise lift the batch bound, and a longer timeout would fire at once.
- */
-export function resolveLimits(given: Partial<RuntimeLimits> | undefined): RuntimeLimits {
-  // A root resolves its limits once and hands the same object to every turn.
-  if (given !== undefined && resolved.has(given)) return given as RuntimeLimits
-  const limits: Record<string, number> = { ...DEFAULT_LIMITS }
-  for (const [key, value] of Object.entries(given ?? {})) {
-    if (value === undefined) continue
-    if (!Number.isSafeInteger(value) || value < 1 || value > MAX_TIMER_MS) {
-      throw new SeamError('INVALID_OPTIONS', `limit \`${key}\` must be a whole number from 1 to ${MAX_TIMER_MS}, got ${String(value)}`)
-    }
-    limits[key] = value
-  }
-  const frozen = Object.freeze(limits) as unknown as RuntimeLimits
-  resolved.add(frozen)
-  return frozen
-}
-
-const resolved = new WeakSet<object>([DEFAULT_LIMITS])
+import { assertBatch, assertCall, assertListener, assertSignal } from './call-input.js'
 
 export interface TurnToolRuntimeOptions {
   readonly turn: TurnEnvelope
@@ -364,38 +332,4 @@ function withResolvers(): { promise: Promise<void>; resolve: () => void } {
     resolve = r
   })
   return { promise, resolve }
-}
-
-function assertBatch(calls: readonly ToolCall[]): void {
-  if (!Array.isArray(calls)) throw new SeamError('INVALID_CALL', 'executeBatch expects an array of calls')
-  // A call id repeated in the batch is settled like any reused id: DUPLICATE_CALL, in model order.
-  for (const call of calls) assertCall(call)
-}
-
-function assertListener(listener: unknown, method: string): void {
-  if (listener !== undefined && typeof listener !== 'function') throw new SeamError('INVALID_CALL', `${method}: \`onProgress\` must be a function`)
-}
-
-function assertSignal(signal: unknown, method: string): void {
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new SeamError('INVALID_CALL', `${method}: \`signal\` must be an AbortSignal`)
-  }
-}
-
-/** Empty or white space only. An id that starts with a visible ASCII character is neither, and is not trimmed (a call, and maybe a copy). */
-function isBlank(text: string): boolean {
-  const first = text.charCodeAt(0)
-  return !(first > 32 && first < 127) && text.trim() === ''
-}
-
-function assertCall(call: ToolCall): void {
-  if (call === null || typeof call !== 'object') throw new SeamError('INVALID_CALL', 'a tool call must be an object')
-  if (typeof call.callId !== 'string' || isBlank(call.callId)) {
-    throw new SeamError('INVALID_CALL', 'a tool call needs a non-blank string callId')
-  }
-  if (typeof call.name !== 'string') throw new SeamError('INVALID_CALL', `call "${call.callId}": name must be a string`)
-  const args = call.arguments as unknown
-  if (args !== undefined && typeof args !== 'string' && (args === null || typeof args !== 'object')) {
-    throw new SeamError('INVALID_CALL', `call "${call.callId}": arguments must be JSON text or an object`)
-  }
 }
