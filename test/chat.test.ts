@@ -2,13 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { chatReply, modelServer } from '../src/adapters/fixtures/model-server.js'
 import { chunk, sseServer } from '../src/adapters/fixtures/sse-server.js'
+import { BIN } from './cli-kit.js'
 import { EVERY_SHAPE } from './question-shapes.js'
-
-const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
 
 const tool = (name: string, approval: string, body: string) => `
 import { defineTool } from 'seam-runtime'

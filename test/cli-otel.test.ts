@@ -1,12 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ServePlugin, servePlugin, until } from '../src/mcp/fixtures/serve-plugin.js'
-
-const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
+import { BIN } from './cli-kit.js'
 
 /** A stand-in OTLP/HTTP collector on a loopback port: it keeps what each path received. */
 async function collector(): Promise<{ url: string; received: Map<string, string[]>; close(): Promise<void> }> {

@@ -7,10 +7,10 @@
  * within its bounds; an absent field with a `default` takes it.
  */
 import { SeamError } from '../errors.js'
-import type { AnswerValue, QuestionField, QuestionSchema } from '../seams/questions.js'
+import { type AnswerValue, type QuestionField, type QuestionSchema, STRING_FORMATS } from '../seams/questions.js'
 import { choicesOf } from './question-fields.js'
 
-const FORMATS = new Set(['email', 'uri', 'date', 'date-time'])
+const FORMATS: ReadonlySet<string> = new Set(STRING_FORMATS)
 
 /** Throws `INVALID_QUESTION` unless `question` is `{ message, schema, timeoutMs? }` with a schema as above. */
 export function checkQuestion(question: unknown): void {

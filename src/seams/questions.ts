@@ -3,6 +3,9 @@
  * elicitation allows: a flat object of primitive fields.
  */
 
+/** The string formats MCP elicitation allows on a `StringField`; the runtime checks a question against this list. */
+export const STRING_FORMATS = Object.freeze(['email', 'uri', 'date', 'date-time'] as const)
+
 interface FieldBase {
   readonly title?: string
   readonly description?: string
@@ -13,7 +16,7 @@ export type StringField = FieldBase & {
   readonly type: 'string'
   readonly minLength?: number
   readonly maxLength?: number
-  readonly format?: 'email' | 'uri' | 'date' | 'date-time'
+  readonly format?: (typeof STRING_FORMATS)[number]
   readonly enum?: readonly string[]
   readonly enumNames?: readonly string[]
   readonly oneOf?: readonly { readonly const: string; readonly title: string }[]
