@@ -156,8 +156,7 @@ async function localDesk(dir: string, operator: string): Promise<Desk> {
     decide: (id, answer, turnId) => book.decide(id, answer, { by: operator, turnId, as: operator }),
     async resume(token) {
       const { createRoot } = await loadRuntime()
-      // Code Mode on, so a parked `run_code` call resumes here too (its program runs again); no turn of this root offers it to a model.
-      const root = await createRoot({ dir, journal: await openJournal(dir), operators: [operator], codeMode: true })
+      const root = await createRoot({ dir, journal: await openJournal(dir), operators: [operator] })
       try {
         return await root.resume(token, { principal: operator })
       } finally {
