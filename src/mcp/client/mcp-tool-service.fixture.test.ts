@@ -189,6 +189,7 @@ describe('McpToolService against our own low-level fixture server over stdio', (
     await waitFor('a retry in flight', () => hanging.status === 'connecting')
     const started = performance.now()
     await expect(hanging.schema('global')).rejects.toMatchObject({ code: 'PROVIDER_UNAVAILABLE' })
-    expect(performance.now() - started).toBeLessThan(500)
+    // The retry never ends: any answer at all is one that did not wait for it.
+    expect(performance.now() - started).toBeLessThan(2_000)
   })
 })
