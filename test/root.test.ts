@@ -318,7 +318,8 @@ describe('Root.close', () => {
     const closing = root.close()
     await expect(beginning).rejects.toMatchObject({ code: 'CLOSED', message: 'the root closed while this turn was beginning' })
     await closing
-    expect(performance.now() - started).toBeLessThan(1_000)
+    // Well inside the 10 s grace a waiting close would have taken.
+    expect(performance.now() - started).toBeLessThan(3_000)
     expect(generation.state).toBe('disposed')
     expect((await journal.read('racing')).map((e) => e.kind)).toEqual(['turn/begin', 'turn/end'])
   })

@@ -117,7 +117,8 @@ describe('stage deadlines', () => {
     const started = performance.now()
     const outcome = await turn.tools.execute({ callId: 'c1', name: 't', arguments: '{}' })
     expect(outcome).toMatchObject({ status: 'failed', code: 'TOOL_TIMEOUT', details: { abandoned: true, stage: 'execute-wrapper' } })
-    expect(performance.now() - started).toBeLessThan(1_000)
+    // The wrapper never settles: any answer within a few seconds is the deadline's.
+    expect(performance.now() - started).toBeLessThan(3_000)
     expect(abandoned).toEqual(['c1'])
     await expectPaired(journal, turn.turnId)
   })

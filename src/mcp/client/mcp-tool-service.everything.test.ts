@@ -68,7 +68,8 @@ describe('McpToolService against the reference "everything" server over stdio', 
       contextWith(controller.signal),
     )
     await expect(call).rejects.toBe(reason)
-    expect(Date.now() - started).toBeLessThan(1_000)
+    // Far from the 10 s the operation would have taken.
+    expect(Date.now() - started).toBeLessThan(3_000)
     // The session is still usable after the cancellation.
     const after = await service.execute('global', 'echo', { message: 'still here' })
     expect(after.success).toBe(true)

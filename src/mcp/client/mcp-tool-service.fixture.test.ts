@@ -44,7 +44,8 @@ describe('McpToolService against our own low-level fixture server over stdio', (
     setTimeout(() => controller.abort(new Error('user pressed stop')), 100)
     const call = service.execute('global', 'slow', { ms: 10_000 }, contextWith(controller.signal))
     await expect(call).rejects.toThrow('user pressed stop')
-    expect(Date.now() - started).toBeLessThan(1_000)
+    // Far from the 10 s the call would have taken.
+    expect(Date.now() - started).toBeLessThan(3_000)
     const after = await service.execute('global', 'stats', {})
     expect(before.success && after.success).toBe(true)
     const cancelledBefore = (before as { output: { cancelled: number } }).output.cancelled
