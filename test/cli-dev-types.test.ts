@@ -37,7 +37,9 @@ describe.each(MAJORS)('seam dev type-checks in the background with TypeScript %i
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     await initProject(dir)
     await useTypeScript(dir, major)
-    const child = start(['dev', dir, '--no-mcp', '--debounce', '30'])
+    // At seam dev's own priority: this test's neighbours keep both cores busy, and the checker's
+    // default (nice 10) would leave its results to whenever they pause.
+    const child = start(['dev', dir, '--no-mcp', '--debounce', '30'], { SEAM_CHECK_NICE: '0' })
     onTestFinished(() => {
       if (child.exitCode === null) child.kill('SIGKILL')
     })
@@ -76,7 +78,7 @@ describe.each(MAJORS)('seam dev type-checks in the background with TypeScript %i
     await rm(path.join(dir, 'tsconfig.json'))
     await useTypeScript(dir, major)
     // The reload (and so the new file list) comes well after TypeScript's own watcher sees the rename.
-    const child = start(['dev', dir, '--no-mcp', '--debounce', '600'])
+    const child = start(['dev', dir, '--no-mcp', '--debounce', '600'], { SEAM_CHECK_NICE: '0' })
     onTestFinished(() => {
       if (child.exitCode === null) child.kill('SIGKILL')
     })
@@ -103,6 +105,18 @@ describe.each(MAJORS)('seam dev type-checks in the background with TypeScript %i
 })
 
 describe('seam dev without TypeScript', { timeout: 60_000 }, () => {
+  it('refuses a SEAM_CHECK_NICE that is not a niceness from 0 to 19, before it loads anything', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'seam-dev-nice-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    for (const nice of ['20', '-1', 'low']) {
+      const child = start(['dev', dir, '--no-mcp'], { SEAM_CHECK_NICE: nice })
+      const out = watch(child)
+      const code = await new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit)))
+      expect(code).not.toBe(0)
+      expect(out.text).toContain(`SEAM_CHECK_NICE must be a niceness from 0 to 19, got "${nice}"`)
+    }
+  })
+
   it('says once that the project has no TypeScript, and reloads as before', async () => {
     const project = await installedWithoutTypeScript()
     await put(project, 'tools/echo.ts', tool('Echo.', 'never', 'return text'))

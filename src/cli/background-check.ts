@@ -5,7 +5,7 @@ import { changedSince } from './file-state.js'
 import { formatTypeProblem, ms, printableLines } from './format.js'
 import { line, type OutStream, type Style } from './io.js'
 import { findTypeScript, type TypeScriptInstall, unsupportedTypeScript } from './type-check.js'
-import { type Checker, inBackground, terminate, watchWithTsc } from './type-check-watch.js'
+import { CHECKER_NICE, type Checker, inBackground, terminate, watchWithTsc } from './type-check-watch.js'
 import type { CheckWorkerCommand, CheckWorkerInput, CheckWorkerMessage } from './type-check-worker.js'
 
 /** The type-check `seam dev` runs beside its reloads. */
@@ -19,13 +19,13 @@ export interface BackgroundCheck {
 }
 
 /**
- * Type-checks `dir` in a child process at the lowest CPU priority, with the project's TypeScript
+ * Type-checks `dir` in a child process at a low CPU priority (`CHECKER_NICE`), with the project's TypeScript
  * in watch mode (5.x: `seam check`'s setup in a worker process; 7.x: its `tsc --watch`), so
  * reloads never wait for types and go first on busy cores. Prints the errors (file:line:column,
  * code, frame) when they change and `types ok` once they are gone. Without a usable TypeScript it
  * says so in the banner and checks nothing.
  */
-export function startBackgroundCheck(dir: string, out: OutStream, style: Style): BackgroundCheck {
+export function startBackgroundCheck(dir: string, out: OutStream, style: Style, nice = CHECKER_NICE): BackgroundCheck {
   const found = findTypeScript(dir)
   const unusable = found === undefined ? 'no TypeScript in this project (npm install --save-dev typescript)' : unsupportedTypeScript(found)
   if (found === undefined || unusable !== undefined) {
@@ -46,7 +46,7 @@ export function startBackgroundCheck(dir: string, out: OutStream, style: Style):
   }
   let checker: Checker
   try {
-    checker = found.major === 7 ? watchWithTsc(found, dir, onMessage) : watchWithWorker(found, dir, onMessage)
+    checker = found.major === 7 ? watchWithTsc(found, dir, onMessage, nice) : watchWithWorker(found, dir, onMessage, nice)
   } catch (error) {
     return { banner: style.yellow(`not checked: ${printableLines(messageOf(error))}`), sourcesChanged() {}, close: () => Promise.resolve() }
   }
@@ -93,14 +93,14 @@ export function checkReporter(dir: string, out: OutStream, style: Style): (messa
 }
 
 /** TypeScript 5's checker: its watch program in a worker process of its own (type-check-worker.ts). */
-function watchWithWorker(found: TypeScriptInstall, dir: string, post: (message: CheckWorkerMessage) => void): Checker {
+function watchWithWorker(found: TypeScriptInstall, dir: string, post: (message: CheckWorkerMessage) => void, nice: number): Checker {
   const input: CheckWorkerInput = { dir, typescript: found.path }
   // A process rather than a worker thread: its garbage collector's threads are lowered too.
   const worker = fork(fileURLToPath(new URL('./type-check-worker.js', import.meta.url)), [JSON.stringify(input)], {
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     execArgv: [],
   })
-  inBackground(worker)
+  inBackground(worker, nice)
   let closing = false
   worker.on('message', (message: CheckWorkerMessage) => post(message))
   worker.on('error', (error) => post({ kind: 'failed', message: messageOf(error) }))

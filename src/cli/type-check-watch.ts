@@ -19,12 +19,16 @@ export interface Checker {
 }
 
 /**
- * Lowest CPU priority (reloads go first on busy cores) and never keeping `seam dev` alive: it
- * stops the checker on the way out.
+ * A low CPU priority (reloads go first on busy cores) and never keeping `seam dev` alive: it
+ * stops the checker on the way out. Nice 10, not 19: on cores kept busy by other work (a build, a
+ * test run) nice 19 gets about 1 % of a core per busy process, and a two-second check took minutes;
+ * nice 10 still leaves nine tenths of a contended core to the other work.
  */
-export function inBackground(child: ChildProcess): void {
+export const CHECKER_NICE = 10
+
+export function inBackground(child: ChildProcess, nice = CHECKER_NICE): void {
   try {
-    if (child.pid !== undefined) setPriority(child.pid, 19)
+    if (child.pid !== undefined && nice !== 0) setPriority(child.pid, nice)
   } catch {
     // Not allowed here: the check runs at normal priority.
   }
@@ -48,7 +52,7 @@ export function terminate(child: ChildProcess): Promise<void> {
  * before each pass and reports it with the result, so a result a later change made stale is
  * dropped; a change during a pass runs another one after it.
  */
-export function watchWithTsc(found: TypeScriptInstall, dir: string, post: (message: CheckWorkerMessage) => void): Checker {
+export function watchWithTsc(found: TypeScriptInstall, dir: string, post: (message: CheckWorkerMessage) => void, nice = CHECKER_NICE): Checker {
   const exe = tscExecutable(found)
   const buildInfo = mkdtempSync(path.join(tmpdir(), 'seam-tsc-'))
   let closed = false
@@ -68,7 +72,7 @@ export function watchWithTsc(found: TypeScriptInstall, dir: string, post: (messa
     const started = performance.now()
     const seen = await fileStateOf([...known, ...(roots ?? (await pluginSources(dir)))])
     if (roots?.length === 0) return post({ kind: 'checked', problems: [], files: 0, durationMs: 0, seen })
-    const run = await runTsc(exe, setup.args, dir, (c) => (child = c))
+    const run = await runTsc(exe, setup.args, dir, (c) => (child = c), nice)
     child = undefined
     if (closed) return
     if (run.signal !== null || run.code === null) throw new Error(`tsc exited (${run.signal ?? 'no code'})${run.stderr ? `: ${run.stderr.trim()}` : ''}`)
@@ -128,10 +132,10 @@ export function watchWithTsc(found: TypeScriptInstall, dir: string, post: (messa
 }
 
 /** Runs tsc to its end at low priority, collecting its output. */
-function runTsc(exe: string, args: string[], cwd: string, started: (child: ChildProcess) => void) {
+function runTsc(exe: string, args: string[], cwd: string, started: (child: ChildProcess) => void, nice = CHECKER_NICE) {
   return new Promise<{ stdout: string; stderr: string; code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
     const child = spawn(exe, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-    inBackground(child)
+    inBackground(child, nice)
     started(child)
     let stdout = ''
     let stderr = ''

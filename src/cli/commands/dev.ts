@@ -53,6 +53,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
   const dir = pluginDir(io.cwd, dirArg)
   const http = flags.mcp ? httpServeOptions(flags, io.env) : undefined
   const debounceMs = parseDebounce(flags.debounce ?? io.env.SEAM_DEBOUNCE_MS)
+  const checkNice = parseNice(io.env.SEAM_CHECK_NICE)
   const started = performance.now()
   const { createRoot, provideOAuthSignIn } = await loadRuntime()
   const approval = await devApproval(cli)
@@ -102,7 +103,7 @@ async function dev(cli: CliContext, dirArg: string, flags: DevFlags, debug: bool
     line(out, `  console    ${consoleUrls.length > 0 ? consoleUrls.map((url) => style.cyan(url)).join(style.dim(' or ')) : style.dim('off')}`)
     for (const status of root.providers()) line(out, `  provider   ${formatProvider(status, style)}`)
     // Started after the first generation is live, so the first check never delays it.
-    check = flags.check ? startBackgroundCheck(dir, out, style) : undefined
+    check = flags.check ? startBackgroundCheck(dir, out, style, checkNice) : undefined
     line(out, `  types      ${check?.banner ?? style.dim('not checked (--no-check)')}`)
     if (otel) line(out, `  otel       ${style.cyan(otel.endpoint)} ${style.dim('(traces and metrics over OTLP/HTTP)')}`)
     for (const d of root.activeGeneration.diagnostics) line(out, `${style.yellow('warning:')} ${formatDiagnostic(d, style, dir)}`)
@@ -184,6 +185,13 @@ function announceSignIns(signIns: { onChange(listener: (queue: SignInQueueView) 
   }
   signIns.onChange(tell)
   tell(signIns.queue())
+}
+
+/** `SEAM_CHECK_NICE`: the background checker's CPU niceness, 0 (as `seam dev` itself) to 19 (only idle cores). */
+function parseNice(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined
+  if (!/^\d+$/.test(value) || Number(value) > 19) throw new UsageError(`SEAM_CHECK_NICE must be a niceness from 0 to 19, got "${value}"`)
+  return Number(value)
 }
 
 function parseDebounce(value: string | undefined): number | undefined {
