@@ -1,28 +1,17 @@
 import path from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { createRoot, type Root } from '../../index.js'
-import { type ServePlugin, servePlugin, until } from '../fixtures/serve-plugin.js'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { servedRoot, until } from '../fixtures/serve-plugin.js'
 import { connect, text } from '../fixtures/serve-http-client.js'
 import { serveHttp } from './serve.js'
 
 describe('serveHttp: who may connect', () => {
   const TOKEN = 'tok-0123456789abcdef'
-  let plugin: ServePlugin
-  let root: Root
-
-  beforeAll(async () => {
-    plugin = await servePlugin()
-    root = await createRoot({ dir: plugin.dir })
-  })
-  afterAll(async () => {
-    await root.close()
-    await plugin.remove()
-  })
+  const served = servedRoot()
 
   it('answers 401 to a request without the bearer token, and serves one that carries it', async () => {
     const lines: string[] = []
-    const server = await serveHttp(root, { port: 0, token: TOKEN, log: (line) => lines.push(line) })
+    const server = await serveHttp(served.root, { port: 0, token: TOKEN, log: (line) => lines.push(line) })
     onTestFinished(() => server.close())
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }
     const post = (headers: Record<string, string>) =>
@@ -39,7 +28,7 @@ describe('serveHttp: who may connect', () => {
   })
 
   it('refuses a Host header that does not name the server (DNS rebinding)', async () => {
-    const server = await serveHttp(root, { port: 0 })
+    const server = await serveHttp(served.root, { port: 0 })
     onTestFinished(() => server.close())
     const { port } = new URL(server.url)
     const { request } = await import('node:http')
@@ -57,7 +46,7 @@ describe('serveHttp: who may connect', () => {
   })
 
   it('compares the Origin exactly: another port on a loopback name is refused, this server is served', async () => {
-    const server = await serveHttp(root, { port: 0, allowedOrigins: ['https://console.example.com'] })
+    const server = await serveHttp(served.root, { port: 0, allowedOrigins: ['https://console.example.com'] })
     onTestFinished(() => server.close())
     const { port } = new URL(server.url)
     const post = (origin: string) => fetch(server.url, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: '{}' })
@@ -70,14 +59,14 @@ describe('serveHttp: who may connect', () => {
   })
 
   it('will not listen beyond loopback without a token', async () => {
-    await expect(serveHttp(root, { host: '0.0.0.0', port: 0 })).rejects.toMatchObject({ name: 'SeamError', code: 'INVALID_OPTIONS' })
-    await expect(serveHttp(root, { host: '0.0.0.0', port: 0, token: '  ' })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+    await expect(serveHttp(served.root, { host: '0.0.0.0', port: 0 })).rejects.toMatchObject({ name: 'SeamError', code: 'INVALID_OPTIONS' })
+    await expect(serveHttp(served.root, { host: '0.0.0.0', port: 0, token: '  ' })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
     // A token no Authorization header could carry.
-    await expect(serveHttp(root, { port: 0, token: 'two words' })).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: expect.stringContaining('white space') })
+    await expect(serveHttp(served.root, { port: 0, token: 'two words' })).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: expect.stringContaining('white space') })
   })
 
   it('listens beyond loopback with a token', async () => {
-    const server = await serveHttp(root, { host: '0.0.0.0', port: 0, token: TOKEN })
+    const server = await serveHttp(served.root, { host: '0.0.0.0', port: 0, token: TOKEN })
     onTestFinished(() => server.close())
     const local = server.url.replace('0.0.0.0', '127.0.0.1')
     const client = await connect(local, { token: TOKEN })
@@ -85,15 +74,15 @@ describe('serveHttp: who may connect', () => {
   })
 
   it('reports a taken port as LISTEN_FAILED', async () => {
-    const server = await serveHttp(root, { port: 0 })
+    const server = await serveHttp(served.root, { port: 0 })
     onTestFinished(() => server.close())
     const port = Number(new URL(server.url).port)
-    await expect(serveHttp(root, { port })).rejects.toMatchObject({ code: 'LISTEN_FAILED', hint: expect.stringContaining('port') })
+    await expect(serveHttp(served.root, { port })).rejects.toMatchObject({ code: 'LISTEN_FAILED', hint: expect.stringContaining('port') })
   })
 
   it('expires a session whose client vanished without ending it', async () => {
     const logs: string[] = []
-    const server = await serveHttp(root, { port: 0, sessionIdleMs: 80, log: (line) => logs.push(line) })
+    const server = await serveHttp(served.root, { port: 0, sessionIdleMs: 80, log: (line) => logs.push(line) })
     onTestFinished(() => server.close())
     const transport = new StreamableHTTPClientTransport(new URL(server.url))
     const client = new Client({ name: 'vanishing', version: '1.0.0' })
@@ -113,7 +102,7 @@ describe('serveHttp: who may connect', () => {
 
   it('reclaims the least recently used idle session for a new client past maxSessions', async () => {
     const logs: string[] = []
-    const server = await serveHttp(root, { port: 0, maxSessions: 2, log: (line) => logs.push(line) })
+    const server = await serveHttp(served.root, { port: 0, maxSessions: 2, log: (line) => logs.push(line) })
     onTestFinished(() => server.close())
     const oldest = await connect(server.url)
     const recent = await connect(server.url)
@@ -128,10 +117,10 @@ describe('serveHttp: who may connect', () => {
   })
 
   it('answers 503 only while every session is busy, and takes a new client once one is idle', async () => {
-    const server = await serveHttp(root, { port: 0, maxSessions: 1 })
+    const server = await serveHttp(served.root, { port: 0, maxSessions: 1 })
     onTestFinished(() => server.close())
     const busy = await connect(server.url)
-    const marker = path.join(plugin.scratch, 'busy-marker')
+    const marker = path.join(served.plugin.scratch, 'busy-marker')
     const running = busy.callTool({ name: 'slow', arguments: { ms: 600, marker } })
     await new Promise((resolve) => setTimeout(resolve, 150))
     const refused = new Client({ name: 'refused', version: '1.0.0' })
@@ -139,11 +128,11 @@ describe('serveHttp: who may connect', () => {
     expect(text(await running)).toContain('slept 600 ms')
     const next = await connect(server.url)
     expect((await next.listTools()).tools.length).toBeGreaterThan(0)
-    await expect(serveHttp(root, { port: 0, maxSessions: 0 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+    await expect(serveHttp(served.root, { port: 0, maxSessions: 0 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
   })
 
   it('still takes a fresh client after 1,000 sessions were opened and abandoned', { timeout: 60_000 }, async () => {
-    const server = await serveHttp(root, { port: 0 })
+    const server = await serveHttp(served.root, { port: 0 })
     onTestFinished(() => server.close())
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'abandoned', version: '1' } } }
     const abandon = async () => {
@@ -164,7 +153,7 @@ describe('serveHttp: who may connect', () => {
   })
 
   it('keeps a connected client session alive past the idle time while its event stream is open', async () => {
-    const server = await serveHttp(root, { port: 0, sessionIdleMs: 80 })
+    const server = await serveHttp(served.root, { port: 0, sessionIdleMs: 80 })
     onTestFinished(() => server.close())
     const client = await connect(server.url)
     await client.listTools()
@@ -173,7 +162,7 @@ describe('serveHttp: who may connect', () => {
   })
 
   it('close() ends the sessions and the listener, and is idempotent', async () => {
-    const server = await serveHttp(root, { port: 0 })
+    const server = await serveHttp(served.root, { port: 0 })
     const client = await connect(server.url)
     await client.listTools()
     await Promise.all([server.close(), server.close()])

@@ -3,10 +3,9 @@ import { request } from 'node:http'
 import path from 'node:path'
 import { connect, type Socket } from 'node:net'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { createRoot, type Root } from '../../index.js'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import type { JournalEvent } from '../../seams/journal.js'
-import { type ServePlugin, servePlugin, until } from '../fixtures/serve-plugin.js'
+import { servedRoot, until } from '../fixtures/serve-plugin.js'
 import { serveHttp } from './serve.js'
 
 /** A raw request with the given `Host`, answered with its status. */
@@ -57,20 +56,10 @@ async function expectServed(url: string): Promise<void> {
 const openCount = (sockets: readonly Socket[]) => sockets.filter((s) => !s.destroyed && s.readyState === 'open').length
 
 describe('serveHttp at the edges', () => {
-  let plugin: ServePlugin
-  let root: Root
-
-  beforeAll(async () => {
-    plugin = await servePlugin()
-    root = await createRoot({ dir: plugin.dir })
-  })
-  afterAll(async () => {
-    await root.close()
-    await plugin.remove()
-  })
+  const served = servedRoot()
 
   it('bound to 0.0.0.0, gives URLs a person can open, serves their hosts, and still refuses a foreign Host', async () => {
-    const server = await serveHttp(root, { host: '0.0.0.0', port: 0, token: 'T0ken' })
+    const server = await serveHttp(served.root, { host: '0.0.0.0', port: 0, token: 'T0ken' })
     onTestFinished(() => server.close())
     expect(server.urls.length).toBeGreaterThanOrEqual(1)
     expect(server.urls.at(-1)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
@@ -90,7 +79,7 @@ describe('serveHttp at the edges', () => {
   })
 
   it('closes connections that never finish their headers or body within the bounds', async () => {
-    const server = await serveHttp(root, { port: 0, headersTimeoutMs: 300, requestTimeoutMs: 600 })
+    const server = await serveHttp(served.root, { port: 0, headersTimeoutMs: 300, requestTimeoutMs: 600 })
     onTestFinished(() => server.close())
     const port = Number(new URL(server.url).port)
     const silent = await stalled(port, 20, '')
@@ -103,7 +92,7 @@ describe('serveHttp at the edges', () => {
   })
 
   it('closes the connections of a client past its cap at once, and serves it again once it is under', async () => {
-    const server = await serveHttp(root, { port: 0, maxConnectionsPerClient: 100 })
+    const server = await serveHttp(served.root, { port: 0, maxConnectionsPerClient: 100 })
     onTestFinished(() => server.close())
     const port = Number(new URL(server.url).port)
     const held = await stalled(port, 100, '')
@@ -122,15 +111,15 @@ describe('serveHttp at the edges', () => {
     ['2026-07-28', { versionNegotiation: { mode: { pin: '2026-07-28' as const } } }],
   ])('cancels a %s call whose client aborts it and closes at once: the body stops and the call settles ABORTED, journaled', async (_era, options) => {
     // A 2025-era stream waits streamResumeMs for its client to reconnect; a 2026-07-28 one cancels at once.
-    const server = await serveHttp(root, { port: 0, streamResumeMs: 300 })
+    const server = await serveHttp(served.root, { port: 0, streamResumeMs: 300 })
     onTestFinished(() => server.close())
     const client = new Client({ name: 'edges', version: '1.0.0' }, options)
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
-    const marker = path.join(plugin.scratch, `closed-${_era}`)
+    const marker = path.join(served.plugin.scratch, `closed-${_era}`)
     const controller = new AbortController()
     const call = client.callTool({ name: 'slow', arguments: { ms: 8_000, marker } }, { signal: controller.signal }).catch((error: unknown) => error)
     const started = await until('the slow call to start', async () =>
-      (await root.journal.tail(10)).findLast(
+      (await served.root.journal.tail(10)).findLast(
         (e): e is Extract<JournalEvent, { kind: 'tool/call' }> => e.kind === 'tool/call' && e.name === 'slow' && JSON.stringify(e).includes(marker),
       ),
     )
@@ -139,14 +128,14 @@ describe('serveHttp at the edges', () => {
     await client.close()
     await call
     const closedAt = performance.now()
-    const result = await until('the call to settle', async () => (await root.journal.read(started.turnId)).find((e) => e.kind === 'tool/result' && e.callId === started.callId), 5_000)
+    const result = await until('the call to settle', async () => (await served.root.journal.read(started.turnId)).find((e) => e.kind === 'tool/result' && e.callId === started.callId), 5_000)
     expect(result).toMatchObject({ status: 'cancelled', code: 'ABORTED' })
     expect(performance.now() - closedAt).toBeLessThan(3_000)
     expect(await readFile(marker, 'utf8')).toMatch(/^aborted: /)
   })
 
   it('primes a 2025-11-25 POST stream (id, retry); a client that reconnects with Last-Event-ID gets the answer it missed, and the call is not cancelled', async () => {
-    const server = await serveHttp(root, { port: 0, streamResumeMs: 5_000 })
+    const server = await serveHttp(served.root, { port: 0, streamResumeMs: 5_000 })
     onTestFinished(() => server.close())
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
     const post = (body: unknown, signal?: AbortSignal) => fetch(server.url, { method: 'POST', headers, body: JSON.stringify(body), signal })
@@ -155,7 +144,7 @@ describe('serveHttp at the edges', () => {
     headers['mcp-protocol-version'] = '2025-11-25'
     await init.text()
     await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text()
-    const marker = path.join(plugin.scratch, 'resumed')
+    const marker = path.join(served.plugin.scratch, 'resumed')
     const controller = new AbortController()
     const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { ms: 1_000, marker } } }, controller.signal)
     const reader = response.body!.getReader()
@@ -183,21 +172,21 @@ describe('serveHttp at the edges', () => {
   })
 
   it("cancels a 2025-11-25 session's running call when the client ends the session (DELETE)", async () => {
-    const server = await serveHttp(root, { port: 0 })
+    const server = await serveHttp(served.root, { port: 0 })
     onTestFinished(() => server.close())
     const transport = new StreamableHTTPClientTransport(new URL(server.url))
     const client = new Client({ name: 'edges', version: '1.0.0' })
     await client.connect(transport)
-    const marker = path.join(plugin.scratch, 'ended-by-delete')
+    const marker = path.join(served.plugin.scratch, 'ended-by-delete')
     // No abort: the call's POST stream stays open until the session ends.
     const call = client.callTool({ name: 'slow', arguments: { ms: 8_000, marker } }).catch((error: unknown) => error)
     const started = await until('the slow call to start', async () =>
-      (await root.journal.tail(10)).findLast(
+      (await served.root.journal.tail(10)).findLast(
         (e): e is Extract<JournalEvent, { kind: 'tool/call' }> => e.kind === 'tool/call' && e.name === 'slow' && JSON.stringify(e).includes(marker),
       ),
     )
     await transport.terminateSession()
-    const result = await until('the call to settle', async () => (await root.journal.read(started.turnId)).find((e) => e.kind === 'tool/result' && e.callId === started.callId), 5_000)
+    const result = await until('the call to settle', async () => (await served.root.journal.read(started.turnId)).find((e) => e.kind === 'tool/result' && e.callId === started.callId), 5_000)
     expect(result).toMatchObject({ status: 'cancelled', code: 'ABORTED' })
     expect(await readFile(marker, 'utf8')).toMatch(/^aborted: /)
     await client.close()
@@ -205,7 +194,7 @@ describe('serveHttp at the edges', () => {
   })
 
   it('refuses limits that cannot hold', async () => {
-    await expect(serveHttp(root, { port: 0, headersTimeoutMs: 5_000, requestTimeoutMs: 1_000 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
-    await expect(serveHttp(root, { port: 0, maxConnectionsPerClient: 0 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+    await expect(serveHttp(served.root, { port: 0, headersTimeoutMs: 5_000, requestTimeoutMs: 1_000 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+    await expect(serveHttp(served.root, { port: 0, maxConnectionsPerClient: 0 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
   })
 })
