@@ -221,6 +221,20 @@ export class BodyRun implements Due {
     return new Promise(BodyRun.#startRun)
   }
 
+  /**
+   * Runs the body and settles the call from its result (no wrappers), then calls `done`, with no
+   * promise of its own: a batch call, which its batch commits in model order once `done` is called
+   * (see `turns/batch.ts`). `done` may be called before this returns (a body that returned at once).
+   */
+  notify(done: () => void): void {
+    try {
+      this.#begin(undefined, true, done)
+    } catch (error) {
+      // Only a fault of the runtime's own gets here (the body's throws are caught inside): the call still settles.
+      this.#bodySettled({ ok: false, error: messageOf(error), details: { internal: true } })
+    }
+  }
+
   /** The run whose promise is being made: `#startRun` picks it up at once. */
   static #starting: BodyRun | undefined
   /** The executor of every `run()`: one function for all runs, so a call allocates no closure for it. */

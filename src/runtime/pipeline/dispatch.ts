@@ -19,6 +19,14 @@ export function runBody<T>(state: CallState, commit: Commit, finish: (state: Cal
 }
 
 /**
+ * Runs the body of a call no wrapper stands around and settles the call from its result, then
+ * calls `done`: a batch call, committed by its batch (see `BodyRun.notify`).
+ */
+export function notifyBody(state: CallState, done: () => void): void {
+  new BodyRun(state).notify(done)
+}
+
+/**
  * Stage 7: `execute` wrappers around dispatch, then the body or `ToolService.execute`. The body's
  * signal fuses the caller's signal, a wrapper's replacement and the deadline. A body still running
  * `graceMs` after its deadline (or after a caller abort) is settled without it and tracked as

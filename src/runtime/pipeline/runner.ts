@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks'
 import { messageOf } from '../../errors.js'
 import { checkApproval } from './approval.js'
 import { checkAbort, parseArguments } from './arguments.js'
-import { type Commit, dispatch, runBody } from './dispatch.js'
+import { type Commit, dispatch, notifyBody, runBody } from './dispatch.js'
 import { checkGeneration, checkStillLive } from './generation-check.js'
 import { checkGuards } from './guards.js'
 import { claimIdempotency, settleIdempotency } from './idempotency.js'
@@ -262,14 +262,23 @@ async function admitFrom(state: CallState, from: number, pending: Promise<void>)
   }
 }
 
+/** `startExecution` started a body that calls its `done` once the call is settled. */
+export const NOTIFIES = 'notifies'
+
 /**
  * The execution stages of a batch call (`execution`: the last abort check, then dispatch) in one
- * step: the body's promise, which the caller waits on and whose faults it settles with `fault`, or
+ * step. A body no wrapper stands around settles the call and then calls `done`, with no promise to
+ * wait on (`NOTIFIES`; `done` may be called before this returns); with wrappers, the promise of
+ * the call's settling, which the caller waits on and whose faults it settles with `fault`;
  * `undefined` when nothing started. A fault thrown here is settled here.
  */
-export function startExecution(state: CallState): Promise<void> | undefined {
+export function startExecution(state: CallState, done: () => void): Promise<void> | typeof NOTIFIES | undefined {
   try {
     for (let index = EXECUTE - 1; index <= EXECUTE && !state.settled; index += 1) {
+      if (index === EXECUTE && runsBodyAlone(state)) {
+        notifyBody(state, done)
+        return NOTIFIES
+      }
       const pending = stageAfterCall(index, state) as Promise<void> | undefined
       if (pending !== undefined) return pending
     }

@@ -1,5 +1,5 @@
 import { classify } from '../pipeline/classify.js'
-import { abortedBeforeDispatch, admit, commit, fault, runCall, startExecution } from '../pipeline/runner.js'
+import { abortedBeforeDispatch, admit, commit, fault, NOTIFIES, runCall, startExecution } from '../pipeline/runner.js'
 import type { CallState } from '../pipeline/state.js'
 
 /**
@@ -47,7 +47,8 @@ export async function runBatch(states: readonly CallState[], signal: AbortSignal
     // observer that aborts the batch stops the calls after it (the last abort check runs in the
     // step that starts the body). Only when host code sees commits at all (`commitsObserved`).
     for (let step = 0; step < steps && queue.uncommitted; step += 1) await STEP
-    queue.push(state, state.settled ? undefined : startExecution(state))
+    if (state.settled) queue.push(state, undefined)
+    else queue.start(state)
   }
   await queue.drained()
 }
@@ -90,12 +91,22 @@ class CommitQueue {
   #committing = false
   #wake: (() => void) | undefined = undefined
 
-  /** Adds a call; `body` is its body's promise (`undefined`: nothing to wait for). */
-  push(state: CallState, body: Promise<void> | undefined | typeof ABORTED): void {
-    const entry = new Entry(state, body === ABORTED)
-    this.#entries.push(entry)
-    if (!entry.aborted) this.running += 1
-    if (body === undefined || body === ABORTED) {
+  /** Adds a call that runs nothing (`undefined`: settled already) or never started (`ABORTED`). */
+  push(state: CallState, body: undefined | typeof ABORTED): void {
+    const entry = this.#add(state, body === ABORTED)
+    entry.done = true
+    this.#drain()
+  }
+
+  /**
+   * Adds a call and starts its execution: a body without wrappers tells its entry when the call
+   * is settled (no promise per call to wait on); otherwise the entry waits on the promise.
+   */
+  start(state: CallState): void {
+    const entry = this.#add(state, false)
+    const body = startExecution(state, () => this.#settled(entry))
+    if (body === NOTIFIES) return
+    if (body === undefined) {
       entry.done = true
       this.#drain()
       return
@@ -107,6 +118,13 @@ class CommitQueue {
         this.#settled(entry)
       },
     )
+  }
+
+  #add(state: CallState, aborted: boolean): Entry {
+    const entry = new Entry(state, aborted)
+    this.#entries.push(entry)
+    if (!aborted) this.running += 1
+    return entry
   }
 
   #settled(entry: Entry): void {
