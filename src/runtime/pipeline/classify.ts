@@ -1,6 +1,7 @@
 import { deepFreeze } from '../../features/schema.js'
 import { definitionOf } from '../generations/feature-capability.js'
 import { validators } from '../../features/validation.js'
+import type { ToolBinding } from '../generations/tool-binding.js'
 import type { CallState } from './state.js'
 
 /**
@@ -9,12 +10,13 @@ import type { CallState } from './state.js'
  * or throwing classifications are exclusive. Cheap enough to run again right before a start.
  */
 export function classify(state: CallState): boolean {
-  const capability = state.ctx.tools.get(state.call.name)?.capability
-  if (!capability) return false
-  if (capability.kind === 'seam') return capability.concurrencySafe === true && parse(state) !== undefined
+  const binding = state.ctx.tools.get(state.call.name)
+  if (binding === undefined) return false
+  const { capability } = binding
+  if (capability.kind === 'seam') return capability.concurrencySafe === true && parse(state, binding) !== undefined
   const classifier = definitionOf(capability)?.isConcurrencySafe
   if (typeof classifier !== 'function') return false
-  const args = parse(state)
+  const args = parse(state, binding)
   if (args === undefined) return false
   try {
     return classifier(args as never) === true
@@ -24,21 +26,21 @@ export function classify(state: CallState): boolean {
 }
 
 /** The call's arguments as its tool's schema reads them; parsed once per call, frozen (classifiers are user code). */
-function parse(state: CallState): Readonly<Record<string, unknown>> | undefined {
-  if (state.classifyArgs === undefined) state.classifyArgs = parseOnce(state) ?? null
+function parse(state: CallState, binding: ToolBinding): Readonly<Record<string, unknown>> | undefined {
+  if (state.classifyArgs === undefined) state.classifyArgs = parseOnce(state, binding) ?? null
   return state.classifyArgs ?? undefined
 }
 
-function parseOnce(state: CallState): Readonly<Record<string, unknown>> | undefined {
+function parseOnce(state: CallState, binding: ToolBinding): Readonly<Record<string, unknown>> | undefined {
   try {
-    return parseForClassifier(state)
+    return parseForClassifier(state, binding)
   } catch {
     // A schema whose refinement throws: exclusive here; the arguments stage reports the failure.
     return undefined
   }
 }
 
-function parseForClassifier(state: CallState): Readonly<Record<string, unknown>> | undefined {
+function parseForClassifier(state: CallState, binding: ToolBinding): Readonly<Record<string, unknown>> | undefined {
   const raw = state.call.arguments
   let args: unknown
   try {
@@ -47,10 +49,14 @@ function parseForClassifier(state: CallState): Readonly<Record<string, unknown>>
     return undefined
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return undefined
-  const capability = state.ctx.tools.get(state.call.name)!.capability
+  const { capability } = binding
   const definition = definitionOf(capability)
-  const schema = definition ? definition.input : capability.parameters
-  const result = validators.forSchema(schema, definition === undefined)(args)
+  // The validator the arguments stage uses (`ToolPlan.validateInput`), without a cache lookup per call.
+  const validate =
+    binding.kind === 'feature' && binding.plan.definition === definition
+      ? binding.plan.validateInput
+      : validators.forSchema(definition ? definition.input : capability.parameters, definition === undefined)
+  const result = validate(args)
   if (!result.ok) return undefined
   const value = result.value as Record<string, unknown>
   // Freeze only what this module parsed: object arguments may be the caller's own objects.
