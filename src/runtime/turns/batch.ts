@@ -90,6 +90,8 @@ class CommitQueue {
   /** A commit that returned a promise is in progress: the next waits for it. */
   #committing = false
   #wake: (() => void) | undefined = undefined
+  /** Resolves `drained()`'s promise once nothing pushed is left to commit. */
+  #whenDrained: (() => void) | undefined = undefined
 
   /** Adds a call that runs nothing (`undefined`: settled already) or never started (`ABORTED`). */
   push(state: CallState, body: undefined | typeof ABORTED): void {
@@ -161,6 +163,11 @@ class CommitQueue {
       this.#wake = undefined
       wake()
     }
+    const whenDrained = this.#whenDrained
+    if (whenDrained !== undefined && !this.uncommitted) {
+      this.#whenDrained = undefined
+      whenDrained()
+    }
   }
 
   /** Some call pushed so far has not committed yet. */
@@ -175,10 +182,18 @@ class CommitQueue {
     })
   }
 
-  /** Resolves once every call pushed so far has committed. */
-  async drained(): Promise<void> {
-    while (this.uncommitted) await this.slot()
+  /**
+   * Resolves once every call pushed so far has committed: woken by the last commit only, not by
+   * each one (a batch's calls commit one microtask apart). Only the batch's own loop waits.
+   */
+  drained(): Promise<void> {
+    if (!this.uncommitted) return DRAINED
+    return new Promise((resolve) => {
+      this.#whenDrained = resolve
+    })
   }
 }
+
+const DRAINED = Promise.resolve()
 
 function ignore(): void {}
