@@ -200,18 +200,23 @@ describe('postgresJournal group commit', () => {
     }
   })
 
-  it('fails exactly the duplicates of a batch, a duplicate inside the batch included, and lands the rest', async () => {
-    const store = open(testSchema(), 'host-a')
+  it.each([
+    ['without a lease', false],
+    ['holding a lease', true],
+  ])('fails exactly the duplicates of a batch, a duplicate inside the batch included, and lands the rest in push order (%s)', async (_, leased) => {
+    const schema = testSchema()
+    const store = open(schema, 'host-a')
+    if (leased) await store.coordination.heartbeat('host-a', 60_000)
     await store.append(begin('t1', 1))
     await store.append(call('t1', 2, 'c1'))
     const batches: number[] = []
     store.onCommit!((events) => batches.push(events))
     const settled = await Promise.allSettled([
-      store.append(call('t1', 3, 'c2')),
+      store.append(call('t1', 6, 'c4')),
       store.append(call('t1', 4, 'c1')), // (call, kind) taken by seq 2
       store.append(call('t1', 5, 'c3')),
       store.append(call('t1', 5, 'c3')), // the same event twice in one batch: the second is the duplicate
-      store.append(call('t1', 6, 'c4')),
+      store.append(call('t1', 3, 'c2')),
     ])
     expect(batches).toEqual([5])
     expect(settled.map((outcome) => (outcome.status === 'fulfilled' ? 'ok' : (outcome.reason as { code: string }).code))).toEqual([
@@ -222,6 +227,27 @@ describe('postgresJournal group commit', () => {
       'ok',
     ])
     expect((await store.read('t1')).map((event) => `${event.seq} ${'callId' in event ? event.callId : ''}`)).toEqual(['1 ', '2 c1', '3 c2', '5 c3', '6 c4'])
+    const { rows } = await admin.query(`SELECT seq, xmin::text AS tx FROM ${schema}.seam_journal_events ORDER BY id`)
+    expect(rows.map((row: { seq: number }) => row.seq)).toEqual([1, 2, 6, 5, 3])
+    // The rest of the batch still lands in one transaction, not one commit per event.
+    expect(new Set(rows.slice(2).map((row: { tx: string }) => row.tx)).size).toBe(1)
+  })
+
+  it('stores each payload of a batch as the text JSON.stringify wrote: quotes, backslashes, control characters and unicode', async () => {
+    const schema = testSchema()
+    const store = open(schema, 'host-a')
+    await store.coordination.heartbeat('host-a', 60_000)
+    await store.append(begin('t1', 1))
+    const texts = ['say "hi"', 'back\\slash \\" \\u0041', 'tab\t nl\n cr\r \u0001 \u001f', 'é ß 中文 😀 \u2028\u2029', '{"looks":"like JSON"}, [1]', '']
+    const events = texts.map((text, index) => call('t1', index + 2, `c${index}`, text))
+    const batches: number[] = []
+    store.onCommit!((events) => batches.push(events))
+    await Promise.all(events.map((event) => store.append(event)))
+    expect(batches).toEqual([texts.length])
+    const stored = events.map((event) => ({ ...event, host: 'host-a' }))
+    expect((await store.read('t1')).slice(1)).toEqual(stored)
+    const { rows } = await admin.query(`SELECT payload::text AS text FROM ${schema}.seam_journal_events WHERE kind = 'tool/call' ORDER BY id`)
+    expect(rows.map((row: { text: string }) => row.text)).toEqual(stored.map((event) => JSON.stringify(event)))
   })
 
   it('commits each event of a batch alone when one value fails the statement, so only that event fails', async () => {

@@ -3,6 +3,7 @@ import pg from 'pg'
 import { SeamError } from '../../errors.js'
 import { checkEvent, closedError, duplicateError, type EventRow, toRow } from './events.js'
 import { PipelinedGroupCommit } from './group-commit.js'
+import { batchStatements, batchValues, isUniqueViolation, type Landed, outcomesOf } from './postgres-batch.js'
 import { defaultHostId, type Owner, ownerGoneTest } from './hosts.js'
 import { ensurePostgresSchema, quoteIdent } from './postgres-schema.js'
 import { pageTurns } from './postgres-turns.js'
@@ -61,6 +62,7 @@ class PostgresJournalStore implements PostgresJournal {
   readonly #maxBytes: number
   readonly #table: string
   readonly #sql: ReturnType<typeof statements>
+  readonly #batch: ReturnType<typeof batchStatements>
   readonly #inFlight = new Set<Promise<unknown>>()
   /** Every connection the pool holds, so a close past its bound can cut the busy ones. */
   readonly #clients = new Set<pg.PoolClient>()
@@ -77,6 +79,7 @@ class PostgresJournalStore implements PostgresJournal {
     this.#maxBytes = payloadLimit(options)
     this.#table = `${quoteIdent(schema)}.seam_journal_events`
     this.#sql = statements(this.#table, `${quoteIdent(schema)}.seam_journal_hosts`)
+    this.#batch = batchStatements(this.#table, `${quoteIdent(schema)}.seam_journal_hosts`)
     this.#pool = new pg.Pool({ connectionString })
     // An idle connection's error (a server restart) would otherwise crash the process; the next query reports it.
     this.#pool.on('error', () => undefined)
@@ -122,51 +125,39 @@ class PostgresJournalStore implements PostgresJournal {
   }
 
   /**
-   * Inserts `rows` in one statement, so one commit: per row, its duplicate error or `undefined`.
-   * Holding a lease, the statement checks it (refused whole, `HOST_FENCED`, once it is fenced). A
-   * row a uniqueness rule refuses is skipped by `ON CONFLICT DO NOTHING` and the others land; the
-   * rows that landed come back, matched to the batch by their identity, first occurrence first.
+   * Inserts `rows` in one commit: per row, its duplicate error or `undefined`.
+   * Holding a lease, the statement checks it (refused whole, `HOST_FENCED`, once it is fenced).
    */
   async #commit(rows: readonly EventRow[]): Promise<(Error | undefined)[]> {
+    if (rows.length === 1) return [await this.#commitOne(rows[0]!)]
+    // Most batches hold no duplicate: a plain INSERT lands them whole, without the speculative
+    // insertion `ON CONFLICT` costs per row and with no rows to send back. When it lands nothing (a
+    // uniqueness refusal fails it whole; a fenced lease admits no row), the exact statement tells
+    // each row's outcome, still in one commit.
+    const leased = this.coordination.leased()
+    const sql = leased ? this.#batch.leased : this.#batch.open
+    const values = batchValues(rows, this.#host, leased ? this.coordination.epoch : undefined)
+    try {
+      if ((await this.#pool.query({ ...sql.whole, values })).rowCount === rows.length) return rows.map(() => undefined)
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error
+    }
+    const landed = (await this.#pool.query<Landed>({ ...sql.exact, values })).rows
+    if (landed.length === 0 && leased) await this.coordination.refusedUnlessHeld()
+    return outcomesOf(rows, landed, this.location)
+  }
+
+  async #commitOne(row: EventRow): Promise<Error | undefined> {
     const coordination = this.coordination
     const leased = coordination.leased()
-    if (rows.length === 1) {
-      const row = rows[0]!
-      const values = [row.turnId, row.seq, row.kind, row.callId, row.at, row.host, row.payload]
-      // Holding a lease: the insert checks it in the same statement, refused once it is fenced.
-      const query = leased
-        ? { name: 'seam_journal_append_leased', text: this.#sql.insertLeased, values: [...values, coordination.epoch!] }
-        : { name: 'seam_journal_append', text: this.#sql.insert, values }
-      if (((await this.#pool.query(query)).rowCount ?? 0) === 1) return [undefined]
-      if (leased) await coordination.refusedUnlessHeld()
-      return [duplicateError(row, this.location)]
-    }
-    const columns: unknown[] = [
-      rows.map((row) => row.turnId),
-      rows.map((row) => row.seq),
-      rows.map((row) => row.kind),
-      rows.map((row) => row.callId),
-      rows.map((row) => row.at),
-      rows.map((row) => row.host),
-      rows.map((row) => row.payload),
-    ]
+    const values = [row.turnId, row.seq, row.kind, row.callId, row.at, row.host, row.payload]
+    // Holding a lease: the insert checks it in the same statement, refused once it is fenced.
     const query = leased
-      ? { name: 'seam_journal_append_batch_leased', text: this.#sql.insertBatchLeased, values: [...columns, this.#host, coordination.epoch!] }
-      : { name: 'seam_journal_append_batch', text: this.#sql.insertBatch, values: columns }
-    const landed = (await this.#pool.query<{ turnId: string; seq: number; kind: string; callId: string | null }>(query)).rows
-    if (landed.length === 0 && leased) await coordination.refusedUnlessHeld()
-    const unclaimed = new Map<string, number>()
-    for (const row of landed) {
-      const key = identity(row)
-      unclaimed.set(key, (unclaimed.get(key) ?? 0) + 1)
-    }
-    return rows.map((row) => {
-      const key = identity(row)
-      const left = unclaimed.get(key) ?? 0
-      if (left === 0) return duplicateError(row, this.location)
-      unclaimed.set(key, left - 1)
-      return undefined
-    })
+      ? { name: 'seam_journal_append_leased', text: this.#sql.insertLeased, values: [...values, coordination.epoch!] }
+      : { name: 'seam_journal_append', text: this.#sql.insert, values }
+    if (((await this.#pool.query(query)).rowCount ?? 0) === 1) return undefined
+    if (leased) await coordination.refusedUnlessHeld()
+    return duplicateError(row, this.location)
   }
 
   read(turnId: string): Promise<JournalEvent[]> {
@@ -275,21 +266,6 @@ function statements(table: string, hosts: string) {
     insertLeased: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
       SELECT $1::text, $2::integer, $3::text, $4::text, $5::bigint, $6::text, $7::json WHERE ${leaseHeld(hosts, 6, 8)}
       ON CONFLICT DO NOTHING`,
-    /** Group commit: a batch of appends in push order, one statement; the rows that landed come back. */
-    insertBatch: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
-      SELECT turn_id, seq, kind, call_id, at, host, payload
-      FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::json[]) WITH ORDINALITY
-        AS b (turn_id, seq, kind, call_id, at, host, payload, ord)
-      ORDER BY ord
-      ON CONFLICT DO NOTHING RETURNING turn_id AS "turnId", seq, kind, call_id AS "callId"`,
-    /** `insertBatch` for a store holding a lease ($8 its host, $9 its epoch): the whole batch refused once fenced. */
-    insertBatchLeased: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
-      SELECT turn_id, seq, kind, call_id, at, host, payload
-      FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::json[]) WITH ORDINALITY
-        AS b (turn_id, seq, kind, call_id, at, host, payload, ord)
-      WHERE ${leaseHeld(hosts, 8, 9)}
-      ORDER BY ord
-      ON CONFLICT DO NOTHING RETURNING turn_id AS "turnId", seq, kind, call_id AS "callId"`,
     insertMany: `INSERT INTO ${table} (turn_id, seq, kind, call_id, at, host, payload)
       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::json[])
       ON CONFLICT DO NOTHING RETURNING kind`,
@@ -308,11 +284,6 @@ function statements(table: string, hosts: string) {
       ORDER BY b.turn_id`,
     maxSeq: `SELECT turn_id AS "turnId", max(seq) AS max FROM ${table} WHERE turn_id = ANY($1) GROUP BY turn_id`,
   }
-}
-
-/** An event's identity among the rows of one batch: its turn, seq, kind and call. */
-function identity(row: { readonly turnId: string; readonly seq: number; readonly kind: string; readonly callId: string | null }): string {
-  return JSON.stringify([row.turnId, row.seq, row.kind, row.callId])
 }
 
 /**
