@@ -127,6 +127,58 @@ describe('executeBatch: order and overlap', () => {
     await expectPaired(journal, turn.turnId)
   })
 
+  it('commits bodies that return at once (a value, a throw) in model order around a slower one, and a pool of two refills only as calls commit', async () => {
+    const seen: string[] = []
+    const slow = deferred()
+    const { root, journal } = await rootWith(
+      (ctx) => {
+        ctx.addTool(
+          'now',
+          defineTool({
+            description: 'Answers in the step it starts.',
+            input: z.object({ n: z.number() }),
+            approval: 'never',
+            isConcurrencySafe: safe,
+            execute: ({ n }, { callId }) => {
+              seen.push(`start:${callId}`)
+              if (n < 0) throw new Error('negative')
+              return { n }
+            },
+          }),
+        )
+        ctx.addTool(
+          'later',
+          defineTool({
+            description: 'Answers once released.',
+            input: z.object({}),
+            approval: 'never',
+            isConcurrencySafe: safe,
+            execute: async (_args, { callId }) => {
+              seen.push(`start:${callId}`)
+              await slow.promise
+              return { later: true }
+            },
+          }),
+        )
+      },
+      { defaults: { maxParallel: 2 } },
+    )
+    const turn = await beginTurn(root)
+    const batch = turn.tools.executeBatch([call('A', 'now', { n: 1 }), call('L', 'later'), call('B', 'now', { n: -1 }), call('C', 'now', { n: 3 })])
+    await sleep(20)
+    seen.push('released')
+    slow.resolve()
+    const outcomes = await batch
+
+    expect(summary(outcomes)).toEqual(['A completed', 'L completed', 'B failed TOOL_ERROR', 'C completed'])
+    expect(outcomes.map((o) => o.value)).toEqual([{ n: 1 }, { later: true }, undefined, { n: 3 }])
+    // A committed at once, so L and B filled the pool; C waited for L (and the B behind it) to commit.
+    expect(seen).toEqual(['start:A', 'start:L', 'start:B', 'released', 'start:C'])
+    const results = (await journal.read(turn.turnId)).filter((e) => e.kind === 'tool/result').map((e) => (e as { callId: string }).callId)
+    expect(results).toEqual(['A', 'L', 'B', 'C'])
+    await expectPaired(journal, turn.turnId)
+  })
+
   it('runs sixteen safe calls at once on one turn signal without piling a listener per call onto it', async () => {
     const t = new Timeline()
     const warnings: string[] = []
