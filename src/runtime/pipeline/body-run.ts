@@ -230,9 +230,13 @@ export class BodyRun implements Due {
     try {
       this.#begin(undefined, true, done)
     } catch (error) {
-      // Only a fault of the runtime's own gets here (the body's throws are caught inside): the call still settles.
-      this.#bodySettled({ ok: false, error: messageOf(error), details: { internal: true } })
+      this.#runtimeFault(error)
     }
+  }
+
+  /** Only a fault of the runtime's own gets here (the body's throws are caught inside): the call still settles. */
+  #runtimeFault(error: unknown): void {
+    this.#bodySettled({ ok: false, error: messageOf(error), details: { internal: true } })
   }
 
   /** The run whose promise is being made: `#startRun` picks it up at once. */
@@ -244,8 +248,7 @@ export class BodyRun implements Due {
     try {
       run.#begin(undefined, true, resolve)
     } catch (error) {
-      // Only a fault of the runtime's own gets here (the body's throws are caught inside): the call still settles.
-      run.#bodySettled({ ok: false, error: messageOf(error), details: { internal: true } })
+      run.#runtimeFault(error)
     }
   }
 

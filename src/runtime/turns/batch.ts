@@ -95,9 +95,7 @@ class CommitQueue {
 
   /** Adds a call that runs nothing (`undefined`: settled already) or never started (`ABORTED`). */
   push(state: CallState, body: undefined | typeof ABORTED): void {
-    const entry = this.#add(state, body === ABORTED)
-    entry.done = true
-    this.#drain()
+    this.#settled(this.#add(state, body === ABORTED))
   }
 
   /**
@@ -109,8 +107,7 @@ class CommitQueue {
     const body = startExecution(state, () => this.#settled(entry))
     if (body === NOTIFIES) return
     if (body === undefined) {
-      entry.done = true
-      this.#drain()
+      this.#settled(entry)
       return
     }
     body.then(
