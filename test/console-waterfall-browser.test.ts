@@ -67,11 +67,20 @@ export default defineTool({
 })
 `
 
-/** The left and right edges of an element, in CSS pixels. */
+/**
+ * The left and right edges of an element, in CSS pixels. The live page may redraw the waterfall
+ * between finding an element and measuring it (its node is then replaced): measured again, for up
+ * to 5 s, until it is laid out.
+ */
 async function edges(locator: Locator): Promise<{ left: number; right: number; width: number }> {
-  const box = await locator.boundingBox()
-  if (box === null) throw new Error('not laid out')
-  return { left: box.x, right: box.x + box.width, width: box.width }
+  const until = Date.now() + 5_000
+  for (;;) {
+    await locator.waitFor({ state: 'visible', timeout: 5_000 })
+    const box = await locator.boundingBox()
+    if (box !== null) return { left: box.x, right: box.x + box.width, width: box.width }
+    if (Date.now() > until) throw new Error('not laid out')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
 }
 
 describe('the turn waterfall in a real browser, on seam dev', () => {
